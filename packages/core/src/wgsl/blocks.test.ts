@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { DeviceArray } from '../device-array';
+import type { GpuDevice } from '../device';
+import { type GpuFunction, maximum, minimum, plus, wgslLiteral } from '../operators';
+import { getPipeline } from '../pipeline-cache';
+import { gpuForTests } from '../testing/gpu';
+import type { NumericType } from '../types';
+import { fragment, mangle } from './fragment';
+import { entryParams, entryPrologue, threadIds } from './ids';
+import { workgroupExclusiveScan, workgroupInclusiveScan, workgroupReduce } from './workgroup';
+
+/** "Last non-zero": associative, not commutative, identity 0. Catches any reordering. */
+const lastNonZero: GpuFunction = {
+  kind: 'function',
+  arity: 2,
+  name: 'lastNonZero',
+  builtin: false,
+  commutative: false,
+  supports: () => true,
+  resultType: (t) => t[0] as NumericType,
+  identity: () => 0,
+  js: () => (a: number, b: number) => (b !== 0 ? b : a),
+  wgsl: (t) => {
+    const ty = t[0] as NumericType;
+    const name = mangle('op_lnz', ty);
+    return fragment({ name, code: `fn ${name}(a: ${ty}, b: ${ty}) -> ${ty} { return select(a, b, b != ${ty}(0)); }` });
+  },
+  subgroupOp: () => undefined,
+};
+
+const gpu = await gpuForTests();
+
+async function runBlocks(
+  device: GpuDevice,
+  type: NumericType,
+  op: GpuFunction,
+  w: number,
+  subgroups: boolean,
+  input: number[],
+): Promise<number[]> {
+  const p = { type, op, workgroupSize: w, subgroups, minSubgroupSize: device.info.subgroupMinSize || 4 };
+  const incl = workgroupInclusiveScan(p);
+  const excl = workgroupExclusiveScan(p);
+  const red = workgroupReduce(p);
+  const id = wgslLiteral(type, op.identity(type) as number);
+  const n = input.length;
+  const main = fragment({
+    name: mangle('test_blocks', type, op.name, w, subgroups, n),
+    deps: [threadIds(subgroups), incl, excl, red],
+    code: `@group(0) @binding(0) var<storage, read> inp: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> outp: array<${type}>;
+@compute @workgroup_size(${w}) fn main(${entryParams(subgroups)}) {
+${entryPrologue(subgroups)}
+  var x = ${id};
+  if (ids.lid < ${n}u) { x = inp[ids.lid]; }
+  var t1: ${type};
+  var t2: ${type};
+  let a = ${incl.name}(x, ids, &t1);
+  let b = ${excl.name}(x, ids, &t2);
+  let r = ${red.name}(x, ids);
+  outp[ids.lid] = a;
+  outp[${w}u + ids.lid] = b;
+  if (ids.lid == 0u) { outp[${2 * w}u] = r; outp[${2 * w + 1}u] = t1; outp[${2 * w + 2}u] = t2; }
+}`,
+  });
+  const pipeline = await getPipeline(device, main);
+  const host = type === 'u32' ? Uint32Array.from(input) : type === 'i32' ? Int32Array.from(input) : Float32Array.from(input);
+  const inp = DeviceArray.from(device, host.length ? host : (host.constructor as typeof Uint32Array).of(0));
+  const out = DeviceArray.create(device, type, 2 * w + 3);
+  await device.queue.submit('blocks test', (rec) => {
+    const pass = rec.beginPass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(
+      0,
+      device.gpu.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: inp.buffer } },
+          { binding: 1, resource: { buffer: out.buffer } },
+        ],
+      }),
+    );
+    pass.dispatchWorkgroups(1);
+    pass.end();
+  });
+  const r = Array.from(await out.read());
+  inp.destroy();
+  out.destroy();
+  return r;
+}
+
+function reference(op: GpuFunction, type: NumericType, w: number, input: number[]): number[] {
+  const f = op.js([type, type]) as (a: number, b: number) => number;
+  const id = op.identity(type) as number;
+  const xs = Array.from({ length: w }, (_, i) => (i < input.length ? (input[i] as number) : id));
+  const incl: number[] = [];
+  const excl: number[] = [];
+  let acc = id;
+  for (const x of xs) {
+    excl.push(acc);
+    acc = f(acc, x);
+    incl.push(acc);
+  }
+  return [...incl, ...excl, acc, acc, acc];
+}
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s;
+  };
+}
+
+const cases: { type: NumericType; op: GpuFunction; gen: (r: () => number) => number }[] = [
+  { type: 'u32', op: plus, gen: (r) => r() },
+  { type: 'i32', op: maximum, gen: (r) => r() | 0 },
+  { type: 'f32', op: minimum, gen: (r) => Math.fround((r() / 2 ** 32) * 200 - 100) },
+  { type: 'u32', op: lastNonZero, gen: (r) => (r() % 3 === 0 ? r() : 0) },
+  // small integers keep float sums exact, so float add compares exactly
+  { type: 'f32', op: plus, gen: (r) => (r() % 64) - 32 },
+];
+
+describe.skipIf(!gpu)('workgroup building blocks in one workgroup', () => {
+  const device = gpu as GpuDevice;
+  const variants = device?.features.has('subgroups') ? [true, false] : [false];
+  for (const subgroups of variants) {
+    for (const w of [32, 256]) {
+      for (const { type, op, gen } of cases) {
+        it(`${subgroups ? 'subgroup' : 'workgroup-memory'} variant, ${w} threads, ${op.name}<${type}> at n = 1, 7, 32, 65, 128, 256`, async () => {
+          for (const n of [1, 7, 32, 65, 128, 256]) {
+            if (n > w) continue;
+            const r = rng(n * 7919 + w);
+            const input = Array.from({ length: n }, () => gen(r));
+            const got = await runBlocks(device, type, op, w, subgroups, input);
+            const want = reference(op, type, w, input);
+            expect(got, `n=${n}`).toEqual(want);
+          }
+        });
+      }
+    }
+  }
+});

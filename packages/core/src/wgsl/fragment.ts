@@ -1,0 +1,117 @@
+/**
+ * WGSL as typed template modules. A fragment is a pure value built from typed parameters: a mangled
+ * name that carries every parameter (so it is its own cache key and error context), its code, the
+ * fragments it needs, the `enable` directives it needs, and the workgroup memory it declares.
+ */
+import { WebdplError } from '../errors';
+
+export interface WgslFragment {
+  /** Mangled name; also the WGSL identifier of the fragment's main function. */
+  readonly name: string;
+  readonly code: string;
+  readonly deps: readonly WgslFragment[];
+  /** `enable` extensions, e.g. 'subgroups', 'f16'. */
+  readonly enables: readonly string[];
+  /** Bytes of workgroup memory this fragment declares (not counting deps). */
+  readonly workgroupBytes: number;
+}
+
+/** Makes a WGSL identifier from parts: lowercased, non-identifier characters to '_'. */
+export function mangle(...parts: (string | number | boolean)[]): string {
+  return parts
+    .map((p) => (typeof p === 'boolean' ? (p ? 't' : 'f') : String(p)))
+    .join('__')
+    .replace(/[^A-Za-z0-9_]/g, '_')
+    .replace(/^([0-9])/, '_$1');
+}
+
+/** Builds a fragment. `deps` may contain undefined entries (skipped). */
+export function fragment(spec: {
+  name: string;
+  code: string;
+  deps?: readonly (WgslFragment | undefined)[];
+  enables?: readonly string[];
+  workgroupBytes?: number;
+}): WgslFragment {
+  return {
+    name: spec.name,
+    code: spec.code,
+    deps: (spec.deps ?? []).filter((d): d is WgslFragment => d !== undefined),
+    enables: spec.enables ?? [],
+    workgroupBytes: spec.workgroupBytes ?? 0,
+  };
+}
+
+/** Error raised by the linker (duplicate names with different code, workgroup memory over the limit). */
+export class WgslLinkError extends WebdplError {
+  override name = 'WgslLinkError';
+}
+
+/**
+ * Helpers the linker adds to a module whenever its code calls them, so literal builders such as
+ * wgslLiteral() can emit them without threading a dependency through every caller.
+ */
+const INTRINSICS: readonly WgslFragment[] = [
+  fragment({
+    name: 'wdpl_f32_bits',
+    code: '/** f32 from raw bits at run time (inf, NaN and -0 cannot be WGSL constants). */\nfn wdpl_f32_bits(b: u32) -> f32 { return bitcast<f32>(b); }',
+  }),
+];
+
+export interface LinkedModule {
+  readonly code: string;
+  readonly workgroupBytes: number;
+  readonly enables: readonly string[];
+  /** Names of every fragment linked, in order. */
+  readonly fragments: readonly string[];
+}
+
+/**
+ * Links a root fragment and everything it needs into one module: each fragment once (dependencies
+ * first), `enable` lines on top, and the sum of workgroup memory checked against `maxWorkgroupBytes`.
+ */
+export function link(root: WgslFragment, maxWorkgroupBytes = Number.POSITIVE_INFINITY): LinkedModule {
+  const order: WgslFragment[] = [];
+  const seen = new Map<string, WgslFragment>();
+  const visiting = new Set<string>();
+  const visit = (f: WgslFragment) => {
+    const prev = seen.get(f.name);
+    if (prev) {
+      if (prev.code !== f.code) throw new WgslLinkError(`two different fragments are named '${f.name}'`);
+      return;
+    }
+    if (visiting.has(f.name)) throw new WgslLinkError(`fragment '${f.name}' depends on itself`);
+    visiting.add(f.name);
+    for (const d of f.deps) visit(d);
+    visiting.delete(f.name);
+    seen.set(f.name, f);
+    order.push(f);
+  };
+  visit(root);
+  for (const intrinsic of INTRINSICS) {
+    if (!seen.has(intrinsic.name) && order.some((f) => f.code.includes(`${intrinsic.name}(`))) {
+      seen.set(intrinsic.name, intrinsic);
+      order.unshift(intrinsic);
+    }
+  }
+  const enables = [...new Set(order.flatMap((f) => f.enables))].sort();
+  const workgroupBytes = order.reduce((s, f) => s + f.workgroupBytes, 0);
+  if (workgroupBytes > maxWorkgroupBytes) {
+    throw new WgslLinkError(
+      `'${root.name}' needs ${workgroupBytes} bytes of workgroup memory; the device allows ${maxWorkgroupBytes} (${order
+        .filter((f) => f.workgroupBytes)
+        .map((f) => `${f.name}: ${f.workgroupBytes}`)
+        .join(', ')})`,
+    );
+  }
+  // Our subgroup code keeps every lane of a subgroup on the same path (select() instead of branches,
+  // uniform loop bounds), but WGSL's analysis cannot prove it through values such as sg_id, which
+  // come from an atomic: turn that one diagnostic off where subgroups are used.
+  const directives = enables.includes('subgroups') ? ['diagnostic(off, subgroup_uniformity);'] : [];
+  const code = [
+    ...enables.map((e) => `enable ${e};`),
+    ...directives,
+    ...order.map((f) => `// ---- ${f.name}\n${f.code.trim()}`),
+  ].join('\n\n');
+  return { code: `${code}\n`, workgroupBytes, enables, fragments: order.map((f) => f.name) };
+}

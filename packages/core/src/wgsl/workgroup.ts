@@ -1,0 +1,180 @@
+/**
+ * Workgroup building blocks: reduce, inclusive scan and exclusive scan of one value per thread, in
+ * logical thread order (`ids.lid`, see ids.ts), for any associative operator with an identity.
+ * One front, two variants chosen when the kernel is generated:
+ *  - subgroups: a subgroup scan, per-subgroup totals in workgroup memory, one more ordered pass.
+ *    Workgroup memory: (workgroupSize / minSubgroupSize) elements. 2 barriers.
+ *  - workgroup memory: a Kogge-Stone scan (reduce: an ordered tree) over workgroupSize elements.
+ *    Workgroup memory: workgroupSize elements. 2*log2(workgroupSize) barriers.
+ * Every function starts with a barrier, so calls may follow each other on the same scratch.
+ * Call from workgroup-uniform control flow (they contain barriers).
+ */
+import { WebdplError } from '../errors';
+import { byteSize } from '../types';
+import { type WgslFragment, fragment, mangle } from './fragment';
+import { type OpParams, identityLiteral, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './subgroup';
+
+export interface WorkgroupParams extends OpParams {
+  /** Threads per workgroup: a power of two. */
+  readonly workgroupSize: number;
+  /** Use the subgroup variant (the device must have the `subgroups` feature). */
+  readonly subgroups: boolean;
+  /** Smallest subgroup size the device may use (sizes the scratch). @default 4 */
+  readonly minSubgroupSize?: number;
+}
+
+function check(p: WorkgroupParams): void {
+  const w = p.workgroupSize;
+  if (!Number.isInteger(w) || w < 1 || (w & (w - 1)) !== 0) {
+    throw new WebdplError(`workgroupSize must be a power of two, got ${w}`);
+  }
+}
+
+function key(kind: string, p: WorkgroupParams): string {
+  return mangle(kind, p.type, p.op.name, p.workgroupSize, p.subgroups ? `sg${p.minSubgroupSize ?? 4}` : 'wg');
+}
+
+function partialCount(p: WorkgroupParams): number {
+  return Math.max(1, Math.ceil(p.workgroupSize / Math.min(p.minSubgroupSize ?? 4, p.workgroupSize)));
+}
+
+/**
+ * An ordered fold of `partials[0..count)` done by one subgroup: lane i folds a contiguous chunk,
+ * then an ordered subgroup reduce combines the chunks. Loop bounds are uniform.
+ */
+function subgroupFold(p: WorkgroupParams, scratch: string, maxCount: number): WgslFragment {
+  const t = p.type;
+  const name = mangle('sg_fold', scratch);
+  const red = subgroupReduce(p);
+  const f = p.op.wgsl([t, t]);
+  const id = identityLiteral(p);
+  return fragment({
+    name,
+    deps: [red, f],
+    code: `fn ${name}(count: u32, lane: u32, sg_size: u32) -> ${t} {
+  let k = (${maxCount}u + sg_size - 1u) / sg_size;
+  var acc = ${id};
+  for (var j = 0u; j < k; j++) {
+    let i = lane * k + j;
+    if (i < count) { acc = ${f.name}(acc, ${scratch}[i]); }
+  }
+  return ${red.name}(acc, lane, sg_size);
+}`,
+  });
+}
+
+/** `fn NAME(x: T, ids: WdplIds) -> T`: the reduction of x over the workgroup, returned to every thread. */
+export function workgroupReduce(p: WorkgroupParams): WgslFragment {
+  check(p);
+  const t = p.type;
+  const name = key('wg_reduce', p);
+  const scratch = `${name}_s`;
+  const f = p.op.wgsl([t, t]);
+  const w = p.workgroupSize;
+  if (p.subgroups) {
+    const n = partialCount(p);
+    const red = subgroupReduce(p);
+    const fold = subgroupFold(p, scratch, n);
+    return fragment({
+      name,
+      deps: [red, fold],
+      enables: ['subgroups'],
+      workgroupBytes: n * byteSize(t),
+      code: `var<workgroup> ${scratch}: array<${t}, ${n}>;
+fn ${name}(x: ${t}, ids: WdplIds) -> ${t} {
+  let s = ${red.name}(x, ids.lane, ids.sg_size);
+  workgroupBarrier();
+  if (ids.lane == 0u) { ${scratch}[ids.sg_id] = s; }
+  workgroupBarrier();
+  return ${fold.name}(${w}u / ids.sg_size, ids.lane, ids.sg_size);
+}`,
+    });
+  }
+  return fragment({
+    name,
+    deps: [f],
+    workgroupBytes: (w + 1) * byteSize(t),
+    code: `var<workgroup> ${scratch}: array<${t}, ${w + 1}>;
+fn ${name}(x: ${t}, ids: WdplIds) -> ${t} {
+  workgroupBarrier();
+  ${scratch}[ids.lid] = x;
+  for (var d = 1u; d < ${w}u; d = d << 1u) {
+    workgroupBarrier();
+    if ((ids.lid & (2u * d - 1u)) == 0u && ids.lid + d < ${w}u) {
+      ${scratch}[ids.lid] = ${f.name}(${scratch}[ids.lid], ${scratch}[ids.lid + d]);
+    }
+  }
+  workgroupBarrier();
+  if (ids.lid == 0u) { ${scratch}[${w}u] = ${scratch}[0]; }
+  workgroupBarrier();
+  return ${scratch}[${w}u];
+}`,
+  });
+}
+
+function workgroupScan(p: WorkgroupParams, exclusive: boolean): WgslFragment {
+  check(p);
+  const t = p.type;
+  const name = key(exclusive ? 'wg_excl_scan' : 'wg_incl_scan', p);
+  const scratch = `${name}_s`;
+  const f = p.op.wgsl([t, t]);
+  const id = identityLiteral(p);
+  const w = p.workgroupSize;
+  if (p.subgroups) {
+    const n = partialCount(p);
+    const incl = subgroupInclusiveScan(p);
+    const excl = exclusive ? subgroupExclusiveScan(p) : undefined;
+    const fold = subgroupFold(p, scratch, n);
+    const local = exclusive
+      ? `let e = ${excl?.name}(x, ids.lane, ids.sg_size);\n  let s = ${f.name}(e, x);`
+      : `let s = ${incl.name}(x, ids.lane, ids.sg_size);`;
+    return fragment({
+      name,
+      deps: [incl, excl, fold, f],
+      enables: ['subgroups'],
+      workgroupBytes: n * byteSize(t),
+      code: `var<workgroup> ${scratch}: array<${t}, ${n}>;
+/** Scan of x in logical thread order; *total receives the workgroup's reduction. */
+fn ${name}(x: ${t}, ids: WdplIds, total: ptr<function, ${t}>) -> ${t} {
+  ${local}
+  workgroupBarrier();
+  if (ids.lane == ids.sg_size - 1u) { ${scratch}[ids.sg_id] = s; }
+  workgroupBarrier();
+  let prefix = ${fold.name}(ids.sg_id, ids.lane, ids.sg_size);
+  *total = ${fold.name}(${w}u / ids.sg_size, ids.lane, ids.sg_size);
+  return ${f.name}(prefix, ${exclusive ? 'e' : 's'});
+}`,
+    });
+  }
+  return fragment({
+    name,
+    deps: [f],
+    workgroupBytes: w * byteSize(t),
+    code: `var<workgroup> ${scratch}: array<${t}, ${w}>;
+/** Scan of x in logical thread order; *total receives the workgroup's reduction. */
+fn ${name}(x: ${t}, ids: WdplIds, total: ptr<function, ${t}>) -> ${t} {
+  workgroupBarrier();
+  ${scratch}[ids.lid] = x;
+  var v = x;
+  for (var d = 1u; d < ${w}u; d = d << 1u) {
+    workgroupBarrier();
+    if (ids.lid >= d) { v = ${f.name}(${scratch}[ids.lid - d], v); }
+    workgroupBarrier();
+    ${scratch}[ids.lid] = v;
+  }
+  workgroupBarrier();
+  *total = ${scratch}[${w - 1}u];
+  ${exclusive ? `if (ids.lid == 0u) { return ${id}; }\n  return ${scratch}[ids.lid - 1u];` : 'return v;'}
+}`,
+  });
+}
+
+/** `fn NAME(x: T, ids: WdplIds, total: ptr<function, T>) -> T`: inclusive scan over the workgroup. */
+export function workgroupInclusiveScan(p: WorkgroupParams): WgslFragment {
+  return workgroupScan(p, false);
+}
+
+/** `fn NAME(x: T, ids: WdplIds, total: ptr<function, T>) -> T`: exclusive scan (thread 0 gets the identity). */
+export function workgroupExclusiveScan(p: WorkgroupParams): WgslFragment {
+  return workgroupScan(p, true);
+}
