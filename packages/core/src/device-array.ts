@@ -4,15 +4,8 @@
  * parent invalidates every view.
  */
 import type { GpuDevice } from './device';
-import { ArgumentError, DestroyedArrayError, ForeignArrayError, UnsupportedTypeError, describe } from './errors';
-import {
-  type ElementType,
-  type TypedArrayOf,
-  byteSize,
-  elementTypeOf,
-  isElementType,
-  viewHost,
-} from './types';
+import { ArgumentError, DestroyedArrayError, describe, ForeignArrayError, UnsupportedTypeError } from './errors';
+import { byteSize, type ElementType, elementTypeOf, isElementType, type TypedArrayOf, viewHost } from './types';
 
 /** The GPU buffer behind one or more DeviceArrays. */
 interface Storage {
@@ -89,7 +82,11 @@ export class DeviceArray<T extends ElementType = ElementType> {
   static from(device: GpuDevice, data: Int32Array): DeviceArray<'i32'>;
   static from(device: GpuDevice, data: Float32Array, options?: { type?: 'f32' }): DeviceArray<'f32'>;
   static from(device: GpuDevice, data: Float32Array, options: { type: 'f16' }): DeviceArray<'f16'>;
-  static from(device: GpuDevice, data: Uint32Array | Int32Array | Float32Array, options?: { type?: ElementType }): DeviceArray;
+  static from(
+    device: GpuDevice,
+    data: Uint32Array | Int32Array | Float32Array,
+    options?: { type?: ElementType },
+  ): DeviceArray;
   static from(device: GpuDevice, data: unknown, options: { type?: ElementType } = {}): DeviceArray {
     const d = checkDevice(device);
     d.queue.checkAlive();
@@ -125,9 +122,17 @@ export class DeviceArray<T extends ElementType = ElementType> {
     }
     const bytes = allocBytes(type, length);
     if (bytes > d.limits.maxBufferSize) {
-      throw new ArgumentError('length', `at most ${Math.floor(d.limits.maxBufferSize / byteSize(type))} elements on this device (maxBufferSize)`, String(length));
+      throw new ArgumentError(
+        'length',
+        `at most ${Math.floor(d.limits.maxBufferSize / byteSize(type))} elements on this device (maxBufferSize)`,
+        String(length),
+      );
     }
-    const buffer = d.gpu.createBuffer({ size: bytes, usage: DEVICE_ARRAY_USAGE, label: `DeviceArray<${type}>[${length}]` });
+    const buffer = d.gpu.createBuffer({
+      size: bytes,
+      usage: DEVICE_ARRAY_USAGE,
+      label: `DeviceArray<${type}>[${length}]`,
+    });
     return new DeviceArray(d, type, { buffer, destroyed: false }, 0, length, false);
   }
 
@@ -177,7 +182,11 @@ export class DeviceArray<T extends ElementType = ElementType> {
       throw new ArgumentError('offset', `an integer in [0, ${this.length}]`, describe(offset));
     }
     if (!Number.isSafeInteger(length) || length < 0 || offset + length > this.length) {
-      throw new ArgumentError('length', `an integer in [0, ${this.length - offset}] (offset ${offset})`, describe(length));
+      throw new ArgumentError(
+        'length',
+        `an integer in [0, ${this.length - offset}] (offset ${offset})`,
+        describe(length),
+      );
     }
     return new DeviceArray(this.device, this.type, this.storage, this.offset + offset, length, true);
   }
@@ -214,12 +223,20 @@ export class DeviceArray<T extends ElementType = ElementType> {
       throw new ArgumentError('data', `${this.length} elements`, `${(data as ArrayLike<number>).length}`);
     }
     const src = data as Uint32Array;
-    if (src.length) this.device.gpu.queue.writeBuffer(this.storage.buffer, this.byteOffset, src.buffer, src.byteOffset, src.byteLength);
+    if (src.length)
+      this.device.gpu.queue.writeBuffer(
+        this.storage.buffer,
+        this.byteOffset,
+        src.buffer,
+        src.byteOffset,
+        src.byteLength,
+      );
   }
 
   /** Frees the GPU memory. Destroying a view is an error: destroy the array it views. Idempotent. */
   destroy(): void {
-    if (this.isView) throw new ArgumentError('this', 'an owning DeviceArray (a view cannot be destroyed; destroy its parent)');
+    if (this.isView)
+      throw new ArgumentError('this', 'an owning DeviceArray (a view cannot be destroyed; destroy its parent)');
     if (this.storage.destroyed) return;
     this.storage.destroyed = true;
     this.storage.buffer.destroy();

@@ -114,10 +114,14 @@ let cpuDevice: CpuDevice | undefined;
 /** The host CPU device (one per process). */
 export async function getCpuDevice(): Promise<CpuDevice> {
   if (cpuDevice) return cpuDevice;
-  const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+  const isNode =
+    typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
   const cores = isNode ? await nodeCores() : hostCores();
   const features = new Set<string>();
-  if (typeof SharedArrayBuffer !== 'undefined' && (isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated)) {
+  if (
+    typeof SharedArrayBuffer !== 'undefined' &&
+    (isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated)
+  ) {
     features.add('shared-memory');
   }
   const arch = isNode ? (process.arch as string) : 'unknown';
@@ -235,7 +239,9 @@ async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promis
     if (typeof v === 'number') requiredLimits[k] = v;
   }
   const disabled = new Set(options.disableFeatures ?? []);
-  const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f) && !disabled.has(f)) as GPUFeatureName[];
+  const requiredFeatures = WANTED_FEATURES.filter(
+    (f) => adapter.features.has(f) && !disabled.has(f),
+  ) as GPUFeatureName[];
   const gpu = await adapter.requestDevice({ requiredFeatures, requiredLimits, label: 'webdpl' });
   const features = new Set<string>();
   for (const f of gpu.features) features.add(f);

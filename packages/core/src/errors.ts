@@ -92,6 +92,7 @@ export function describe(value: unknown): string {
     return ctor ? ctor : 'object';
   }
   if (typeof value === 'function') return 'function';
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
+  if (typeof value === 'string')
+    return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
   return `${typeof value} ${String(value)}`;
 }

@@ -42,13 +42,13 @@ export function getGpu(): Promise<GPU | null> {
   if (instance !== undefined) return Promise.resolve(instance);
   if (!loading) {
     const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
-    loading = (nav?.gpu && !isNode() ? Promise.resolve(nav.gpu) : isNode() ? loadNodeGpu() : Promise.resolve(null)).then(
-      (g) => {
-        instance = g;
-        if (!g && !loadError) loadError = 'this runtime has no WebGPU (navigator.gpu is missing)';
-        return g;
-      },
-    );
+    loading = (
+      nav?.gpu && !isNode() ? Promise.resolve(nav.gpu) : isNode() ? loadNodeGpu() : Promise.resolve(null)
+    ).then((g) => {
+      instance = g;
+      if (!g && !loadError) loadError = 'this runtime has no WebGPU (navigator.gpu is missing)';
+      return g;
+    });
   }
   return loading;
 }

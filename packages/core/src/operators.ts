@@ -7,7 +7,7 @@
  */
 import { UnsupportedTypeError } from './errors';
 import type { NumericType } from './types';
-import { type WgslFragment, fragment, mangle } from './wgsl/fragment';
+import { fragment, mangle, type WgslFragment } from './wgsl/fragment';
 
 /** The WGSL type of a function's result: a numeric type or bool (predicates). */
 export type ResultType = NumericType | 'bool';
@@ -36,6 +36,11 @@ export interface GpuFunction {
   identity(type: NumericType): number | undefined;
   /** JS form with exactly the WGSL form's semantics for these argument types. */
   js(argTypes: readonly NumericType[]): (...args: number[]) => number | boolean;
+  /**
+   * Source of a self-contained JS function expression with the same semantics as `js(argTypes)`,
+   * for worker threads (which rebuild functions from source). No free variables but `Math`.
+   */
+  jsSource(argTypes: readonly NumericType[]): string;
   /** WGSL form: declares `fn <fragment.name>(a: T0[, b: T1]) -> R`. */
   wgsl(argTypes: readonly NumericType[]): WgslFragment;
   /** The matching subgroup built-in for `type`, if any (plus: Add...). */
@@ -80,7 +85,8 @@ interface BuiltinSpec {
   types: readonly NumericType[];
   commutative: boolean;
   identity: (t: NumericType) => number;
-  js: (t: NumericType) => (a: number, b: number) => number;
+  /** JS source of the function for type t (self-contained; compiled once per type). */
+  jsSource: (t: NumericType) => string;
   /** WGSL body returning the result from a and b of type T. */
   body: (t: NumericType) => string;
   subgroup?: (t: NumericType) => SubgroupOp | undefined;
@@ -90,10 +96,13 @@ function builtin(spec: BuiltinSpec): BinaryOp {
   const check = (argTypes: readonly NumericType[]) => {
     const t = argTypes[0] as NumericType;
     if (!spec.types.includes(t)) {
-      throw new UnsupportedTypeError(`operator ${spec.name} is not defined for ${t} (supported: ${spec.types.join(', ')})`);
+      throw new UnsupportedTypeError(
+        `operator ${spec.name} is not defined for ${t} (supported: ${spec.types.join(', ')})`,
+      );
     }
     return t;
   };
+  const compiled = new Map<NumericType, (a: number, b: number) => number>();
   return {
     kind: 'function',
     arity: 2,
@@ -103,7 +112,16 @@ function builtin(spec: BuiltinSpec): BinaryOp {
     supports: (argTypes) => spec.types.includes(argTypes[0] as NumericType),
     resultType: (argTypes) => check(argTypes),
     identity: (t) => (spec.types.includes(t) ? spec.identity(t) : undefined),
-    js: (argTypes) => spec.js(check(argTypes)),
+    jsSource: (argTypes) => spec.jsSource(check(argTypes)),
+    js: (argTypes) => {
+      const t = check(argTypes);
+      let f = compiled.get(t);
+      if (!f) {
+        f = new Function(`return (${spec.jsSource(t)});`)() as (a: number, b: number) => number;
+        compiled.set(t, f);
+      }
+      return f;
+    },
     wgsl: (argTypes) => {
       const t = check(argTypes);
       const name = mangle('op', spec.name, t);
@@ -112,8 +130,6 @@ function builtin(spec: BuiltinSpec): BinaryOp {
     subgroupOp: (t) => (spec.subgroup && spec.types.includes(t) ? spec.subgroup(t) : undefined),
   };
 }
-
-const f32 = Math.fround;
 
 /** Math.min on f32 in WGSL: NaN propagates, -0 < +0. */
 const FLOAT_MIN_BODY = `  let ua = bitcast<u32>(a); let ub = bitcast<u32>(b);
@@ -132,7 +148,8 @@ export const plus: BinaryOp = builtin({
   types: ALL,
   commutative: true,
   identity: () => 0,
-  js: (t) => (t === 'u32' ? (a, b) => (a + b) >>> 0 : t === 'i32' ? (a, b) => (a + b) | 0 : (a, b) => f32(a + b)),
+  jsSource: (t) =>
+    t === 'u32' ? '(a, b) => (a + b) >>> 0' : t === 'i32' ? '(a, b) => (a + b) | 0' : '(a, b) => Math.fround(a + b)',
   body: () => '  return a + b;',
   subgroup: () => 'Add',
 });
@@ -142,8 +159,12 @@ export const multiplies: BinaryOp = builtin({
   types: ALL,
   commutative: true,
   identity: () => 1,
-  js: (t) =>
-    t === 'u32' ? (a, b) => Math.imul(a, b) >>> 0 : t === 'i32' ? (a, b) => Math.imul(a, b) : (a, b) => f32(a * b),
+  jsSource: (t) =>
+    t === 'u32'
+      ? '(a, b) => Math.imul(a, b) >>> 0'
+      : t === 'i32'
+        ? '(a, b) => Math.imul(a, b)'
+        : '(a, b) => Math.fround(a * b)',
   body: () => '  return a * b;',
   subgroup: () => 'Mul',
 });
@@ -153,7 +174,7 @@ export const minimum: BinaryOp = builtin({
   types: ALL,
   commutative: true,
   identity: (t) => (t === 'u32' ? 0xffffffff : t === 'i32' ? 0x7fffffff : Number.POSITIVE_INFINITY),
-  js: () => Math.min,
+  jsSource: () => '(a, b) => Math.min(a, b)',
   body: (t) => (t === 'f32' ? FLOAT_MIN_BODY : '  return min(a, b);'),
   subgroup: (t) => (t === 'f32' ? undefined : 'Min'),
 });
@@ -163,7 +184,7 @@ export const maximum: BinaryOp = builtin({
   types: ALL,
   commutative: true,
   identity: (t) => (t === 'u32' ? 0 : t === 'i32' ? -0x80000000 : Number.NEGATIVE_INFINITY),
-  js: () => Math.max,
+  jsSource: () => '(a, b) => Math.max(a, b)',
   body: (t) => (t === 'f32' ? FLOAT_MAX_BODY : '  return max(a, b);'),
   subgroup: (t) => (t === 'f32' ? undefined : 'Max'),
 });
@@ -173,7 +194,7 @@ export const bitAnd: BinaryOp = builtin({
   types: INT,
   commutative: true,
   identity: (t) => (t === 'u32' ? 0xffffffff : -1),
-  js: (t) => (t === 'u32' ? (a, b) => (a & b) >>> 0 : (a, b) => a & b),
+  jsSource: (t) => (t === 'u32' ? '(a, b) => (a & b) >>> 0' : '(a, b) => a & b'),
   body: () => '  return a & b;',
   subgroup: () => 'And',
 });
@@ -183,7 +204,7 @@ export const bitOr: BinaryOp = builtin({
   types: INT,
   commutative: true,
   identity: () => 0,
-  js: (t) => (t === 'u32' ? (a, b) => (a | b) >>> 0 : (a, b) => a | b),
+  jsSource: (t) => (t === 'u32' ? '(a, b) => (a | b) >>> 0' : '(a, b) => a | b'),
   body: () => '  return a | b;',
   subgroup: () => 'Or',
 });
@@ -193,7 +214,7 @@ export const bitXor: BinaryOp = builtin({
   types: INT,
   commutative: true,
   identity: () => 0,
-  js: (t) => (t === 'u32' ? (a, b) => (a ^ b) >>> 0 : (a, b) => a ^ b),
+  jsSource: (t) => (t === 'u32' ? '(a, b) => (a ^ b) >>> 0' : '(a, b) => a ^ b'),
   body: () => '  return a ^ b;',
   subgroup: () => 'Xor',
 });
@@ -204,7 +225,7 @@ export const logicalAnd: BinaryOp = builtin({
   types: ALL,
   commutative: true,
   identity: () => 1,
-  js: () => (a, b) => (a !== 0 && b !== 0 && !Number.isNaN(a) && !Number.isNaN(b) ? 1 : 0),
+  jsSource: () => '(a, b) => (a !== 0 && b !== 0 && a === a && b === b ? 1 : 0)',
   body: (t) =>
     t === 'f32'
       ? '  return select(0.0f, 1.0f, a != 0.0f && b != 0.0f && (bitcast<u32>(a) & 0x7fffffffu) <= 0x7f800000u && (bitcast<u32>(b) & 0x7fffffffu) <= 0x7f800000u);'
@@ -217,7 +238,7 @@ export const logicalOr: BinaryOp = builtin({
   types: ALL,
   commutative: true,
   identity: () => 0,
-  js: () => (a, b) => ((a !== 0 && !Number.isNaN(a)) || (b !== 0 && !Number.isNaN(b)) ? 1 : 0),
+  jsSource: () => '(a, b) => ((a !== 0 && a === a) || (b !== 0 && b === b) ? 1 : 0)',
   body: (t) =>
     t === 'f32'
       ? '  return select(0.0f, 1.0f, (a != 0.0f && (bitcast<u32>(a) & 0x7fffffffu) <= 0x7f800000u) || (b != 0.0f && (bitcast<u32>(b) & 0x7fffffffu) <= 0x7f800000u));'

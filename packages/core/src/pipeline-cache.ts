@@ -4,7 +4,7 @@
  */
 import type { GpuDevice } from './device';
 import { GpuValidationError } from './errors';
-import { type WgslFragment, link } from './wgsl/fragment';
+import { link, type WgslFragment } from './wgsl/fragment';
 
 const caches = new WeakMap<GpuDevice, Map<string, Promise<GPUComputePipeline>>>();
 

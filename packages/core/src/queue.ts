@@ -138,9 +138,16 @@ export class Queue {
         },
         uniform: (data) => {
           const bytes =
-            data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+            data instanceof ArrayBuffer
+              ? new Uint8Array(data)
+              : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
           const size = Math.max(16, Math.ceil(bytes.byteLength / 16) * 16);
-          const b = gpu.createBuffer({ size, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true, label: `${label} params` });
+          const b = gpu.createBuffer({
+            size,
+            usage: GPUBufferUsage.UNIFORM,
+            mappedAtCreation: true,
+            label: `${label} params`,
+          });
           new Uint8Array(b.getMappedRange()).set(bytes);
           b.unmap();
           temps.push(b);

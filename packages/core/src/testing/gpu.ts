@@ -21,10 +21,13 @@ export function gpuForTests(): Promise<GpuDevice | undefined> {
   cached ??= (async () => {
     const reason = await noGpuReason();
     if (reason) {
-      if (gpuRequired()) throw new Error(`WEBDPL_REQUIRE_GPU=1 but no GPU adapter was found: ${reason}. Run 'pnpm setup:gpu'.`);
+      if (gpuRequired())
+        throw new Error(`WEBDPL_REQUIRE_GPU=1 but no GPU adapter was found: ${reason}. Run 'pnpm setup:gpu'.`);
       if (!warned) {
         warned = true;
-        console.warn(`[webdpl] GPU tests skipped: no GPU adapter (${reason}). Run 'pnpm setup:gpu' to install lavapipe.`);
+        console.warn(
+          `[webdpl] GPU tests skipped: no GPU adapter (${reason}). Run 'pnpm setup:gpu' to install lavapipe.`,
+        );
       }
       return undefined;
     }

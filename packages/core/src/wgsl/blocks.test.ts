@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DeviceArray } from '../device-array';
 import type { GpuDevice } from '../device';
+import { DeviceArray } from '../device-array';
 import { type GpuFunction, maximum, minimum, plus, wgslLiteral } from '../operators';
 import { getPipeline } from '../pipeline-cache';
 import { gpuForTests } from '../testing/gpu';
@@ -20,6 +20,7 @@ const lastNonZero: GpuFunction = {
   resultType: (t) => t[0] as NumericType,
   identity: () => 0,
   js: () => (a: number, b: number) => (b !== 0 ? b : a),
+  jsSource: () => '(a, b) => (b !== 0 ? b : a)',
   wgsl: (t) => {
     const ty = t[0] as NumericType;
     const name = mangle('op_lnz', ty);
@@ -64,7 +65,8 @@ ${entryPrologue(subgroups)}
 }`,
   });
   const pipeline = await getPipeline(device, main);
-  const host = type === 'u32' ? Uint32Array.from(input) : type === 'i32' ? Int32Array.from(input) : Float32Array.from(input);
+  const host =
+    type === 'u32' ? Uint32Array.from(input) : type === 'i32' ? Int32Array.from(input) : Float32Array.from(input);
   const inp = DeviceArray.from(device, host.length ? host : (host.constructor as typeof Uint32Array).of(0));
   const out = DeviceArray.create(device, type, 2 * w + 3);
   await device.queue.submit('blocks test', (rec) => {

@@ -7,7 +7,7 @@
  * Entry points declare `entryParams(subgroups)` and begin with `entryPrologue(subgroups)`, which
  * defines `ids: WdplIds` and `wg_index` (the linear workgroup index of 2-D grids, see gridFor()).
  */
-import { type WgslFragment, fragment } from './fragment';
+import { fragment, type WgslFragment } from './fragment';
 
 /** Workgroup bytes of the subgroup-id counter. */
 const COUNTER_BYTES = 4;

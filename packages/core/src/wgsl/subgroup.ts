@@ -9,7 +9,7 @@
 import { UnsupportedTypeError } from '../errors';
 import { type GpuFunction, wgslLiteral } from '../operators';
 import type { NumericType } from '../types';
-import { type WgslFragment, fragment, mangle } from './fragment';
+import { fragment, mangle, type WgslFragment } from './fragment';
 
 export interface OpParams {
   readonly type: NumericType;

@@ -11,8 +11,14 @@
  */
 import { WebdplError } from '../errors';
 import { byteSize } from '../types';
-import { type WgslFragment, fragment, mangle } from './fragment';
-import { type OpParams, identityLiteral, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './subgroup';
+import { fragment, mangle, type WgslFragment } from './fragment';
+import {
+  identityLiteral,
+  type OpParams,
+  subgroupExclusiveScan,
+  subgroupInclusiveScan,
+  subgroupReduce,
+} from './subgroup';
 
 export interface WorkgroupParams extends OpParams {
   /** Threads per workgroup: a power of two. */

@@ -1,0 +1,218 @@
+/**
+ * Execution policies, oneDPL's model in TypeScript. Policies are a discriminated union on `kind`:
+ *  - host policies (`seq`, `unseq`, `par`, `parUnseq`) run on the CPU;
+ *  - device policies run on one GPU device (chosen by a queue, device, selector or another policy);
+ *  - `auto` runs on the best GPU when one exists and can run the request, else on the CPU pool.
+ */
+import {
+  ArgumentError,
+  type Device,
+  defaultSelector,
+  describe,
+  type GpuDevice,
+  gpuSelector,
+  Queue,
+  type Selector,
+  selectDevice,
+} from '@webdpl/core';
+import type { WorkerPool } from './pool';
+
+/** Per-algorithm tuning overrides, e.g. `{ reduce: { workgroupSize: 64, itemsPerThread: 1 } }`. */
+export type TuningOverrides = Readonly<Record<string, Readonly<Record<string, number | boolean>>>>;
+
+/** What to do when the device cannot run a request (an element type, a feature, a lambda). */
+export type Fallback = 'cpu' | 'error';
+
+export type HostMode = 'seq' | 'unseq' | 'par' | 'parUnseq';
+
+export interface HostPolicy {
+  readonly kind: 'host';
+  readonly mode: HostMode;
+  /** Human-readable notes, e.g. that par degraded to seq without SharedArrayBuffer. */
+  readonly info: string;
+  /** Pool for par/parUnseq; undefined means the shared default pool. */
+  readonly pool?: WorkerPool;
+}
+
+export interface DevicePolicyOptions {
+  /** Per-algorithm tuning overrides (tests force tiny tiles; the bench sweeps). @default {} */
+  readonly tuning?: TuningOverrides;
+  /** What to do when the device cannot run a request. @default 'cpu' */
+  readonly fallback?: Fallback;
+  /** Host policy used when falling back. @default execution.par */
+  readonly fallbackPolicy?: HostPolicy;
+}
+
+export interface DevicePolicy {
+  readonly kind: 'device';
+  /** The device, once resolved (undefined before the first call of a lazily created policy). */
+  readonly device: GpuDevice | undefined;
+  /** The queue, once resolved. */
+  readonly queue: Queue | undefined;
+  /** Resolves (and caches) the device. */
+  resolve(): Promise<GpuDevice>;
+  readonly tuning: TuningOverrides;
+  readonly fallback: Fallback;
+  readonly fallbackPolicy: HostPolicy | undefined;
+  readonly info: string;
+}
+
+export interface AutoPolicy {
+  readonly kind: 'auto';
+  readonly info: string;
+  readonly tuning: TuningOverrides;
+}
+
+export type Policy = HostPolicy | DevicePolicy | AutoPolicy;
+
+function hostPolicy(mode: HostMode, info: string, pool?: WorkerPool): HostPolicy {
+  return Object.freeze({ kind: 'host', mode, info, pool });
+}
+
+function sharedMemoryAvailable(): boolean {
+  if (typeof SharedArrayBuffer === 'undefined') return false;
+  const g = globalThis as { process?: { versions?: { node?: string } }; crossOriginIsolated?: boolean };
+  return typeof g.process?.versions?.node === 'string' || g.crossOriginIsolated === true;
+}
+
+function parallelPolicy(mode: 'par' | 'parUnseq', pool?: WorkerPool): HostPolicy {
+  if (!sharedMemoryAvailable()) {
+    return hostPolicy(mode, `${mode} runs as seq: SharedArrayBuffer is unavailable (no cross-origin isolation)`, pool);
+  }
+  return hostPolicy(mode, `${mode} on a worker pool`, pool);
+}
+
+/** A host policy running on the given pool (e.g. one with a set number of workers). */
+export function makeHostPolicy(mode: HostMode, pool?: WorkerPool): HostPolicy {
+  return mode === 'par' || mode === 'parUnseq' ? parallelPolicy(mode, pool) : hostPolicy(mode, mode, pool);
+}
+
+function isQueue(x: unknown): x is Queue {
+  return x instanceof Queue;
+}
+
+function isGpuDevice(x: unknown): x is GpuDevice {
+  return typeof x === 'object' && x !== null && (x as Device).type === 'gpu' && 'gpu' in (x as object);
+}
+
+function isPolicy(x: unknown): x is Policy {
+  const k = (x as Policy | undefined)?.kind;
+  return typeof x === 'object' && x !== null && (k === 'host' || k === 'device' || k === 'auto');
+}
+
+/**
+ * A device policy from a queue, a GPU device, a selector, or an existing device policy (whose device
+ * it shares, with new options). The device is resolved lazily on first use.
+ */
+export function makeDevicePolicy(
+  target: Queue | GpuDevice | Selector | DevicePolicy = defaultGpuSelector,
+  options: DevicePolicyOptions = {},
+): DevicePolicy {
+  if (typeof options !== 'object' || options === null) {
+    throw new ArgumentError('options', 'an options object', describe(options));
+  }
+  const fallback = options.fallback ?? 'cpu';
+  if (fallback !== 'cpu' && fallback !== 'error') {
+    throw new ArgumentError('options.fallback', "'cpu' or 'error'", describe(fallback));
+  }
+  let resolveDevice: () => Promise<GpuDevice>;
+  let device: GpuDevice | undefined;
+  if (isQueue(target)) {
+    device = target.device;
+    resolveDevice = async () => target.device;
+  } else if (isGpuDevice(target)) {
+    device = target;
+    resolveDevice = async () => target;
+  } else if (isPolicy(target)) {
+    if (target.kind !== 'device') {
+      throw new ArgumentError(
+        'target',
+        'a device policy (host and auto policies have no device)',
+        `a ${target.kind} policy`,
+      );
+    }
+    device = target.device;
+    resolveDevice = () => target.resolve();
+  } else if (typeof target === 'function') {
+    const selector = target as Selector;
+    resolveDevice = async () => {
+      const d = await selectDevice(selector);
+      if (d.type !== 'gpu') {
+        throw new ArgumentError(
+          'selector',
+          'to select a GPU for a device policy (use execution.par for the CPU)',
+          d.info.name,
+        );
+      }
+      return d;
+    };
+  } else {
+    throw new ArgumentError(
+      'target',
+      'a Queue, a GPU device, a selector function or a device policy',
+      describe(target),
+    );
+  }
+  let pending: Promise<GpuDevice> | undefined;
+  const tuning = options.tuning ?? {};
+  const policy: DevicePolicy = {
+    kind: 'device',
+    get device() {
+      return device;
+    },
+    get queue() {
+      return device?.queue;
+    },
+    resolve: () => {
+      if (device && !device.lost) return Promise.resolve(device);
+      pending ??= resolveDevice().then(
+        (d) => {
+          device = d;
+          pending = undefined;
+          return d;
+        },
+        (e) => {
+          pending = undefined;
+          throw e;
+        },
+      );
+      return pending;
+    },
+    tuning,
+    fallback,
+    fallbackPolicy: options.fallbackPolicy,
+    get info() {
+      return device
+        ? `device policy on ${device.info.name} (${device.info.kind})`
+        : 'device policy (device not chosen yet)';
+    },
+  };
+  return policy;
+}
+
+const defaultGpuSelector: Selector = gpuSelector;
+
+/** An auto policy with tuning overrides. */
+export function makeAutoPolicy(options: { tuning?: TuningOverrides } = {}): AutoPolicy {
+  return Object.freeze({ kind: 'auto', info: 'auto: the best GPU, else the CPU pool', tuning: options.tuning ?? {} });
+}
+
+let defaultDevicePolicy: DevicePolicy | undefined;
+
+/** The standard policies. `execution.device` is created lazily on first access. */
+export const execution = {
+  seq: hostPolicy('seq', 'seq'),
+  unseq: hostPolicy('unseq', 'unseq'),
+  par: parallelPolicy('par'),
+  parUnseq: parallelPolicy('parUnseq'),
+  auto: makeAutoPolicy(),
+  /** oneDPL's dpcpp_default: the default selector's GPU (hardware first, then software). */
+  get device(): DevicePolicy {
+    defaultDevicePolicy ??= makeDevicePolicy(defaultGpuSelector);
+    return defaultDevicePolicy;
+  },
+};
+
+/** The default selector, re-exported for symmetry with oneDPL. */
+/** True for any policy object. */
+export { defaultSelector, isPolicy };

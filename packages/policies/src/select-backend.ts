@@ -1,0 +1,153 @@
+/**
+ * Backend selection: the one place that decides CPU vs GPU and fallback. Policies and backends are
+ * discriminated unions; every algorithm switches on `Backend['kind']` with an exhaustive check, so a
+ * new backend kind breaks each algorithm's dispatch at compile time until it is handled.
+ */
+import {
+  ArgumentError,
+  type DeviceArray,
+  describe,
+  type GpuDevice,
+  type GpuFunction,
+  gpuSelector,
+  type NumericType,
+  noGpuReason,
+  selectDevice,
+  UnsupportedOnDeviceError,
+} from '@webdpl/core';
+import { execution, type HostPolicy, isPolicy, type Policy, type TuningOverrides } from './policy';
+import { defaultPool, type WorkerPool } from './pool';
+
+/** Where an algorithm call runs. */
+export type Backend =
+  | { readonly kind: 'seq' }
+  | { readonly kind: 'par'; readonly pool: WorkerPool }
+  | {
+      readonly kind: 'gpu';
+      readonly device: GpuDevice;
+      /** This algorithm's tuning overrides from the policy (empty when none). */
+      readonly tuning: Readonly<Record<string, number | boolean>>;
+    };
+
+/** What an algorithm call needs, for deciding where it can run. */
+export interface BackendRequest {
+  /** Algorithm name, also the key of tuning overrides. */
+  readonly algorithm: string;
+  /** Element types involved. */
+  readonly types: readonly NumericType[];
+  /** Functions the call runs, with the argument types each gets. */
+  readonly functions?: readonly { readonly fn: GpuFunction; readonly argTypes: readonly NumericType[] }[];
+  /** DeviceArray arguments: they pin the call to their device. */
+  readonly deviceArrays?: readonly DeviceArray[];
+  /** Further check of whether `device` can run the call: a reason when it cannot. */
+  readonly gpuCheck?: (device: GpuDevice) => string | undefined;
+}
+
+/** Throws unless `x` is a policy. */
+export function checkPolicy(x: unknown): Policy {
+  if (!isPolicy(x)) {
+    throw new ArgumentError(
+      'policy',
+      'an execution policy (execution.seq, execution.par, execution.device, execution.auto, makeDevicePolicy(...))',
+      describe(x),
+    );
+  }
+  return x;
+}
+
+/** Why `device` cannot run `req`, or undefined when it can. */
+export function gpuCannotRun(device: GpuDevice, req: BackendRequest): string | undefined {
+  for (const fn of req.functions ?? []) {
+    if (!fn.fn.supports(fn.argTypes))
+      return `${fn.fn.builtin ? 'operator' : 'function'} '${fn.fn.name}' does not support ${fn.argTypes.join(', ')}`;
+    try {
+      fn.fn.wgsl(fn.argTypes);
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+  return req.gpuCheck?.(device);
+}
+
+function hostBackend(policy: HostPolicy): Backend {
+  if ((policy.mode === 'par' || policy.mode === 'parUnseq') && !policy.info.includes('runs as seq')) {
+    return { kind: 'par', pool: policy.pool ?? defaultPool() };
+  }
+  return { kind: 'seq' };
+}
+
+function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[]): void {
+  for (const a of arrays) a.check(device);
+}
+
+function tuningFor(tuning: TuningOverrides, algorithm: string): Readonly<Record<string, number | boolean>> {
+  return tuning[algorithm] ?? tuning['*'] ?? {};
+}
+
+let autoDevice: Promise<GpuDevice | undefined> | undefined;
+
+async function bestGpu(): Promise<GpuDevice | undefined> {
+  autoDevice ??= (async () => {
+    if (await noGpuReason()) return undefined;
+    try {
+      return (await selectDevice(gpuSelector)) as GpuDevice;
+    } catch {
+      return undefined;
+    }
+  })();
+  const d = await autoDevice;
+  if (d?.lost) {
+    autoDevice = undefined;
+    return bestGpu();
+  }
+  return d;
+}
+
+/** Decides where a call runs. Throws typed errors for foreign/destroyed arrays and, with fallback 'error', for requests the device cannot run. */
+export async function selectBackend(policyArg: unknown, req: BackendRequest): Promise<Backend> {
+  const policy = checkPolicy(policyArg);
+  const arrays = req.deviceArrays ?? [];
+  switch (policy.kind) {
+    case 'host': {
+      if (arrays.length) {
+        throw new ArgumentError(
+          'policy',
+          `a device policy (or execution.auto) for DeviceArray arguments of ${req.algorithm}`,
+          `host policy ${policy.mode}`,
+        );
+      }
+      return hostBackend(policy);
+    }
+    case 'device': {
+      const device = await policy.resolve();
+      device.queue.checkAlive();
+      checkArrays(device, arrays);
+      const why = gpuCannotRun(device, req);
+      if (why === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req.algorithm) };
+      if (policy.fallback === 'error' || arrays.length) {
+        throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
+      }
+      return hostBackend(policy.fallbackPolicy ?? execution.par);
+    }
+    case 'auto': {
+      if (arrays.length) {
+        const device = (arrays[0] as DeviceArray).device;
+        checkArrays(device, arrays);
+        const why = gpuCannotRun(device, req);
+        if (why !== undefined)
+          throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
+        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req.algorithm) };
+      }
+      const device = await bestGpu();
+      if (device && gpuCannotRun(device, req) === undefined) {
+        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req.algorithm) };
+      }
+      return hostBackend(execution.par);
+    }
+  }
+}
+
+/** For exhaustive switches over Backend['kind'] (and any other union). */
+export function assertNever(x: never): never {
+  throw new Error(`unhandled case: ${JSON.stringify(x)}`);
+}
