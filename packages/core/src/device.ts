@@ -47,6 +47,8 @@ export interface DeviceCandidate {
   readonly info: DeviceInfo;
   /** @internal the adapter behind a GPU candidate */
   readonly adapter?: GPUAdapter;
+  /** @internal how the adapter was requested (an adapter opens one device; later opens ask again) */
+  readonly request?: GPURequestAdapterOptions;
 }
 
 /** An opened WebGPU device with its in-order queue. */
@@ -199,7 +201,7 @@ async function gpuCandidates(): Promise<DeviceCandidate[]> {
     const key = `${info.vendor}|${info.architecture}|${info.name}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    found.push({ info, adapter });
+    found.push({ info, adapter, request: options });
   }
   return found;
 }
@@ -231,8 +233,25 @@ export interface OpenOptions {
   readonly disableFeatures?: readonly string[];
 }
 
+const consumed = new WeakSet<GPUAdapter>();
+
+/** The candidate's adapter if unused, else a fresh one requested the same way (an adapter opens one device). */
+async function freshAdapter(candidate: DeviceCandidate): Promise<GPUAdapter> {
+  const first = candidate.adapter as GPUAdapter;
+  if (!consumed.has(first)) {
+    consumed.add(first);
+    return first;
+  }
+  const gpu = await getGpu();
+  const again = gpu ? await gpu.requestAdapter(candidate.request) : null;
+  if (!again)
+    throw new DeviceLostError(`the adapter of '${candidate.info.name}' is no longer available`, 'unavailable');
+  consumed.add(again);
+  return again;
+}
+
 async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promise<GpuDevice> {
-  const adapter = candidate.adapter as GPUAdapter;
+  const adapter = await freshAdapter(candidate);
   const requiredLimits: Record<string, number> = {};
   for (const k of WANTED_LIMITS) {
     const v = (adapter.limits as unknown as Record<string, number>)[k];
@@ -243,8 +262,9 @@ async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promis
     (f) => adapter.features.has(f) && !disabled.has(f),
   ) as GPUFeatureName[];
   const gpu = await adapter.requestDevice({ requiredFeatures, requiredLimits, label: 'webdpl' });
+  // Some implementations enable features implicitly; webdpl uses only those not disabled.
   const features = new Set<string>();
-  for (const f of gpu.features) features.add(f);
+  for (const f of gpu.features) if (!disabled.has(f)) features.add(f);
   const info: DeviceInfo = {
     ...candidate.info,
     features,

@@ -78,7 +78,7 @@ export {
 export type { LinkedModule, WgslFragment } from './wgsl/fragment';
 export { fragment, link, mangle, WgslLinkError } from './wgsl/fragment';
 export { entryParams, entryPrologue, threadIds } from './wgsl/ids';
-export type { OpParams } from './wgsl/subgroup';
-export { identityLiteral, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';
+export type { Combiner, OpParams } from './wgsl/subgroup';
+export { combinerOf, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';
 export type { WorkgroupParams } from './wgsl/workgroup';
 export { workgroupExclusiveScan, workgroupInclusiveScan, workgroupReduce } from './wgsl/workgroup';

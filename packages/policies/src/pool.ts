@@ -1,7 +1,18 @@
 /**
- * The CPU worker pool (worker_threads in Node, Web Workers in browsers).
- * INTERFACE STUB: the implementation lands with the policies/CPU-backends work.
+ * The CPU worker pool: worker_threads in Node, Web Workers in browsers.
+ *
+ * Workers start lazily on the first `run` (about 20-50 ms each in Node) and stay up; idle workers are
+ * `unref()`ed so they never keep a Node process alive, and are ref'ed only while they run a job.
+ * Tasks travel as source (`task.toString()`) and are compiled once per worker, cached by source.
+ * Jobs are handed out one at a time to whichever worker is free (dynamic balance); one job costs a
+ * message round trip, about 50-100 us in Node, so jobs should each carry at least ~0.5 ms of work.
+ *
+ * Without worker support (a browser with no `Worker`, or a runtime without Blob URLs) `run` executes
+ * the task on the calling thread, one job after another; policies already degrade `par` to `seq`
+ * where SharedArrayBuffer is unusable, so that path is only a safety net.
  */
+import { ArgumentError, describe } from '@webdpl/core';
+import { WORKER_SOURCE } from './worker-source';
 
 /** A pool of workers running self-contained task functions over shared memory. */
 export interface WorkerPool {
@@ -11,22 +22,343 @@ export interface WorkerPool {
    * Runs `task(job)` for every job, spread over the workers; resolves with the results in job order.
    * `task` must be self-contained (no closure over outside variables): it is shipped to the workers
    * as source and compiled once per worker. Jobs and results are structured-cloned, so typed arrays
-   * over SharedArrayBuffer are shared, not copied.
+   * over SharedArrayBuffer are shared, not copied. An error thrown by a task (or a rejected promise
+   * it returns) rejects the run with the original message and name; the other jobs of that run are
+   * dropped or their results ignored.
    */
   run<A, R>(task: (job: A) => R, jobs: readonly A[]): Promise<R[]>;
-  /** Terminates the workers. The pool restarts them on the next run. */
+  /** Terminates the workers and rejects runs still pending. The pool restarts them on the next run. */
   close(): Promise<void>;
 }
 
 export interface PoolOptions {
-  /** Number of workers. @default the number of logical cores */
+  /**
+   * Number of workers.
+   * @default the number of logical cores (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers)
+   */
   readonly size?: number;
 }
 
-export function createPool(_options: PoolOptions = {}): WorkerPool {
-  throw new Error('createPool: not implemented yet');
+/** What the pool needs of one worker, whatever the runtime. */
+interface WorkerHandle {
+  post(message: unknown): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<unknown>;
 }
 
+interface WorkerEvents {
+  message(data: unknown): void;
+  error(error: Error): void;
+  exit(code: number): void;
+}
+
+type Spawn = (events: WorkerEvents) => WorkerHandle;
+
+interface RunState {
+  readonly results: unknown[];
+  left: number;
+  done: boolean;
+  readonly resolve: (results: unknown[]) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Item {
+  readonly state: RunState;
+  readonly index: number;
+  readonly job: unknown;
+  readonly task: number;
+}
+
+interface Slot {
+  readonly handle: WorkerHandle;
+  readonly known: Set<number>;
+  item: Item | undefined;
+  jobId: number;
+}
+
+interface WorkerReply {
+  readonly i: number;
+  readonly v?: unknown;
+  readonly e?: { readonly message: string; readonly name: string; readonly stack?: string };
+}
+
+type NodeProcess = {
+  versions?: { node?: string };
+  getBuiltinModule?: (id: string) => unknown;
+};
+
+function nodeProcess(): NodeProcess | undefined {
+  const p = (globalThis as { process?: NodeProcess }).process;
+  return typeof p?.versions?.node === 'string' ? p : undefined;
+}
+
+/** Logical cores of this machine, synchronously; 4 when the runtime does not say. */
+export function logicalCores(): number {
+  const os = nodeProcess()?.getBuiltinModule?.('node:os') as
+    | { availableParallelism?: () => number; cpus(): unknown[] }
+    | undefined;
+  if (os)
+    return Math.max(1, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
+  if (typeof nav?.hardwareConcurrency === 'number' && nav.hardwareConcurrency > 0) return nav.hardwareConcurrency;
+  return 4;
+}
+
+type NodeWorkerCtor = new (
+  code: string,
+  options: { eval: true },
+) => {
+  on(event: 'message', fn: (data: unknown) => void): void;
+  on(event: 'error', fn: (error: Error) => void): void;
+  on(event: 'exit', fn: (code: number) => void): void;
+  postMessage(message: unknown): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<number>;
+};
+
+let spawner: Promise<Spawn | undefined> | undefined;
+
+async function loadNodeWorker(proc: NodeProcess): Promise<NodeWorkerCtor> {
+  const sync = proc.getBuiltinModule?.('node:worker_threads') as { Worker: NodeWorkerCtor } | undefined;
+  if (sync) return sync.Worker;
+  const id = 'node:worker_threads';
+  return ((await import(/* @vite-ignore */ id)) as { Worker: NodeWorkerCtor }).Worker;
+}
+
+let blobUrl: string | undefined;
+
+/** How this runtime starts a worker, or undefined when it cannot (then runs are inline). */
+function getSpawner(): Promise<Spawn | undefined> {
+  spawner ??= (async (): Promise<Spawn | undefined> => {
+    const proc = nodeProcess();
+    if (proc) {
+      const NodeWorker = await loadNodeWorker(proc);
+      return (events) => {
+        const w = new NodeWorker(WORKER_SOURCE, { eval: true });
+        w.on('message', events.message);
+        w.on('error', events.error);
+        w.on('exit', events.exit);
+        w.unref();
+        return {
+          post: (m) => w.postMessage(m),
+          ref: () => w.ref(),
+          unref: () => w.unref(),
+          terminate: () => w.terminate(),
+        };
+      };
+    }
+    const g = globalThis as { Worker?: typeof Worker; Blob?: typeof Blob; URL?: typeof URL };
+    if (
+      typeof g.Worker !== 'function' ||
+      typeof g.Blob !== 'function' ||
+      typeof g.URL?.createObjectURL !== 'function'
+    ) {
+      return undefined;
+    }
+    const WebWorker = g.Worker;
+    return (events) => {
+      blobUrl ??= URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+      const w = new WebWorker(blobUrl);
+      w.onmessage = (ev) => events.message(ev.data);
+      w.onerror = (ev) => {
+        ev.preventDefault();
+        events.error(new Error(ev.message || 'worker error'));
+      };
+      return {
+        post: (m) => w.postMessage(m),
+        ref: () => {},
+        unref: () => {},
+        terminate: async () => w.terminate(),
+      };
+    };
+  })();
+  return spawner;
+}
+
+function remoteError(e: NonNullable<WorkerReply['e']>): Error {
+  const err = new Error(e.message);
+  err.name = e.name;
+  if (e.stack) err.stack = e.stack;
+  return err;
+}
+
+function fail(state: RunState, error: unknown): void {
+  if (state.done) return;
+  state.done = true;
+  state.reject(error);
+}
+
+class Pool implements WorkerPool {
+  private slots: Slot[] | undefined;
+  private queue: Item[] = [];
+  private head = 0;
+  private readonly taskIds = new Map<string, number>();
+  private readonly taskSources = new Map<number, string>();
+  private nextTask = 1;
+  private nextJob = 1;
+  private readonly pending = new Set<RunState>();
+
+  constructor(readonly size: number) {}
+
+  async run<A, R>(task: (job: A) => R, jobs: readonly A[]): Promise<R[]> {
+    if (typeof task !== 'function') throw new ArgumentError('task', 'a self-contained function', describe(task));
+    if (!Array.isArray(jobs)) throw new ArgumentError('jobs', 'an array of jobs', describe(jobs));
+    if (jobs.length === 0) return [];
+    const spawn = await getSpawner();
+    if (!spawn) {
+      const out: R[] = [];
+      for (const job of jobs) out.push(await task(job));
+      return out;
+    }
+    this.slots ??= Array.from({ length: this.size }, () => this.startSlot(spawn));
+    const source = task.toString();
+    let id = this.taskIds.get(source);
+    if (id === undefined) {
+      id = this.nextTask++;
+      this.taskIds.set(source, id);
+      this.taskSources.set(id, source);
+    }
+    const task_ = id;
+    return new Promise<R[]>((resolve, reject) => {
+      const state: RunState = {
+        results: new Array(jobs.length),
+        left: jobs.length,
+        done: false,
+        resolve: (r) => {
+          this.pending.delete(state);
+          resolve(r as R[]);
+        },
+        reject: (e) => {
+          this.pending.delete(state);
+          reject(e);
+        },
+      };
+      this.pending.add(state);
+      for (let i = 0; i < jobs.length; i++) this.queue.push({ state, index: i, job: jobs[i], task: task_ });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    const slots = this.slots ?? [];
+    this.slots = undefined;
+    this.queue = [];
+    this.head = 0;
+    for (const state of [...this.pending]) fail(state, new Error('worker pool closed while a run was pending'));
+    await Promise.all(slots.map((s) => s.handle.terminate()));
+  }
+
+  private startSlot(spawn: Spawn): Slot {
+    // The handlers run asynchronously, after `slot` is assigned.
+    const slot: Slot = {
+      handle: spawn({
+        message: (data) => this.onMessage(slot, data as WorkerReply),
+        error: (error) => this.onDeath(slot, error, spawn),
+        exit: (code) =>
+          this.onDeath(slot, new Error(`worker pool: a worker exited (code ${code}) during a task`), spawn),
+      }),
+      known: new Set(),
+      item: undefined,
+      jobId: 0,
+    };
+    return slot;
+  }
+
+  private nextItem(): Item | undefined {
+    while (this.head < this.queue.length) {
+      const item = this.queue[this.head++] as Item;
+      if (!item.state.done) return item;
+    }
+    if (this.head > 0) {
+      this.queue = [];
+      this.head = 0;
+    }
+    return undefined;
+  }
+
+  private pump(): void {
+    const slots = this.slots;
+    if (!slots) return;
+    for (const slot of slots) {
+      while (slot.item === undefined) {
+        const item = this.nextItem();
+        if (!item) break;
+        this.send(slot, item);
+      }
+      if (slot.item === undefined) slot.handle.unref();
+    }
+  }
+
+  private send(slot: Slot, item: Item): void {
+    const firstTime = !slot.known.has(item.task);
+    const message = {
+      i: this.nextJob++,
+      t: item.task,
+      s: firstTime ? this.taskSources.get(item.task) : undefined,
+      j: item.job,
+    };
+    try {
+      slot.handle.post(message);
+    } catch (e) {
+      // The job could not be cloned (a function, a detached buffer...): nothing reached the worker.
+      fail(item.state, e);
+      return;
+    }
+    if (firstTime) slot.known.add(item.task);
+    slot.item = item;
+    slot.jobId = message.i;
+    slot.handle.ref();
+  }
+
+  private onMessage(slot: Slot, reply: WorkerReply): void {
+    const item = slot.item;
+    if (!item || reply.i !== slot.jobId) return;
+    slot.item = undefined;
+    const state = item.state;
+    if (reply.e) fail(state, remoteError(reply.e));
+    else if (!state.done) {
+      state.results[item.index] = reply.v;
+      if (--state.left === 0) {
+        state.done = true;
+        state.resolve(state.results);
+      }
+    }
+    this.pump();
+  }
+
+  private onDeath(slot: Slot, error: Error, spawn: Spawn): void {
+    const slots = this.slots;
+    const at = slots ? slots.indexOf(slot) : -1;
+    if (!slots || at < 0) return; // closed, or already replaced
+    if (slot.item) fail(slot.item.state, error);
+    slot.item = undefined;
+    void slot.handle.terminate().catch(() => {});
+    slots[at] = this.startSlot(spawn);
+    this.pump();
+  }
+}
+
+/**
+ * A new pool of `size` workers (started on the first run). Close it when done with it, or let it be:
+ * idle workers never keep the process alive.
+ */
+export function createPool(options: PoolOptions = {}): WorkerPool {
+  if (typeof options !== 'object' || options === null) {
+    throw new ArgumentError('options', 'an options object', describe(options));
+  }
+  const size = options.size ?? logicalCores();
+  if (!Number.isInteger(size) || size < 1 || size > 1024) {
+    throw new ArgumentError('options.size', 'a whole number of workers from 1 to 1024', describe(size));
+  }
+  return new Pool(size);
+}
+
+let shared: WorkerPool | undefined;
+
+/** The process-wide pool used by `execution.par`: one worker per logical core, started lazily. */
 export function defaultPool(): WorkerPool {
-  throw new Error('defaultPool: not implemented yet');
+  shared ??= createPool();
+  return shared;
 }

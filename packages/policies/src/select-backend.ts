@@ -15,13 +15,28 @@ import {
   selectDevice,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { execution, type HostPolicy, isPolicy, type Policy, type TuningOverrides } from './policy';
+import {
+  execution,
+  type HostPolicy,
+  isPolicy,
+  type Policy,
+  sharedMemoryAvailable,
+  type TuningOverrides,
+} from './policy';
 import { defaultPool, type WorkerPool } from './pool';
 
 /** Where an algorithm call runs. */
 export type Backend =
   | { readonly kind: 'seq' }
-  | { readonly kind: 'par'; readonly pool: WorkerPool }
+  | {
+      readonly kind: 'par';
+      readonly pool: WorkerPool;
+      /**
+       * CPU tuning overrides from the host policy for this call (`parallelThreshold`, `minChunk`;
+       * see cpu/cpu-backend.ts). Absent or empty means the defaults.
+       */
+      readonly tuning?: Readonly<Record<string, number | boolean>>;
+    }
   | {
       readonly kind: 'gpu';
       readonly device: GpuDevice;
@@ -33,6 +48,13 @@ export type Backend =
 export interface BackendRequest {
   /** Algorithm name, also the key of tuning overrides. */
   readonly algorithm: string;
+  /**
+   * The engine the algorithm runs on (e.g. 'transform-reduce'), a second key of tuning overrides:
+   * a policy's `tuning[engine]` applies under its `tuning[algorithm]`. @default none
+   */
+  readonly engine?: string;
+  /** Engine the algorithm runs on (e.g. 'transform-reduce'); its tuning overrides apply first. */
+  readonly engine?: string;
   /** Element types involved. */
   readonly types: readonly NumericType[];
   /** Functions the call runs, with the argument types each gets. */
@@ -69,9 +91,10 @@ export function gpuCannotRun(device: GpuDevice, req: BackendRequest): string | u
   return req.gpuCheck?.(device);
 }
 
-function hostBackend(policy: HostPolicy): Backend {
-  if ((policy.mode === 'par' || policy.mode === 'parUnseq') && !policy.info.includes('runs as seq')) {
-    return { kind: 'par', pool: policy.pool ?? defaultPool() };
+/** seq for seq/unseq; par for par/parUnseq when SharedArrayBuffer is usable now, else seq. */
+function hostBackend(policy: HostPolicy, req: BackendRequest): Backend {
+  if ((policy.mode === 'par' || policy.mode === 'parUnseq') && sharedMemoryAvailable()) {
+    return { kind: 'par', pool: policy.pool ?? defaultPool(), tuning: tuningFor(policy.tuning ?? {}, req) };
   }
   return { kind: 'seq' };
 }
@@ -80,8 +103,9 @@ function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[]): void {
   for (const a of arrays) a.check(device);
 }
 
-function tuningFor(tuning: TuningOverrides, algorithm: string): Readonly<Record<string, number | boolean>> {
-  return tuning[algorithm] ?? tuning['*'] ?? {};
+/** Overrides for a call: the engine's entry, then the algorithm's own entry on top. */
+function tuningFor(tuning: TuningOverrides, req: BackendRequest): Readonly<Record<string, number | boolean>> {
+  return { ...(req.engine ? tuning[req.engine] : undefined), ...tuning[req.algorithm] };
 }
 
 let autoDevice: Promise<GpuDevice | undefined> | undefined;
@@ -116,18 +140,18 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
           `host policy ${policy.mode}`,
         );
       }
-      return hostBackend(policy);
+      return hostBackend(policy, req);
     }
     case 'device': {
       const device = await policy.resolve();
       device.queue.checkAlive();
       checkArrays(device, arrays);
       const why = gpuCannotRun(device, req);
-      if (why === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req.algorithm) };
+      if (why === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
       if (policy.fallback === 'error' || arrays.length) {
         throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
       }
-      return hostBackend(policy.fallbackPolicy ?? execution.par);
+      return hostBackend(policy.fallbackPolicy ?? execution.par, req);
     }
     case 'auto': {
       if (arrays.length) {
@@ -136,13 +160,13 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
         const why = gpuCannotRun(device, req);
         if (why !== undefined)
           throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
-        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req.algorithm) };
+        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
       }
       const device = await bestGpu();
       if (device && gpuCannotRun(device, req) === undefined) {
-        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req.algorithm) };
+        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
       }
-      return hostBackend(execution.par);
+      return hostBackend(execution.par, req);
     }
   }
 }

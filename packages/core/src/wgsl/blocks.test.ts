@@ -7,6 +7,7 @@ import { gpuForTests } from '../testing/gpu';
 import type { NumericType } from '../types';
 import { fragment, mangle } from './fragment';
 import { entryParams, entryPrologue, threadIds } from './ids';
+import { combinerOf } from './subgroup';
 import { workgroupExclusiveScan, workgroupInclusiveScan, workgroupReduce } from './workgroup';
 
 /** "Last non-zero": associative, not commutative, identity 0. Catches any reordering. */
@@ -39,7 +40,12 @@ async function runBlocks(
   subgroups: boolean,
   input: number[],
 ): Promise<number[]> {
-  const p = { type, op, workgroupSize: w, subgroups, minSubgroupSize: device.info.subgroupMinSize || 4 };
+  const p = {
+    combiner: combinerOf(op, type),
+    workgroupSize: w,
+    subgroups,
+    minSubgroupSize: device.info.subgroupMinSize || 4,
+  };
   const incl = workgroupInclusiveScan(p);
   const excl = workgroupExclusiveScan(p);
   const red = workgroupReduce(p);

@@ -7,31 +7,59 @@
  * the shuffle loops use select() rather than branches so they stay subgroup-uniform.
  */
 import { UnsupportedTypeError } from '../errors';
-import { type GpuFunction, wgslLiteral } from '../operators';
-import type { NumericType } from '../types';
+import { type GpuFunction, type SubgroupOp, wgslLiteral } from '../operators';
+import { byteSize, type NumericType } from '../types';
 import { fragment, mangle, type WgslFragment } from './fragment';
 
-export interface OpParams {
-  readonly type: NumericType;
-  readonly op: GpuFunction;
+/**
+ * An associative combine over some WGSL value type: a numeric element type with an operator
+ * (`combinerOf`), or any scalar/vector accumulator an engine defines (e.g. vec2<u32> value+index
+ * pairs for minElement). Subgroup variants shuffle values, so the type must be a scalar or vector.
+ */
+export interface Combiner {
+  /** Mangling key: unique per type and combine function. */
+  readonly name: string;
+  /** WGSL type of the values. */
+  readonly wgslType: string;
+  /** Bytes of one value in workgroup memory. */
+  readonly bytes: number;
+  /** WGSL expression of the identity. */
+  readonly identity: string;
+  /** Declares `fn <combine.name>(a: T, b: T) -> T`, associative (not necessarily commutative). */
+  readonly combine: WgslFragment;
+  /** A subgroup built-in with the same result (subgroupAdd...), if any. */
+  readonly subgroupOp?: SubgroupOp;
 }
 
-/** The identity of `op` over `type` as a WGSL literal, or an error naming the operator. */
-export function identityLiteral(p: OpParams): string {
-  const id = p.op.identity(p.type);
+/** The combiner of a numeric operator over `type`; throws when the operator has no identity for it. */
+export function combinerOf(op: GpuFunction, type: NumericType): Combiner {
+  const id = op.identity(type);
   if (id === undefined) {
     throw new UnsupportedTypeError(
-      `operator '${p.op.name}' has no identity for ${p.type}; GPU reductions and scans need one (give the lambda { identity })`,
+      `operator '${op.name}' has no identity for ${type}; GPU reductions and scans need one (give the lambda { identity })`,
     );
   }
-  return wgslLiteral(p.type, id);
+  return {
+    name: mangle(type, op.name),
+    wgslType: type,
+    bytes: byteSize(type),
+    identity: wgslLiteral(type, id),
+    combine: op.wgsl([type, type]),
+    subgroupOp: op.subgroupOp(type),
+  };
+}
+
+/** Building-block parameters: the combiner. */
+export interface OpParams {
+  readonly combiner: Combiner;
 }
 
 /** `fn NAME(x: T, lane: u32, sg_size: u32) -> T`: the reduction of x over the subgroup, in lane order. */
 export function subgroupReduce(p: OpParams): WgslFragment {
-  const { type: t, op } = p;
-  const name = mangle('sg_reduce', t, op.name);
-  const builtin = op.subgroupOp(t);
+  const c = p.combiner;
+  const t = c.wgslType;
+  const name = mangle('sg_reduce', c.name);
+  const builtin = c.subgroupOp;
   if (builtin) {
     return fragment({
       name,
@@ -39,7 +67,7 @@ export function subgroupReduce(p: OpParams): WgslFragment {
       code: `fn ${name}(x: ${t}, lane: u32, sg_size: u32) -> ${t} { return subgroup${builtin}(x); }`,
     });
   }
-  const f = op.wgsl([t, t]);
+  const f = c.combine;
   return fragment({
     name,
     enables: ['subgroups'],
@@ -57,9 +85,10 @@ export function subgroupReduce(p: OpParams): WgslFragment {
 
 /** `fn NAME(x: T, lane: u32, sg_size: u32) -> T`: inclusive scan of x over the subgroup's lanes. */
 export function subgroupInclusiveScan(p: OpParams): WgslFragment {
-  const { type: t, op } = p;
-  const name = mangle('sg_incl_scan', t, op.name);
-  const builtin = op.subgroupOp(t);
+  const c = p.combiner;
+  const t = c.wgslType;
+  const name = mangle('sg_incl_scan', c.name);
+  const builtin = c.subgroupOp;
   if (builtin === 'Add' || builtin === 'Mul') {
     return fragment({
       name,
@@ -67,7 +96,7 @@ export function subgroupInclusiveScan(p: OpParams): WgslFragment {
       code: `fn ${name}(x: ${t}, lane: u32, sg_size: u32) -> ${t} { return subgroupInclusive${builtin}(x); }`,
     });
   }
-  const f = op.wgsl([t, t]);
+  const f = c.combine;
   return fragment({
     name,
     enables: ['subgroups'],
@@ -85,10 +114,11 @@ export function subgroupInclusiveScan(p: OpParams): WgslFragment {
 
 /** `fn NAME(x: T, lane: u32, sg_size: u32) -> T`: exclusive scan (lane 0 gets the identity). */
 export function subgroupExclusiveScan(p: OpParams): WgslFragment {
-  const { type: t, op } = p;
-  const name = mangle('sg_excl_scan', t, op.name);
-  const id = identityLiteral(p);
-  const builtin = op.subgroupOp(t);
+  const c = p.combiner;
+  const t = c.wgslType;
+  const name = mangle('sg_excl_scan', c.name);
+  const id = c.identity;
+  const builtin = c.subgroupOp;
   if (builtin === 'Add' || builtin === 'Mul') {
     return fragment({
       name,

@@ -10,15 +10,8 @@
  * Call from workgroup-uniform control flow (they contain barriers).
  */
 import { WebdplError } from '../errors';
-import { byteSize } from '../types';
 import { fragment, mangle, type WgslFragment } from './fragment';
-import {
-  identityLiteral,
-  type OpParams,
-  subgroupExclusiveScan,
-  subgroupInclusiveScan,
-  subgroupReduce,
-} from './subgroup';
+import { type OpParams, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './subgroup';
 
 export interface WorkgroupParams extends OpParams {
   /** Threads per workgroup: a power of two. */
@@ -37,7 +30,7 @@ function check(p: WorkgroupParams): void {
 }
 
 function key(kind: string, p: WorkgroupParams): string {
-  return mangle(kind, p.type, p.op.name, p.workgroupSize, p.subgroups ? `sg${p.minSubgroupSize ?? 4}` : 'wg');
+  return mangle(kind, p.combiner.name, p.workgroupSize, p.subgroups ? `sg${p.minSubgroupSize ?? 4}` : 'wg');
 }
 
 function partialCount(p: WorkgroupParams): number {
@@ -49,11 +42,11 @@ function partialCount(p: WorkgroupParams): number {
  * then an ordered subgroup reduce combines the chunks. Loop bounds are uniform.
  */
 function subgroupFold(p: WorkgroupParams, scratch: string, maxCount: number): WgslFragment {
-  const t = p.type;
+  const t = p.combiner.wgslType;
   const name = mangle('sg_fold', scratch);
   const red = subgroupReduce(p);
-  const f = p.op.wgsl([t, t]);
-  const id = identityLiteral(p);
+  const f = p.combiner.combine;
+  const id = p.combiner.identity;
   return fragment({
     name,
     deps: [red, f],
@@ -72,10 +65,11 @@ function subgroupFold(p: WorkgroupParams, scratch: string, maxCount: number): Wg
 /** `fn NAME(x: T, ids: WdplIds) -> T`: the reduction of x over the workgroup, returned to every thread. */
 export function workgroupReduce(p: WorkgroupParams): WgslFragment {
   check(p);
-  const t = p.type;
+  const t = p.combiner.wgslType;
+  const bytes = p.combiner.bytes;
   const name = key('wg_reduce', p);
   const scratch = `${name}_s`;
-  const f = p.op.wgsl([t, t]);
+  const f = p.combiner.combine;
   const w = p.workgroupSize;
   if (p.subgroups) {
     const n = partialCount(p);
@@ -85,7 +79,7 @@ export function workgroupReduce(p: WorkgroupParams): WgslFragment {
       name,
       deps: [red, fold],
       enables: ['subgroups'],
-      workgroupBytes: n * byteSize(t),
+      workgroupBytes: n * bytes,
       code: `var<workgroup> ${scratch}: array<${t}, ${n}>;
 fn ${name}(x: ${t}, ids: WdplIds) -> ${t} {
   let s = ${red.name}(x, ids.lane, ids.sg_size);
@@ -99,7 +93,7 @@ fn ${name}(x: ${t}, ids: WdplIds) -> ${t} {
   return fragment({
     name,
     deps: [f],
-    workgroupBytes: (w + 1) * byteSize(t),
+    workgroupBytes: (w + 1) * bytes,
     code: `var<workgroup> ${scratch}: array<${t}, ${w + 1}>;
 fn ${name}(x: ${t}, ids: WdplIds) -> ${t} {
   workgroupBarrier();
@@ -120,11 +114,12 @@ fn ${name}(x: ${t}, ids: WdplIds) -> ${t} {
 
 function workgroupScan(p: WorkgroupParams, exclusive: boolean): WgslFragment {
   check(p);
-  const t = p.type;
+  const t = p.combiner.wgslType;
+  const bytes = p.combiner.bytes;
   const name = key(exclusive ? 'wg_excl_scan' : 'wg_incl_scan', p);
   const scratch = `${name}_s`;
-  const f = p.op.wgsl([t, t]);
-  const id = identityLiteral(p);
+  const f = p.combiner.combine;
+  const id = p.combiner.identity;
   const w = p.workgroupSize;
   if (p.subgroups) {
     const n = partialCount(p);
@@ -138,7 +133,7 @@ function workgroupScan(p: WorkgroupParams, exclusive: boolean): WgslFragment {
       name,
       deps: [incl, excl, fold, f],
       enables: ['subgroups'],
-      workgroupBytes: n * byteSize(t),
+      workgroupBytes: n * bytes,
       code: `var<workgroup> ${scratch}: array<${t}, ${n}>;
 /** Scan of x in logical thread order; *total receives the workgroup's reduction. */
 fn ${name}(x: ${t}, ids: WdplIds, total: ptr<function, ${t}>) -> ${t} {
@@ -155,7 +150,7 @@ fn ${name}(x: ${t}, ids: WdplIds, total: ptr<function, ${t}>) -> ${t} {
   return fragment({
     name,
     deps: [f],
-    workgroupBytes: w * byteSize(t),
+    workgroupBytes: w * bytes,
     code: `var<workgroup> ${scratch}: array<${t}, ${w}>;
 /** Scan of x in logical thread order; *total receives the workgroup's reduction. */
 fn ${name}(x: ${t}, ids: WdplIds, total: ptr<function, ${t}>) -> ${t} {

@@ -1,0 +1,111 @@
+/**
+ * Argument checking shared by every algorithm front. Errors name the argument and what was expected;
+ * nothing here touches the caller's data.
+ */
+import {
+  ArgumentError,
+  DeviceArray,
+  describe,
+  elementTypeOf,
+  type GpuFunction,
+  type HostArray,
+  isGpuFunction,
+  type NumericType,
+  toGpuFunction,
+  UnsupportedTypeError,
+} from '@webdpl/core';
+
+/** An array argument: a host typed array or a DeviceArray. */
+export type ArrayArg = HostArray | DeviceArray;
+
+/** A checked array argument. */
+export type CheckedArray =
+  | { readonly kind: 'host'; readonly array: HostArray; readonly type: NumericType; readonly length: number }
+  | { readonly kind: 'device'; readonly array: DeviceArray; readonly type: NumericType; readonly length: number };
+
+/** Checks an array argument (Uint32Array, Int32Array, Float32Array or a live DeviceArray of u32/i32/f32). */
+export function checkArray(x: unknown, argument: string): CheckedArray {
+  if (x instanceof DeviceArray) {
+    x.check(undefined, argument);
+    if (x.type === 'f16') {
+      throw new UnsupportedTypeError(
+        `${argument}: algorithms run on u32, i32 and f32 arrays; f16 arrays are storage only`,
+      );
+    }
+    return { kind: 'device', array: x, type: x.type as NumericType, length: x.length };
+  }
+  if (x instanceof Uint32Array || x instanceof Int32Array || x instanceof Float32Array) {
+    return { kind: 'host', array: x, type: elementTypeOf(x, argument), length: x.length };
+  }
+  throw new ArgumentError(argument, 'a Uint32Array, Int32Array, Float32Array or DeviceArray', describe(x));
+}
+
+/** Checks an output array: same rules as inputs, plus at least `minLength` elements and, if given, `type`. */
+export function checkOutput(x: unknown, argument: string, minLength: number, type?: NumericType): CheckedArray {
+  const out = checkArray(x, argument);
+  if (out.length < minLength) {
+    throw new ArgumentError(argument, `at least ${minLength} elements`, `${out.length}`);
+  }
+  if (type !== undefined && out.type !== type) {
+    throw new ArgumentError(argument, `an array of ${type} elements`, `${out.type} elements`);
+  }
+  return out;
+}
+
+/** Checks that two arrays have the same length. */
+export function checkSameLength(a: CheckedArray, b: CheckedArray, nameA: string, nameB: string): void {
+  if (a.length !== b.length) {
+    throw new ArgumentError(nameB, `${a.length} elements (the length of ${nameA})`, `${b.length}`);
+  }
+}
+
+/** Checks that an output does not alias an input where the algorithm forbids it. */
+export function checkNoAlias(input: CheckedArray, output: CheckedArray, nameIn: string, nameOut: string): void {
+  const a = input.array as { buffer: unknown; byteOffset: number; byteLength: number };
+  const b = output.array as { buffer: unknown; byteOffset: number; byteLength: number };
+  if (input.kind === 'device' && output.kind === 'device') {
+    const x = input.array;
+    const y = output.array;
+    if (
+      x.buffer === y.buffer &&
+      x.byteOffset < y.byteOffset + y.byteLength &&
+      y.byteOffset < x.byteOffset + x.byteLength
+    ) {
+      throw new ArgumentError(nameOut, `memory that does not overlap ${nameIn}`);
+    }
+    return;
+  }
+  if (input.kind === 'host' && output.kind === 'host' && a.buffer === b.buffer) {
+    if (a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength) {
+      throw new ArgumentError(nameOut, `memory that does not overlap ${nameIn}`);
+    }
+  }
+}
+
+/** Checks a numeric scalar argument (init values and the like). */
+export function checkNumber(x: unknown, argument: string): number {
+  if (typeof x !== 'number') throw new ArgumentError(argument, 'a number', describe(x));
+  return x;
+}
+
+/** Normalizes a function argument: a GpuFunction, an arrow function, or a `{ js, wgsl }` pair. */
+export function checkFunction(x: unknown, argument: string, arity: 1 | 2): GpuFunction {
+  if (isGpuFunction(x)) {
+    if (x.arity !== arity) throw new ArgumentError(argument, `a function of ${arity} argument(s)`, `one of ${x.arity}`);
+    return x;
+  }
+  return toGpuFunction(x, argument, arity);
+}
+
+/** DeviceArray arguments among `arrays` (for backend selection). */
+export function deviceArraysOf(...arrays: (CheckedArray | undefined)[]): DeviceArray[] {
+  const out: DeviceArray[] = [];
+  for (const a of arrays) if (a?.kind === 'device') out.push(a.array);
+  return out;
+}
+
+/** The host array of a checked argument that a CPU backend runs on (host arrays only reach CPU backends). */
+export function hostArrayOf(a: CheckedArray): HostArray {
+  if (a.kind !== 'host') throw new ArgumentError('policy', 'a device policy for DeviceArray arguments');
+  return a.array;
+}

@@ -1,0 +1,106 @@
+/**
+ * One timing with tinybench: a probe call first (it warms caches and pipelines, and its result is
+ * checked), then a tinybench task sized from the probe so slow calls (a 2^24 sort) run a couple of
+ * times and fast ones fill the time budget. Device time rides on tinybench too: the task returns the
+ * timestamp-query time as `overriddenDuration`, so the same statistics apply to it.
+ */
+import { Bench } from 'tinybench';
+
+/** Statistics of one timing, in milliseconds. */
+export interface Timing {
+  /** The figure reported: the median, or the mean where `quantized` (see below). */
+  readonly ms: number;
+  readonly medianMs: number;
+  readonly meanMs: number;
+  readonly minMs: number;
+  /** Relative margin of error of the mean, in percent. */
+  readonly rme: number;
+  readonly samples: number;
+  /**
+   * Device timestamps came quantized (every sample a multiple of 2^16 ns, Dawn's
+   * `timestamp_quantization`). Then the median snaps to the grid and the mean is the better figure.
+   */
+  readonly quantized?: boolean;
+}
+
+/** What to time. */
+export interface MeasureSpec<R> {
+  /** The call; its promise must settle when the work is done. */
+  readonly run: () => R | Promise<R>;
+  /** Untimed work before each call (restoring an input that the call sorts in place). */
+  readonly before?: () => void | Promise<void>;
+  /** Checks the probe call's result: a message when wrong (the timing still happens, flagged). */
+  readonly verify?: (result: R) => string | undefined | Promise<string | undefined>;
+  /**
+   * Device time of the call just made, in nanoseconds (timestamp queries). When given, the
+   * statistics are over device time instead of wall time.
+   */
+  readonly deviceTimeNs?: () => number;
+  /** Time budget in milliseconds. */
+  readonly budgetMs: number;
+}
+
+/** A timing plus the probe's check. */
+export interface Measured extends Timing {
+  /** 'ok', or what the probe call's check found wrong. */
+  readonly check: string;
+}
+
+const QUANTUM_NS = 65536;
+
+/** Times `spec.run` as described at the top of this file. Throws what the probe call throws. */
+export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
+  await spec.before?.();
+  const t0 = performance.now();
+  const first = spec.run();
+  const isAsync = first instanceof Promise;
+  const probe = await first;
+  const probeMs = performance.now() - t0;
+  const check = (await spec.verify?.(probe)) ?? 'ok';
+  const budget = spec.budgetMs;
+  const slow = probeMs >= budget / 2;
+  const deviceNs: number[] = [];
+  const bench = new Bench({
+    time: budget,
+    iterations: slow ? 2 : 5,
+    warmup: probeMs < budget / 20,
+    warmupTime: budget / 10,
+    warmupIterations: 8,
+    throws: true,
+  });
+  const deviceTime = spec.deviceTimeNs;
+  const task = deviceTime
+    ? async () => {
+        await spec.run();
+        const ns = deviceTime();
+        deviceNs.push(ns);
+        return { overriddenDuration: ns / 1e6 };
+      }
+    : isAsync
+      ? async () => {
+          await spec.run();
+        }
+      : () => {
+          spec.run();
+        };
+  const before = spec.before;
+  bench.add('t', task, before ? { beforeEach: async () => before() } : {});
+  await bench.run();
+  const result = bench.tasks[0]?.result;
+  if (!result || (result.state !== 'completed' && result.state !== 'aborted-with-statistics')) {
+    const why = result && 'error' in result ? result.error.message : (result?.state ?? 'no result');
+    throw new Error(`tinybench: ${why}`);
+  }
+  const lat = result.latency;
+  const quantized = deviceTime !== undefined && deviceNs.length > 0 && deviceNs.every((ns) => ns % QUANTUM_NS === 0);
+  return {
+    ms: quantized ? lat.mean : lat.p50,
+    medianMs: lat.p50,
+    meanMs: lat.mean,
+    minMs: lat.min,
+    rme: lat.rme,
+    samples: lat.samplesCount,
+    ...(quantized ? { quantized } : {}),
+    check,
+  };
+}

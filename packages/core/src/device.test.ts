@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { enumerateDevices, type GpuDevice, getCpuDevice, releaseDevices } from './device';
+import { DeviceArray } from './device-array';
+import {
+  ArgumentError,
+  DestroyedArrayError,
+  DeviceLostError,
+  DeviceNotFoundError,
+  ForeignArrayError,
+  GpuValidationError,
+  UnsupportedTypeError,
+} from './errors';
+import { getPipeline, pipelineCount } from './pipeline-cache';
+import { gridFor } from './queue';
+import { aspectSelector, cpuSelector, defaultSelector, gpuSelector, selectDevice } from './selectors';
+import { gpuForTests } from './testing/gpu';
+import { fragment, link, WgslLinkError } from './wgsl/fragment';
+
+const gpu = await gpuForTests();
+
+describe('devices and selectors', () => {
+  it('enumerates the CPU last and describes it', async () => {
+    const all = await enumerateDevices();
+    const cpu = all[all.length - 1];
+    expect(cpu?.info.kind).toBe('cpu');
+    expect(cpu?.info.backend).toBe('host');
+    expect((await getCpuDevice()).cores).toBeGreaterThan(0);
+  });
+
+  it('cpuSelector picks the host CPU', async () => {
+    const d = await selectDevice(cpuSelector);
+    expect(d.type).toBe('cpu');
+  });
+
+  it('aspectSelector rejects unknown aspects with an ArgumentError naming the argument', () => {
+    expect(() => aspectSelector(['warp-drive' as never])).toThrow(ArgumentError);
+    expect(() => aspectSelector(['warp-drive' as never])).toThrow(/required: expected aspects among/);
+    expect(() => aspectSelector([], ['nope' as never])).toThrow(/denied/);
+    expect(() => aspectSelector('gpu' as never)).toThrow(/required: expected an array/);
+  });
+
+  it('a selector returning a non-number is an error; rejecting everything lists what was found', async () => {
+    await expect(selectDevice((() => 'yes') as never)).rejects.toThrow(/selector: expected to return a number/);
+    await expect(selectDevice(() => -1)).rejects.toThrow(DeviceNotFoundError);
+    await expect(selectDevice(() => -1)).rejects.toThrow(/found: .*host CPU/);
+    await expect(selectDevice(42 as never)).rejects.toThrow(/selector: expected a function/);
+  });
+
+  it('an aspect no device has gives DeviceNotFoundError', async () => {
+    await expect(selectDevice(aspectSelector(['cpu', 'subgroups']))).rejects.toThrow(DeviceNotFoundError);
+  });
+
+  it('grids split past the per-dimension limit', () => {
+    expect(gridFor(10, 65535)).toEqual([10, 1, 1]);
+    const [x, y] = gridFor(200_000, 65535);
+    expect(x * y).toBeGreaterThanOrEqual(200_000);
+    expect(x).toBeLessThanOrEqual(65535);
+  });
+
+  it('the linker checks workgroup memory and duplicate names', () => {
+    const a = fragment({ name: 'a', code: 'var<workgroup> a: array<u32, 4096>;', workgroupBytes: 16384 });
+    const b = fragment({ name: 'b', code: 'var<workgroup> b: array<u32, 4096>;', workgroupBytes: 16384, deps: [a] });
+    expect(() => link(b, 16384)).toThrow(WgslLinkError);
+    expect(link(b, 32768).workgroupBytes).toBe(32768);
+    const a2 = fragment({ name: 'a', code: 'different' });
+    expect(() => link(fragment({ name: 'c', code: '', deps: [a, a2] }))).toThrow(
+      /two different fragments are named 'a'/,
+    );
+  });
+});
+
+describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
+  const device = gpu as GpuDevice;
+
+  it('the default and gpu selectors pick the same GPU device, opened once with its features', async () => {
+    const a = await selectDevice(gpuSelector);
+    const b = await selectDevice(defaultSelector);
+    expect(a).toBe(b);
+    expect(a.type).toBe('gpu');
+    expect(a.info.kind === 'gpu' || a.info.kind === 'software-gpu').toBe(true);
+    if (a.type === 'gpu' && a.info.features.has('subgroups')) {
+      expect(a.info.subgroupMinSize).toBeGreaterThanOrEqual(4);
+      expect(a.info.subgroupMaxSize).toBeLessThanOrEqual(128);
+    }
+    expect(a.type === 'gpu' && a.limits.maxStorageBufferBindingSize).toBeGreaterThanOrEqual(128 * 1024 * 1024);
+  });
+
+  it('round-trips every element type, views read their range', async () => {
+    const u = Uint32Array.from([1, 2, 3, 0xffffffff, 5]);
+    const a = DeviceArray.from(device, u);
+    expect(a.type).toBe('u32');
+    expect(a.length).toBe(5);
+    expect(Array.from(await a.read())).toEqual(Array.from(u));
+    expect(Array.from(await a.view(1, 3).read())).toEqual([2, 3, 0xffffffff]);
+    expect(Array.from(await a.view(5).read())).toEqual([]);
+    const i = DeviceArray.from(device, Int32Array.from([-1, -2147483648, 7]));
+    expect(Array.from(await i.read())).toEqual([-1, -2147483648, 7]);
+    const f = DeviceArray.from(device, Float32Array.from([1.5, Number.NaN, -0, Number.POSITIVE_INFINITY]));
+    const fr = await f.read();
+    expect(fr[0]).toBe(1.5);
+    expect(fr[1]).toBeNaN();
+    expect(Object.is(fr[2], -0)).toBe(true);
+    if (device.features.has('shader-f16')) {
+      const h = DeviceArray.from(device, Float32Array.from([1, 0.5, 65504, -2, 1e-7]), { type: 'f16' });
+      expect(h.type).toBe('f16');
+      const hr = await h.read();
+      expect(Array.from(hr.slice(0, 4))).toEqual([1, 0.5, 65504, -2]);
+      h.destroy();
+    }
+    const w = DeviceArray.create(device, 'u32', 3);
+    w.write(Uint32Array.from([9, 8, 7]));
+    expect(Array.from(await w.read())).toEqual([9, 8, 7]);
+    for (const x of [a, i, f, w]) x.destroy();
+  });
+
+  it('wrong host array types, bad lengths, bad views and destroyed arrays are clear typed errors', async () => {
+    expect(() => DeviceArray.from(device, [1, 2, 3] as never)).toThrow(
+      /data: expected a Uint32Array, Int32Array or Float32Array, got Array/,
+    );
+    expect(() => DeviceArray.from(device, new Float64Array(3) as never)).toThrow(ArgumentError);
+    expect(() => DeviceArray.from({} as never, new Uint32Array(3))).toThrow(/device: expected a GPU device/);
+    expect(() => DeviceArray.from(device, new Uint32Array(3), { type: 'f16' })).toThrow(
+      /data: expected a Float32Array/,
+    );
+    expect(() => DeviceArray.create(device, 'u64' as never, 3)).toThrow(/type: expected one of/);
+    expect(() => DeviceArray.create(device, 'u32', -1)).toThrow(/length: expected a non-negative integer/);
+    const a = DeviceArray.from(device, new Uint32Array(10));
+    expect(() => a.view(11)).toThrow(/offset: expected an integer in \[0, 10\]/);
+    expect(() => a.view(2, 9)).toThrow(/length: expected an integer in \[0, 8\]/);
+    expect(() => a.view(2, 3).destroy()).toThrow(/a view cannot be destroyed/);
+    const v = a.view(1, 2);
+    a.destroy();
+    a.destroy();
+    await expect(a.read()).rejects.toThrow(DestroyedArrayError);
+    await expect(v.read()).rejects.toThrow(DestroyedArrayError);
+    expect(() => v.check(undefined, 'input')).toThrow(/input: DeviceArray<u32>\[2\] was destroyed/);
+    expect(() => a.write(new Uint32Array(10))).toThrow(DestroyedArrayError);
+  });
+
+  it('an array of another device is a ForeignArrayError', async () => {
+    const other = (await selectDevice(gpuSelector, { disableFeatures: ['subgroups'] })) as GpuDevice;
+    expect(other).not.toBe(device);
+    expect(other.features.has('subgroups')).toBe(false);
+    const a = DeviceArray.from(other, new Uint32Array(4));
+    expect(() => a.check(device, 'input')).toThrow(ForeignArrayError);
+    expect(() => a.check(device, 'input')).toThrow(/input: DeviceArray belongs to device/);
+    a.destroy();
+    other.destroy();
+  });
+
+  it('WGSL errors surface from the call that caused them; pipelines are cached', async () => {
+    const bad = fragment({ name: 'bad_kernel', code: '@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }' });
+    await expect(getPipeline(device, bad)).rejects.toThrow(GpuValidationError);
+    await expect(getPipeline(device, bad)).rejects.toThrow(/bad_kernel/);
+    const good = fragment({ name: 'good_kernel', code: '@compute @workgroup_size(1) fn main() {}' });
+    const before = pipelineCount(device);
+    const p1 = await getPipeline(device, good);
+    const p2 = await getPipeline(device, good);
+    expect(p1).toBe(p2);
+    expect(pipelineCount(device)).toBe(before + 1);
+  });
+
+  it('GPU validation errors inside a submission become GpuValidationError and leave the queue usable', async () => {
+    const a = DeviceArray.from(device, new Uint32Array(4));
+    await expect(
+      device.queue.submit('bad copy', (rec) => {
+        rec.encoder.copyBufferToBuffer(a.buffer, 0, a.buffer, 0, 1 << 20);
+      }),
+    ).rejects.toThrow(GpuValidationError);
+    expect(Array.from(await a.read())).toEqual([0, 0, 0, 0]);
+    a.destroy();
+  });
+
+  it('profiling reports device time', async () => {
+    if (!device.features.has('timestamp-query')) return;
+    const k = fragment({
+      name: 'busy',
+      code: '@group(0) @binding(0) var<storage, read_write> b: array<u32>;\n@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { b[g.x] = b[g.x] * 3u + 1u; }',
+    });
+    const p = await getPipeline(device, k);
+    const a = DeviceArray.from(device, new Uint32Array(1 << 16));
+    device.queue.setProfiling(true);
+    device.queue.resetDeviceTime();
+    await device.queue.submit('busy', (rec) => {
+      const pass = rec.beginPass();
+      pass.setPipeline(p);
+      pass.setBindGroup(
+        0,
+        device.gpu.createBindGroup({
+          layout: p.getBindGroupLayout(0),
+          entries: [{ binding: 0, resource: { buffer: a.buffer } }],
+        }),
+      );
+      pass.dispatchWorkgroups(1024);
+      pass.end();
+    });
+    device.queue.setProfiling(false);
+    expect(device.queue.lastDeviceTimeNs).toBeGreaterThan(0);
+    a.destroy();
+  });
+
+  it('a lost device turns every later call into DeviceLostError', async () => {
+    const d = (await selectDevice(gpuSelector, { disableFeatures: ['timestamp-query'] })) as GpuDevice;
+    const a = DeviceArray.from(d, new Uint32Array(4));
+    d.destroy();
+    await expect(a.read()).rejects.toThrow(DeviceLostError);
+    expect(() => DeviceArray.from(d, new Uint32Array(4))).toThrow(DeviceLostError);
+  });
+
+  it('unsupported element types name the missing feature', async () => {
+    const d = (await selectDevice(gpuSelector, { disableFeatures: ['shader-f16'] })) as GpuDevice;
+    expect(() => DeviceArray.create(d, 'f16', 4)).toThrow(UnsupportedTypeError);
+    expect(() => DeviceArray.create(d, 'f16', 4)).toThrow(/shader-f16/);
+    d.destroy();
+  });
+});
+
+describe.skipIf(!gpu)('process exit', () => {
+  it('a Node program using the GPU exits by itself', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const code = `import('@webdpl/core').then(async (c) => { const d = await c.selectDevice(c.gpuSelector); const a = c.DeviceArray.from(d, new Uint32Array([1,2,3])); console.log((await a.read()).join(',')); });`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], {
+      cwd: new URL('..', import.meta.url).pathname,
+      timeout: 60_000,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('1,2,3');
+  });
+
+  it('releaseDevices drops every device', async () => {
+    // Runs last in this file: later files get fresh devices.
+    releaseDevices();
+    const d = await selectDevice(gpuSelector);
+    expect(d.type).toBe('gpu');
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * `cpuFindFirst`: the least index whose element satisfies a predicate (find_if; any_of / none_of /
+ * all_of follow from it). seq: one generated loop that stops at the first hit. par: chunks run in
+ * order on the pool and share the least index found so far in a SharedArrayBuffer; a chunk stops
+ * (checking every 8192 elements) once an index before its start is known, so the work after an early
+ * hit is about one block per worker.
+ */
+import { ArgumentError, describe, type GpuFunction } from '@webdpl/core';
+import { type CpuBackend, planParallel } from './cpu-backend';
+import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { checkFn, checkInputs, type Inputs, runChunks, stage } from './staging';
+
+const NOT_FOUND = 0x7fffffff;
+
+/**
+ * The first index i with `pred(input[i])` truthy (or `pred(input[0][i], input[1][i])`), or -1.
+ * @throws ArgumentError naming `input` or `pred`
+ */
+export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: GpuFunction): Promise<number> {
+  const { x, x2, types, n } = checkInputs(input);
+  const p = checkFn(pred, types.length as 1 | 2, types, 'pred');
+  if (n === 0) return -1;
+  if (n >= NOT_FOUND) throw new ArgumentError('input', `fewer than ${NOT_FOUND} elements`, describe(n));
+  const spec: KernelSpec = {
+    kind: 'findFirst',
+    t: { fn: p, argTypes: types },
+    inputs: types.length as 1 | 2,
+    bit: false,
+    arrays: [types[0], types[1], undefined],
+  };
+  const chunks = planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par') {
+    return seqKernel(spec)({ s: '', x, x2, b: 0, e: n, h: false, c: 0 });
+  }
+  const s = parKernelSource(spec);
+  const st = stage(x, x2, undefined, n);
+  const found = new Int32Array(new SharedArrayBuffer(4));
+  found[0] = NOT_FOUND;
+  const hits = await runChunks(backend.pool, chunks, (c) => ({
+    s,
+    x: st.x,
+    x2: st.x2,
+    b: c.begin,
+    e: c.end,
+    h: false,
+    c: 0,
+    f: found,
+  }));
+  let best = -1;
+  for (const h of hits) if (h >= 0 && (best < 0 || h < best)) best = h;
+  return best;
+}

@@ -1,0 +1,109 @@
+/**
+ * Reductions: `cpuTransformReduce` (the engine), `cpuReduce` and `cpuCountIf` on top of it.
+ * seq: one generated loop folding from `init`. par: each chunk folds from its own first element on the
+ * pool (no identity needed), then the calling thread folds `init` and the chunk results in chunk
+ * order, so a non-commutative operator keeps its order. Integer results are exact; float results
+ * differ from seq by the change of association (a few ulps of the sum of magnitudes).
+ */
+import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericType, plus } from '@webdpl/core';
+import { type CpuBackend, planParallel } from './cpu-backend';
+import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { checkFn, checkInputs, checkNumber, type Inputs, runChunks, stage } from './staging';
+
+/**
+ * Folds `reduceOp` over `transformFn(input[i])` (or `transformFn(input[0][i], input[1][i])`; the plain
+ * elements when `transformFn` is undefined), starting from `init`: `((init op t0) op t1) ...`.
+ * The accumulator has the transform's result type (a 'bool' result counts as u32 1/0); the result is
+ * coerced to it. Costs one pass over the inputs; par adds one pool run and, for plain-ArrayBuffer
+ * inputs, their copy into shared memory.
+ * @throws ArgumentError naming `input`, `init`, `reduceOp` or `transformFn`
+ */
+export async function cpuTransformReduce(
+  backend: CpuBackend,
+  input: Inputs,
+  init: number,
+  reduceOp: GpuFunction,
+  transformFn?: GpuFunction,
+): Promise<number> {
+  const { x, x2, types, n } = checkInputs(input);
+  checkNumber(init, 'init');
+  let accType: NumericType = types[0] as NumericType;
+  let bit = false;
+  let t: GpuFunction | undefined;
+  if (transformFn !== undefined) {
+    t = checkFn(transformFn, types.length as 1 | 2, types, 'transformFn');
+    const rt = t.resultType(types);
+    bit = rt === 'bool';
+    accType = rt === 'bool' ? 'u32' : rt;
+  } else if (types.length === 2) {
+    throw new ArgumentError('transformFn', 'a binary function combining the two inputs', 'undefined');
+  }
+  return foldAll(backend, x, x2, types, init, reduceOp, t, bit, accType);
+}
+
+async function foldAll(
+  backend: CpuBackend,
+  x: HostArray,
+  x2: HostArray | undefined,
+  types: NumericType[],
+  init: number,
+  reduceOp: GpuFunction,
+  t: GpuFunction | undefined,
+  bit: boolean,
+  accType: NumericType,
+): Promise<number> {
+  const rTypes = [accType, accType];
+  const r = checkFn(reduceOp, 2, rTypes, t ? 'reduceOp' : 'op');
+  const n = x.length;
+  const start = coerce(accType, init);
+  if (n === 0) return start;
+  const spec: KernelSpec = {
+    kind: 'reduce',
+    t: t ? { fn: t, argTypes: types } : undefined,
+    r: { fn: r, argTypes: rTypes },
+    inputs: types.length as 1 | 2,
+    bit,
+    arrays: [types[0], types[1], undefined],
+  };
+  const chunks = planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par') {
+    return coerce(accType, seqKernel(spec)({ s: '', x, x2, b: 0, e: n, h: true, c: start }));
+  }
+  const s = parKernelSource(spec);
+  const st = stage(x, x2, undefined, n);
+  const partials = await runChunks(backend.pool, chunks, (c) => ({
+    s,
+    x: st.x,
+    x2: st.x2,
+    b: c.begin,
+    e: c.end,
+    h: false,
+    c: 0,
+  }));
+  const op = r.js(rTypes) as (a: number, b: number) => number;
+  let acc = start;
+  for (const p of partials) acc = op(acc, p);
+  return coerce(accType, acc);
+}
+
+/**
+ * Folds `op` over `input` starting from `init` (oneDPL's reduce): `((init op x0) op x1) ...`,
+ * in the input's element type. See `cpuTransformReduce` for costs.
+ * @throws ArgumentError naming `input`, `init` or `op`
+ */
+export function cpuReduce(backend: CpuBackend, input: HostArray, init: number, op: GpuFunction): Promise<number> {
+  const { x, types } = checkInputs(input);
+  checkNumber(init, 'init');
+  return foldAll(backend, x, undefined, types, init, op, undefined, false, types[0] as NumericType);
+}
+
+/**
+ * Number of elements for which `pred(input[i])` is truthy (or `pred(input[0][i], input[1][i])`).
+ * A transform-reduce with plus over 1/0.
+ * @throws ArgumentError naming `input` or `pred`
+ */
+export function cpuCountIf(backend: CpuBackend, input: Inputs, pred: GpuFunction): Promise<number> {
+  const { x, x2, types } = checkInputs(input);
+  const p = checkFn(pred, types.length as 1 | 2, types, 'pred');
+  return foldAll(backend, x, x2, types, 0, plus, p, true, 'u32');
+}

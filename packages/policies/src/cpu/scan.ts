@@ -1,0 +1,160 @@
+/**
+ * Scans: `cpuInclusiveScan` and `cpuExclusiveScan`, with an optional unary transform applied to each
+ * element first (transform_inclusive_scan / transform_exclusive_scan).
+ *
+ * seq: one generated loop. par: a chunked scan in two pool runs: (1) chunk 0 is scanned (its carry-in
+ * is known) while chunks 1..C-2 are reduced; (2) the calling thread scans the chunk totals in order
+ * into carries; (3) chunks 1..C-1 are scanned from their carry-in. Reads the input about twice and
+ * writes the output once; order is preserved, so non-commutative associative operators are exact
+ * for integers. Accumulators have the transform's result type (or the input's); the stores go
+ * through the output's type.
+ */
+import { ArgumentError, coerce, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
+import { type CpuBackend, planParallel } from './cpu-backend';
+import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { checkFn, checkInputs, checkNumber, checkOutput, runChunks, stage } from './staging';
+
+/** Options of the CPU scans. */
+export interface CpuScanOptions {
+  /** Unary function applied to each input element before it is scanned. @default none (the elements) */
+  readonly transform?: GpuFunction;
+}
+
+interface ScanSetup {
+  readonly x: HostArray;
+  readonly n: number;
+  readonly inType: NumericType;
+  readonly outType: NumericType;
+  readonly accType: NumericType;
+  readonly t: GpuFunction | undefined;
+  readonly bit: boolean;
+  readonly r: GpuFunction;
+}
+
+function setup(input: HostArray, output: HostArray, op: GpuFunction, options: CpuScanOptions | undefined): ScanSetup {
+  const { x, types, n } = checkInputs(input);
+  const outType = checkOutput(output, n);
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new ArgumentError('options', 'an options object', describe(options));
+  }
+  let accType = types[0] as NumericType;
+  let bit = false;
+  let t: GpuFunction | undefined;
+  if (options?.transform !== undefined) {
+    t = checkFn(options.transform, 1, types, 'options.transform');
+    const rt = t.resultType(types);
+    bit = rt === 'bool';
+    accType = rt === 'bool' ? 'u32' : rt;
+  }
+  const r = checkFn(op, 2, [accType, accType], 'op');
+  return { x, n, inType: types[0] as NumericType, outType, accType, t, bit, r };
+}
+
+function spec(s: ScanSetup, kind: KernelSpec['kind']): KernelSpec {
+  return {
+    kind,
+    t: s.t ? { fn: s.t, argTypes: [s.inType] } : undefined,
+    r: { fn: s.r, argTypes: [s.accType, s.accType] },
+    inputs: 1,
+    bit: s.bit,
+    arrays: [s.inType, undefined, kind === 'reduce' ? undefined : s.outType],
+  };
+}
+
+async function scan(
+  backend: CpuBackend,
+  s: ScanSetup,
+  output: HostArray,
+  kind: 'inclusiveScan' | 'exclusiveScan',
+  hasInit: boolean,
+  init: number,
+): Promise<void> {
+  const { x, n } = s;
+  if (n === 0) return;
+  const scanSpec = spec(s, kind);
+  const chunks = planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par') {
+    seqKernel(scanSpec)({ s: '', x, y: output, b: 0, e: n, h: hasInit, c: init });
+    return;
+  }
+  const scanSrc = parKernelSource(scanSpec);
+  const reduceSrc = parKernelSource(spec(s, 'reduce'));
+  const st = stage(x, undefined, output, n);
+  // (1) scan chunk 0 from init, reduce chunks 1..C-2 (the last chunk's total is not needed).
+  const first = chunks.slice(0, -1);
+  const totals = await runChunks(backend.pool, first, (c, i) =>
+    i === 0
+      ? { s: scanSrc, x: st.x, y: st.y, b: c.begin, e: c.end, h: hasInit, c: init }
+      : { s: reduceSrc, x: st.x, b: c.begin, e: c.end, h: false, c: 0 },
+  );
+  // (2) carries in chunk order: carry[k] = total(chunks 0..k-1), init included.
+  const op = s.r.js([s.accType, s.accType]) as (a: number, b: number) => number;
+  const carries: number[] = [totals[0] as number];
+  for (let k = 1; k < totals.length; k++) carries.push(op(carries[k - 1] as number, totals[k] as number));
+  // (3) scan chunks 1..C-1 from their carries.
+  await runChunks(backend.pool, chunks.slice(1), (c, i) => ({
+    s: scanSrc,
+    x: st.x,
+    y: st.y,
+    b: c.begin,
+    e: c.end,
+    h: true,
+    c: carries[i] as number,
+  }));
+  st.finish();
+}
+
+/**
+ * oneDPL's inclusive_scan: `output[i] = init op v0 op ... op vi` (without `init` when it is
+ * undefined), where `v = options.transform(input[i])` or the element itself. `output` may be the
+ * input itself, but must not otherwise overlap it. `op` must be associative (not necessarily
+ * commutative). par costs about twice seq's reads split over the workers, plus copies for
+ * plain-ArrayBuffer arrays.
+ * @throws ArgumentError naming `input`, `output`, `op`, `init` or `options.transform`
+ */
+export async function cpuInclusiveScan(
+  backend: CpuBackend,
+  input: HostArray,
+  output: HostArray,
+  op: GpuFunction,
+  init?: number,
+  options?: CpuScanOptions,
+): Promise<void> {
+  const s = setup(input, output, op, options);
+  const hasInit = init !== undefined;
+  const start = hasInit ? coerce(s.accType, checkNumber(init, 'init')) : 0;
+  await scan(backend, s, output, 'inclusiveScan', hasInit, start);
+}
+
+/**
+ * oneDPL's exclusive_scan: `output[0] = init`, `output[i] = init op v0 op ... op v(i-1)`, where
+ * `v = options.transform(input[i])` or the element itself. Same costs and aliasing rules as
+ * `cpuInclusiveScan`.
+ * @param init default: the identity of `op` for the accumulator type
+ * @throws ArgumentError naming `init` when it is undefined and `op` has no identity
+ */
+export async function cpuExclusiveScan(
+  backend: CpuBackend,
+  input: HostArray,
+  output: HostArray,
+  op: GpuFunction,
+  init?: number,
+  options?: CpuScanOptions,
+): Promise<void> {
+  const s = setup(input, output, op, options);
+  let start: number;
+  if (init === undefined) {
+    const id = s.r.identity(s.accType);
+    if (id === undefined) {
+      throw new ArgumentError(
+        'init',
+        `an initial value (operator '${s.r.name}' has no identity for ${s.accType})`,
+        'undefined',
+      );
+    }
+    start = coerce(s.accType, id);
+  } else {
+    start = coerce(s.accType, checkNumber(init, 'init'));
+  }
+  await scan(backend, s, output, 'exclusiveScan', true, start);
+}

@@ -1,0 +1,114 @@
+/** Argument checks and shared-memory staging common to the CPU engines. */
+import {
+  ArgumentError,
+  describe,
+  elementTypeOf,
+  type GpuFunction,
+  type HostArray,
+  type NumericType,
+} from '@webdpl/core';
+import type { WorkerPool } from '../pool';
+import type { Chunk } from './chunks';
+import { type KernelJob, runKernelJob } from './kernels';
+import { allocShared, isShared, toShared } from './shared-memory';
+
+/** One input array, or two for binary transforms. */
+export type Inputs = HostArray | readonly [HostArray, HostArray];
+
+export interface CheckedInputs {
+  readonly x: HostArray;
+  readonly x2: HostArray | undefined;
+  readonly types: NumericType[];
+  readonly n: number;
+}
+
+/** Checks one or two input arrays; the second must be at least as long as the first. */
+export function checkInputs(input: Inputs, argument = 'input'): CheckedInputs {
+  if (Array.isArray(input)) {
+    if (input.length !== 2)
+      throw new ArgumentError(argument, 'one typed array or a pair of them', `${input.length} arrays`);
+    const [x, x2] = input as readonly [HostArray, HostArray];
+    const types = [elementTypeOf(x, `${argument}[0]`), elementTypeOf(x2, `${argument}[1]`)];
+    if (x2.length < x.length) {
+      throw new ArgumentError(
+        `${argument}[1]`,
+        `at least ${x.length} elements (the length of ${argument}[0])`,
+        `${x2.length}`,
+      );
+    }
+    return { x, x2, types, n: x.length };
+  }
+  const x = input as HostArray;
+  return { x, x2: undefined, types: [elementTypeOf(x, argument)], n: x.length };
+}
+
+/** Checks an output array of at least `n` elements. */
+export function checkOutput(output: unknown, n: number, argument = 'output'): NumericType {
+  const type = elementTypeOf(output, argument);
+  if ((output as HostArray).length < n) {
+    throw new ArgumentError(argument, `at least ${n} elements`, `${(output as HostArray).length}`);
+  }
+  return type;
+}
+
+/** Checks a GpuFunction of the given arity (1 or 2) that supports `argTypes`. */
+export function checkFn(fn: unknown, arity: 1 | 2, argTypes: readonly NumericType[], argument: string): GpuFunction {
+  const f = fn as GpuFunction;
+  if (typeof fn !== 'object' || fn === null || f.kind !== 'function') {
+    throw new ArgumentError(argument, 'a GpuFunction (a built-in operator or a lambda)', describe(fn));
+  }
+  if (f.arity !== arity)
+    throw new ArgumentError(argument, `a function of ${arity} argument(s)`, `'${f.name}' of ${f.arity}`);
+  if (!f.supports(argTypes)) {
+    throw new ArgumentError(argument, `a function defined for ${argTypes.join(', ')}`, `'${f.name}'`);
+  }
+  return f;
+}
+
+/** Checks a number argument. */
+export function checkNumber(x: unknown, argument: string): number {
+  if (typeof x !== 'number') throw new ArgumentError(argument, 'a number', describe(x));
+  return x;
+}
+
+/** Arrays of a par call, in shared memory, and how to copy the output back to the caller's. */
+export interface Staged {
+  readonly x: HostArray;
+  readonly x2: HostArray | undefined;
+  readonly y: HostArray | undefined;
+  /** Copies the first `n` outputs back into the caller's output when it was staged. */
+  finish(): void;
+}
+
+/**
+ * Moves a par call's arrays into shared memory: inputs via `toShared` (a copy unless already shared),
+ * the output as is when shared, else a shared temporary of `n` elements (the input's copy when the
+ * output is the input itself) that `finish()` copies back. An output must be the input itself or not
+ * overlap it.
+ */
+export function stage(x: HostArray, x2: HostArray | undefined, y: HostArray | undefined, n: number): Staged {
+  const sx = toShared(x);
+  const sx2 = x2 === undefined ? undefined : x2 === x ? sx : toShared(x2);
+  let sy: HostArray | undefined;
+  if (y === undefined || isShared(y)) sy = y;
+  else if (y === x) sy = sx;
+  else if (y === x2) sy = sx2;
+  else sy = allocShared(elementTypeOf(y), n);
+  return {
+    x: sx,
+    x2: sx2,
+    y: sy,
+    finish: () => {
+      if (y !== undefined && sy !== undefined && sy !== y) y.set(sy.length === n ? sy : sy.subarray(0, n));
+    },
+  };
+}
+
+/** Runs one kernel job per chunk on the pool; results in chunk order. */
+export function runChunks(
+  pool: WorkerPool,
+  chunks: readonly Chunk[],
+  job: (chunk: Chunk, index: number) => KernelJob,
+): Promise<number[]> {
+  return pool.run(runKernelJob, chunks.map(job));
+}

@@ -1,0 +1,63 @@
+/**
+ * Element-wise engines: `cpuTransform` (y[i] = fn(x[i]) or fn(x[i], x2[i])) and `cpuForEach` (in place).
+ * seq: one generated loop on the calling thread. par: one generated loop per chunk on the pool.
+ * Memory-bound: ~n reads and n writes per input; results are stored through the output's type
+ * (u32/i32 wrap, f32 rounding happens at the store).
+ */
+import type { GpuFunction, HostArray } from '@webdpl/core';
+import { type CpuBackend, planParallel } from './cpu-backend';
+import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { checkFn, checkInputs, checkOutput, type Inputs, runChunks, stage } from './staging';
+
+/**
+ * Writes `fn(input[i])` (or `fn(input[0][i], input[1][i])` for a pair of inputs) into `output[i]`
+ * for i < input length. `output` may be the input itself, but must not otherwise overlap it.
+ * par copies plain-ArrayBuffer arrays into shared memory (and the output back): pass arrays from
+ * `allocShared` to avoid those copies.
+ * @param fn a unary function, or a binary one with two inputs; `fn.supports(input types)` must hold
+ * @throws ArgumentError naming `input`, `output` or `fn`
+ */
+export async function cpuTransform(
+  backend: CpuBackend,
+  input: Inputs,
+  output: HostArray,
+  fn: GpuFunction,
+): Promise<void> {
+  const { x, x2, types, n } = checkInputs(input);
+  const outType = checkOutput(output, n);
+  const f = checkFn(fn, types.length as 1 | 2, types, 'fn');
+  if (n === 0) return;
+  const spec: KernelSpec = {
+    kind: 'map',
+    t: { fn: f, argTypes: types },
+    inputs: types.length as 1 | 2,
+    bit: f.resultType(types) === 'bool',
+    arrays: [types[0], types[1], outType],
+  };
+  const chunks = planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par') {
+    seqKernel(spec)({ s: '', x, x2, y: output, b: 0, e: n, h: false, c: 0 });
+    return;
+  }
+  const s = parKernelSource(spec);
+  const st = stage(x, x2, output, n);
+  await runChunks(backend.pool, chunks, (c) => ({
+    s,
+    x: st.x,
+    x2: st.x2,
+    y: st.y,
+    b: c.begin,
+    e: c.end,
+    h: false,
+    c: 0,
+  }));
+  st.finish();
+}
+
+/**
+ * oneDPL's for_each for pure functions: replaces each element of `data` by `fn(data[i])`, in place.
+ * Same costs as `cpuTransform` (a plain-ArrayBuffer `data` is copied to shared memory and back for par).
+ */
+export function cpuForEach(backend: CpuBackend, data: HostArray, fn: GpuFunction): Promise<void> {
+  return cpuTransform(backend, data, data, fn);
+}
