@@ -2,9 +2,27 @@
 // Each family adds its exports below its own marker line (keep the markers).
 
 // @family:transform-reduce
+export { allOf, anyOf, noneOf } from './any-of/index';
+export { count, countIf } from './count/index';
+export { findIf } from './find-if/index';
+export { innerProduct } from './inner-product/index';
+export type { ElementAt, MinMax } from './min-element/index';
+export { maxElement, minElement, minmaxElement } from './min-element/index';
+export type { FunctionArg } from './transform-reduce/index';
+export { transformReduce } from './transform-reduce/index';
 
 // @family:map
+export { adjacentDifference, minus } from './adjacent-difference/index';
+export { copy } from './copy/index';
+export { fill } from './fill/index';
+export { forEach } from './for-each/index';
+export { iota } from './iota/index';
+export { transform } from './transform/index';
 
 // @family:scan-scatter
+export type { PredicateArg } from './compaction/index';
+export { copyIf, partition, removeIf, stablePartition, unique } from './compaction/index';
+export type { ScanOperatorArg, TransformArg } from './scans/index';
+export { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './scans/index';
 
 // @family:sort

@@ -111,7 +111,7 @@ export interface BenchReport {
   readonly gpuNote?: string;
   readonly options: Record<string, unknown>;
   /** An empty submit-and-wait round trip on the device (wall time). */
-  floor?: Omit<Measurement, 'series' | 'kind' | 'label' | 'log2' | 'n' | 'gbps' | 'gelems'>;
+  floor?: Omit<Measurement, 'series' | 'kind' | 'label' | 'log2' | 'n' | 'gbps' | 'gelems' | 'check'>;
   readonly entries: EntryResult[];
   readonly notes: string[];
   durationS: number;

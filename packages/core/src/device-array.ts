@@ -35,6 +35,17 @@ function allocBytes(type: ElementType, length: number): number {
   return Math.max(16, Math.ceil((length * byteSize(type)) / 16) * 16);
 }
 
+/**
+ * Copies host bytes into `buffer` (queue.writeBuffer: staged by the implementation, ordered before
+ * the next submission). Note, measured on an H100 (Dawn/Vulkan, driver 580): after large uploads
+ * (a 1 GiB one, say) later kernels of the same process ran at ~55% of their bandwidth, whether the
+ * upload went in one call, in 16 MiB pieces, or through staging buffers of our own; data created on
+ * the GPU did not do it. See docs/benchmarks/h100-notes.md.
+ */
+function upload(device: GpuDevice, buffer: GPUBuffer, byteOffset: number, src: ArrayBufferView): void {
+  device.gpu.queue.writeBuffer(buffer, byteOffset, src.buffer, src.byteOffset, src.byteLength);
+}
+
 function f32ToF16Bits(x: number): number {
   const f = new Float32Array(1);
   const u = new Uint32Array(f.buffer);
@@ -99,7 +110,7 @@ export class DeviceArray<T extends ElementType = ElementType> {
       const bits = new Uint16Array(src.length + (src.length & 1));
       for (let i = 0; i < src.length; i++) bits[i] = f32ToF16Bits(src[i] as number);
       const a = DeviceArray.create(d, 'f16', src.length);
-      if (bits.byteLength) d.gpu.queue.writeBuffer(a.storage.buffer, 0, bits);
+      if (bits.byteLength) upload(d, a.storage.buffer, 0, bits);
       return a;
     }
     if (type !== hostType) {
@@ -107,7 +118,7 @@ export class DeviceArray<T extends ElementType = ElementType> {
     }
     const src = data as Uint32Array | Int32Array | Float32Array;
     const a = DeviceArray.create(d, type, src.length);
-    if (src.length) d.gpu.queue.writeBuffer(a.storage.buffer, 0, src.buffer, src.byteOffset, src.byteLength);
+    if (src.length) upload(d, a.storage.buffer, 0, src);
     return a;
   }
 
@@ -223,14 +234,7 @@ export class DeviceArray<T extends ElementType = ElementType> {
       throw new ArgumentError('data', `${this.length} elements`, `${(data as ArrayLike<number>).length}`);
     }
     const src = data as Uint32Array;
-    if (src.length)
-      this.device.gpu.queue.writeBuffer(
-        this.storage.buffer,
-        this.byteOffset,
-        src.buffer,
-        src.byteOffset,
-        src.byteLength,
-      );
+    if (src.length) upload(this.device, this.storage.buffer, this.byteOffset, src);
   }
 
   /** Frees the GPU memory. Destroying a view is an error: destroy the array it views. Idempotent. */

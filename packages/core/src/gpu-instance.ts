@@ -30,7 +30,10 @@ async function loadNodeGpu(): Promise<GPU | null> {
     for (const [k, v] of Object.entries(mod.globals)) {
       if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
     }
-    return mod.create([]);
+    // Timestamp quantization guards browsers against timing attacks; in Node it only blurs device
+    // times (to 65.5 us steps on NVIDIA), so it is off. WEBDPL_DAWN_FLAGS adds more Dawn options.
+    const extra = (process.env.WEBDPL_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    return mod.create(['disable-dawn-features=timestamp_quantization', ...extra]);
   } catch (e) {
     loadError = `the 'webgpu' package could not be loaded: ${(e as Error).message}`;
     return null;

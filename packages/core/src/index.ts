@@ -34,6 +34,8 @@ export {
   WebdplError,
 } from './errors';
 export { getGpu, gpuUnavailableReason, releaseGpu } from './gpu-instance';
+export type { ExplicitFunction, LambdaFn, LambdaOptions } from './lambda/lambda';
+export { lambda, toGpuFunction } from './lambda/lambda';
 export type { BinaryOp, GpuFunction, ResultType, SubgroupOp } from './operators';
 export {
   BUILTIN_OPERATORS,

@@ -1,3 +1,17 @@
+export type { Chunk } from './cpu/chunks';
+export { CHUNKS_PER_WORKER, parallelChunks } from './cpu/chunks';
+export type { CpuBackend, CpuTuning } from './cpu/cpu-backend';
+export { cpuTuning, DEFAULT_MIN_CHUNK, DEFAULT_PARALLEL_THRESHOLD, planParallel } from './cpu/cpu-backend';
+export { cpuFindFirst } from './cpu/find';
+export type { KernelJob } from './cpu/kernels';
+export { runKernelJob } from './cpu/kernels';
+export { cpuCountIf, cpuReduce, cpuTransformReduce } from './cpu/reduce';
+export type { CpuScanOptions } from './cpu/scan';
+export { cpuExclusiveScan, cpuInclusiveScan } from './cpu/scan';
+export type { ShareableArray } from './cpu/shared-memory';
+export { allocShared, isShared, toShared } from './cpu/shared-memory';
+export type { Inputs } from './cpu/staging';
+export { cpuForEach, cpuTransform } from './cpu/transform';
 export type {
   AutoPolicy,
   DevicePolicy,
@@ -5,11 +19,19 @@ export type {
   Fallback,
   HostMode,
   HostPolicy,
+  HostPolicyOptions,
   Policy,
   TuningOverrides,
 } from './policy';
-export { execution, isPolicy, makeAutoPolicy, makeDevicePolicy, makeHostPolicy } from './policy';
+export {
+  execution,
+  isPolicy,
+  makeAutoPolicy,
+  makeDevicePolicy,
+  makeHostPolicy,
+  sharedMemoryAvailable,
+} from './policy';
 export type { PoolOptions, WorkerPool } from './pool';
-export { createPool, defaultPool } from './pool';
+export { createPool, defaultPool, logicalCores } from './pool';
 export type { Backend, BackendRequest } from './select-backend';
 export { assertNever, checkPolicy, gpuCannotRun, selectBackend } from './select-backend';

@@ -32,6 +32,19 @@ export interface HostPolicy {
   readonly info: string;
   /** Pool for par/parUnseq; undefined means the shared default pool. */
   readonly pool?: WorkerPool;
+  /**
+   * Per-algorithm CPU tuning overrides (keys as for device policies; `parallelThreshold` and
+   * `minChunk` for the CPU engines, so tests can force the chunked paths at small n). @default {}
+   */
+  readonly tuning?: TuningOverrides;
+}
+
+/** Options of `makeHostPolicy`. */
+export interface HostPolicyOptions {
+  /** Pool for par/parUnseq. @default the shared default pool (one worker per logical core) */
+  readonly pool?: WorkerPool;
+  /** Per-algorithm CPU tuning overrides. @default {} */
+  readonly tuning?: TuningOverrides;
 }
 
 export interface DevicePolicyOptions {
@@ -65,26 +78,60 @@ export interface AutoPolicy {
 
 export type Policy = HostPolicy | DevicePolicy | AutoPolicy;
 
-function hostPolicy(mode: HostMode, info: string, pool?: WorkerPool): HostPolicy {
-  return Object.freeze({ kind: 'host', mode, info, pool });
+function hostPolicy(mode: HostMode, info: string, pool?: WorkerPool, tuning?: TuningOverrides): HostPolicy {
+  return Object.freeze({ kind: 'host', mode, info, pool, tuning });
 }
 
-function sharedMemoryAvailable(): boolean {
+/**
+ * Whether typed arrays over SharedArrayBuffer can be shared with workers here: always in Node, and in
+ * browsers only when cross-origin isolated. Read at policy creation (for `info`) and again by
+ * selectBackend for every call.
+ */
+export function sharedMemoryAvailable(): boolean {
   if (typeof SharedArrayBuffer === 'undefined') return false;
   const g = globalThis as { process?: { versions?: { node?: string } }; crossOriginIsolated?: boolean };
   return typeof g.process?.versions?.node === 'string' || g.crossOriginIsolated === true;
 }
 
-function parallelPolicy(mode: 'par' | 'parUnseq', pool?: WorkerPool): HostPolicy {
+function parallelPolicy(mode: 'par' | 'parUnseq', pool?: WorkerPool, tuning?: TuningOverrides): HostPolicy {
   if (!sharedMemoryAvailable()) {
-    return hostPolicy(mode, `${mode} runs as seq: SharedArrayBuffer is unavailable (no cross-origin isolation)`, pool);
+    return hostPolicy(
+      mode,
+      `${mode} runs as seq: SharedArrayBuffer is unavailable (no cross-origin isolation)`,
+      pool,
+      tuning,
+    );
   }
-  return hostPolicy(mode, `${mode} on a worker pool`, pool);
+  return hostPolicy(mode, `${mode} on a worker pool`, pool, tuning);
 }
 
-/** A host policy running on the given pool (e.g. one with a set number of workers). */
-export function makeHostPolicy(mode: HostMode, pool?: WorkerPool): HostPolicy {
-  return mode === 'par' || mode === 'parUnseq' ? parallelPolicy(mode, pool) : hostPolicy(mode, mode, pool);
+const HOST_MODES: readonly HostMode[] = ['seq', 'unseq', 'par', 'parUnseq'];
+
+function isWorkerPool(x: unknown): x is WorkerPool {
+  const p = x as WorkerPool;
+  return typeof x === 'object' && x !== null && typeof p.run === 'function' && typeof p.size === 'number';
+}
+
+/**
+ * A host policy, e.g. par on a pool with a set number of workers, or with CPU tuning overrides.
+ * The second argument is a pool or an options object.
+ * @throws ArgumentError naming `mode`, `options`, `options.pool` or `options.tuning`
+ */
+export function makeHostPolicy(mode: HostMode, options?: WorkerPool | HostPolicyOptions): HostPolicy {
+  if (!HOST_MODES.includes(mode)) throw new ArgumentError('mode', `one of ${HOST_MODES.join(', ')}`, describe(mode));
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new ArgumentError('options', 'a WorkerPool or an options object', describe(options));
+  }
+  const opts: HostPolicyOptions = isWorkerPool(options) ? { pool: options } : (options ?? {});
+  if (opts.pool !== undefined && !isWorkerPool(opts.pool)) {
+    throw new ArgumentError('options.pool', 'a WorkerPool (createPool())', describe(opts.pool));
+  }
+  if (opts.tuning !== undefined && (typeof opts.tuning !== 'object' || opts.tuning === null)) {
+    throw new ArgumentError('options.tuning', 'a record of per-algorithm overrides', describe(opts.tuning));
+  }
+  return mode === 'par' || mode === 'parUnseq'
+    ? parallelPolicy(mode, opts.pool, opts.tuning)
+    : hostPolicy(mode, mode, opts.pool, opts.tuning);
 }
 
 function isQueue(x: unknown): x is Queue {

@@ -107,7 +107,7 @@ export function logicalCores(): number {
 
 type NodeWorkerCtor = new (
   code: string,
-  options: { eval: true },
+  options: { eval: true; execArgv: string[] },
 ) => {
   on(event: 'message', fn: (data: unknown) => void): void;
   on(event: 'error', fn: (error: Error) => void): void;
@@ -136,7 +136,9 @@ function getSpawner(): Promise<Spawn | undefined> {
     if (proc) {
       const NodeWorker = await loadNodeWorker(proc);
       return (events) => {
-        const w = new NodeWorker(WORKER_SOURCE, { eval: true });
+        // execArgv: [] keeps the parent's loaders (tsx, vitest) and --input-type out of the workers:
+        // they would slow every start and make the eval'd source an ES module.
+        const w = new NodeWorker(WORKER_SOURCE, { eval: true, execArgv: [] });
         w.on('message', events.message);
         w.on('error', events.error);
         w.on('exit', events.exit);

@@ -48,11 +48,6 @@ export type Backend =
 export interface BackendRequest {
   /** Algorithm name, also the key of tuning overrides. */
   readonly algorithm: string;
-  /**
-   * The engine the algorithm runs on (e.g. 'transform-reduce'), a second key of tuning overrides:
-   * a policy's `tuning[engine]` applies under its `tuning[algorithm]`. @default none
-   */
-  readonly engine?: string;
   /** Engine the algorithm runs on (e.g. 'transform-reduce'); its tuning overrides apply first. */
   readonly engine?: string;
   /** Element types involved. */
@@ -103,9 +98,9 @@ function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[]): void {
   for (const a of arrays) a.check(device);
 }
 
-/** Overrides for a call: the engine's entry, then the algorithm's own entry on top. */
+/** Overrides for a call: the `'*'` entry, then the engine's entry, then the algorithm's own entry on top. */
 function tuningFor(tuning: TuningOverrides, req: BackendRequest): Readonly<Record<string, number | boolean>> {
-  return { ...(req.engine ? tuning[req.engine] : undefined), ...tuning[req.algorithm] };
+  return { ...tuning['*'], ...(req.engine ? tuning[req.engine] : undefined), ...tuning[req.algorithm] };
 }
 
 let autoDevice: Promise<GpuDevice | undefined> | undefined;

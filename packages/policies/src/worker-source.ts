@@ -10,8 +10,14 @@
 export const WORKER_SOURCE = `'use strict';
 // esbuild may wrap functions in __name(fn, "name") calls; those survive fn.toString().
 if (typeof globalThis.__name !== 'function') globalThis.__name = function (f) { return f; };
-const nodePort = typeof require === 'function' ? require('node:worker_threads').parentPort : null;
-const post = nodePort ? (m) => nodePort.postMessage(m) : (m) => self.postMessage(m);
+// Node runs this as CommonJS (the pool passes execArgv: []); the fallbacks cover ESM evaluation.
+const isNode = typeof process === 'object' && process !== null && typeof process.versions === 'object' && typeof process.versions.node === 'string';
+let nodePort = null;
+if (isNode) {
+  if (typeof require === 'function') nodePort = require('node:worker_threads').parentPort;
+  else if (typeof process.getBuiltinModule === 'function') nodePort = process.getBuiltinModule('node:worker_threads').parentPort;
+}
+const post = (m) => (nodePort ? nodePort.postMessage(m) : self.postMessage(m));
 const tasks = new Map();
 function fail(i, e) {
   const err = e !== null && typeof e === 'object' ? e : { message: String(e) };
@@ -38,5 +44,8 @@ function onMessage(m) {
   else ok(m.i, r);
 }
 if (nodePort) nodePort.on('message', onMessage);
-else self.onmessage = (ev) => onMessage(ev.data);
+else if (isNode) {
+  // Messages wait in the port's queue until the listener is attached.
+  import('node:worker_threads').then((wt) => { nodePort = wt.parentPort; nodePort.on('message', onMessage); });
+} else self.onmessage = (ev) => onMessage(ev.data);
 `;

@@ -15,7 +15,16 @@ export const TINY_TUNING: TuningOverrides = {
     maxWorkgroups: 5,
     maxBindingBytes: 4096,
   },
+  map: {
+    workgroupSize: 32,
+    vecsPerThread: 2,
+    itemsPerThread: 2,
+    maxBindingBytes: 4096,
+  },
 };
+
+/** The tiles of the tiny map tuning in elements (vec path: 32 threads x 2 vec4; scalar: 32 x 2). */
+export const TINY_MAP_TILES = [32 * 2 * 4, 32 * 2] as const;
 
 /** The tile of the tiny transform-reduce tuning in elements (vec path), for edge sizes. */
 export const TINY_TILE = 32 * 4;

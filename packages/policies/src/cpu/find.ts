@@ -46,6 +46,7 @@ export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: Gpu
     c: 0,
     f: found,
   }));
+  st.finish();
   let best = -1;
   for (const h of hits) if (h >= 0 && (best < 0 || h < best)) best = h;
   return best;

@@ -25,7 +25,7 @@ export async function cpuTransformReduce(
   reduceOp: GpuFunction,
   transformFn?: GpuFunction,
 ): Promise<number> {
-  const { x, x2, types, n } = checkInputs(input);
+  const { x, x2, types } = checkInputs(input);
   checkNumber(init, 'init');
   let accType: NumericType = types[0] as NumericType;
   let bit = false;
@@ -80,6 +80,7 @@ async function foldAll(
     h: false,
     c: 0,
   }));
+  st.finish();
   const op = r.js(rTypes) as (a: number, b: number) => number;
   let acc = start;
   for (const p of partials) acc = op(acc, p);
@@ -91,7 +92,7 @@ async function foldAll(
  * in the input's element type. See `cpuTransformReduce` for costs.
  * @throws ArgumentError naming `input`, `init` or `op`
  */
-export function cpuReduce(backend: CpuBackend, input: HostArray, init: number, op: GpuFunction): Promise<number> {
+export async function cpuReduce(backend: CpuBackend, input: HostArray, init: number, op: GpuFunction): Promise<number> {
   const { x, types } = checkInputs(input);
   checkNumber(init, 'init');
   return foldAll(backend, x, undefined, types, init, op, undefined, false, types[0] as NumericType);
@@ -102,7 +103,7 @@ export function cpuReduce(backend: CpuBackend, input: HostArray, init: number, o
  * A transform-reduce with plus over 1/0.
  * @throws ArgumentError naming `input` or `pred`
  */
-export function cpuCountIf(backend: CpuBackend, input: Inputs, pred: GpuFunction): Promise<number> {
+export async function cpuCountIf(backend: CpuBackend, input: Inputs, pred: GpuFunction): Promise<number> {
   const { x, x2, types } = checkInputs(input);
   const p = checkFn(pred, types.length as 1 | 2, types, 'pred');
   return foldAll(backend, x, x2, types, 0, plus, p, true, 'u32');

@@ -10,7 +10,8 @@ import {
 import type { WorkerPool } from '../pool';
 import type { Chunk } from './chunks';
 import { type KernelJob, runKernelJob } from './kernels';
-import { allocShared, isShared, toShared } from './shared-memory';
+import { acquireScratch, releaseScratch } from './scratch';
+import { isShared } from './shared-memory';
 
 /** One input array, or two for binary transforms. */
 export type Inputs = HostArray | readonly [HostArray, HostArray];
@@ -76,30 +77,55 @@ export interface Staged {
   readonly x: HostArray;
   readonly x2: HostArray | undefined;
   readonly y: HostArray | undefined;
-  /** Copies the first `n` outputs back into the caller's output when it was staged. */
+  /**
+   * After a successful run: copies the first `n` outputs back into the caller's output when it was
+   * staged, and keeps the staging buffers for reuse. Not called after a failed run, whose other
+   * jobs may still be running in workers: those buffers are left to the garbage collector.
+   */
   finish(): void;
 }
 
+function view(type: NumericType, buffer: SharedArrayBuffer, length: number): HostArray {
+  switch (type) {
+    case 'u32':
+      return new Uint32Array(buffer, 0, length);
+    case 'i32':
+      return new Int32Array(buffer, 0, length);
+    case 'f32':
+      return new Float32Array(buffer, 0, length);
+  }
+}
+
 /**
- * Moves a par call's arrays into shared memory: inputs via `toShared` (a copy unless already shared),
- * the output as is when shared, else a shared temporary of `n` elements (the input's copy when the
- * output is the input itself) that `finish()` copies back. An output must be the input itself or not
- * overlap it.
+ * Moves a par call's arrays into shared memory: shared arrays as they are; plain-ArrayBuffer inputs
+ * copied into reusable shared scratch (see scratch.ts; the copy is ~n * 4 bytes of memcpy); a plain
+ * output replaced by scratch (the input's copy when the output is the input itself) that `finish()`
+ * copies back. An output must be the input itself or not overlap it.
  */
 export function stage(x: HostArray, x2: HostArray | undefined, y: HostArray | undefined, n: number): Staged {
-  const sx = toShared(x);
-  const sx2 = x2 === undefined ? undefined : x2 === x ? sx : toShared(x2);
+  const scratch: SharedArrayBuffer[] = [];
+  const share = (a: HostArray, copy: boolean): HostArray => {
+    if (isShared(a)) return a;
+    const buf = acquireScratch(a.length * 4);
+    scratch.push(buf);
+    const v = view(elementTypeOf(a), buf, a.length);
+    if (copy) v.set(a);
+    return v;
+  };
+  const sx = share(x, true);
+  const sx2 = x2 === undefined ? undefined : x2 === x ? sx : share(x2, true);
   let sy: HostArray | undefined;
   if (y === undefined || isShared(y)) sy = y;
   else if (y === x) sy = sx;
   else if (y === x2) sy = sx2;
-  else sy = allocShared(elementTypeOf(y), n);
+  else sy = share(y.length === n ? y : y.subarray(0, n), false);
   return {
     x: sx,
     x2: sx2,
     y: sy,
     finish: () => {
       if (y !== undefined && sy !== undefined && sy !== y) y.set(sy.length === n ? sy : sy.subarray(0, n));
+      for (const buf of scratch) releaseScratch(buf);
     },
   };
 }

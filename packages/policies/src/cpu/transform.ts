@@ -58,6 +58,6 @@ export async function cpuTransform(
  * oneDPL's for_each for pure functions: replaces each element of `data` by `fn(data[i])`, in place.
  * Same costs as `cpuTransform` (a plain-ArrayBuffer `data` is copied to shared memory and back for par).
  */
-export function cpuForEach(backend: CpuBackend, data: HostArray, fn: GpuFunction): Promise<void> {
+export async function cpuForEach(backend: CpuBackend, data: HostArray, fn: GpuFunction): Promise<void> {
   return cpuTransform(backend, data, data, fn);
 }

@@ -1,0 +1,42 @@
+/**
+ * anyOf, allOf, noneOf: whether `pred` is truthy for some, every, or no element. Empty input:
+ * anyOf false, allOf true, noneOf true. Truthy: a bool result, or a number that is non-zero and not
+ * NaN (JS truthiness).
+ *
+ * Strategy: a find-first (see ../find-if): anyOf = a match exists, noneOf = none does, allOf = no
+ * element fails `pred` (the negated predicate). CPU stops early on a hit; the GPU makes one pass.
+ * Size tiers: n = 0 answers at once; otherwise see the transform-reduce engine.
+ */
+import { type ArrayArg, checkArray, checkFunction } from '../common/args';
+import { findFirstChecked } from '../find-if/index';
+import type { FunctionArg } from '../transform-reduce/index';
+
+/**
+ * True when `pred` is truthy for at least one element (false for empty input).
+ * @param pred a unary function of the element type
+ */
+export async function anyOf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
+  const a = checkArray(input, 'input');
+  const p = checkFunction(pred, 'pred', 1);
+  return (await findFirstChecked(policy, 'anyOf', a, p, false)) >= 0;
+}
+
+/**
+ * True when `pred` is truthy for every element (true for empty input).
+ * @param pred a unary function of the element type
+ */
+export async function allOf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
+  const a = checkArray(input, 'input');
+  const p = checkFunction(pred, 'pred', 1);
+  return (await findFirstChecked(policy, 'allOf', a, p, true)) < 0;
+}
+
+/**
+ * True when `pred` is truthy for no element (true for empty input).
+ * @param pred a unary function of the element type
+ */
+export async function noneOf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
+  const a = checkArray(input, 'input');
+  const p = checkFunction(pred, 'pred', 1);
+  return (await findFirstChecked(policy, 'noneOf', a, p, false)) < 0;
+}

@@ -1,0 +1,249 @@
+/**
+ * copyIf, removeIf, partition, stablePartition, unique: stream compaction (oneDPL's copy_if,
+ * remove_if, partition, stable_partition, unique), all on the scan-scatter engine.
+ *
+ * Semantics: copyIf writes the elements with a truthy `pred(x)` in order to output[0, count) and
+ * returns count; `output` needs room for them (checked after counting: an output too short is an
+ * error and is left untouched). removeIf and unique work in place and return the new length; the
+ * elements from the new length on are unspecified (the GPU leaves the old values). partition puts the
+ * elements with a truthy predicate first and returns how many (the other elements follow, in an
+ * unspecified order); stablePartition keeps the input order within both groups. unique removes
+ * consecutive duplicates compared with `===`: NaNs are never equal (each NaN is kept), +0 equals -0.
+ * Predicates follow JS truthiness on every backend (non-zero and not NaN).
+ *
+ * Strategy: CPU: one loop (seq), count-then-scatter on the worker pool (par). GPU: the engine's
+ * chained scan over 1/0 keep flags with the scatter fused in (one read of the input; the count read
+ * back in the same submission). In-place algorithms compact into a temporary and copy it back with
+ * a small kernel in the same command buffer (the chained scan's fallback re-reads predecessor tiles,
+ * so it never writes over its own input). Size tiers: n = 0 returns 0 at once; otherwise see the
+ * engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
+ * (device policies fall back to the CPU beyond it).
+ */
+import { ArgumentError, DeviceArray, type GpuDevice, type GpuFunction, type NumericType } from '@webdpl/core';
+import { assertNever, type Backend, selectBackend } from '@webdpl/policies';
+import {
+  type ArrayArg,
+  type CheckedArray,
+  checkArray,
+  checkFunction,
+  checkNoAlias,
+  deviceArraysOf,
+  hostArrayOf,
+} from '../common/args';
+import { copyInto, releaseTemps, toDevice } from '../common/gpu-io';
+import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
+import { type CompactDeviceRequest, compactDevice, compactionLimit, type FinishMode, SCAN_ENGINE } from '../engines/scan';
+import { type CpuKeep, cpuCompact, scratchHost } from '../engines/scan/cpu';
+
+/** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
+export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;
+
+type GpuBackend = Extract<Backend, { kind: 'gpu' }>;
+
+/** What to keep: a predicate (possibly negated) or "differs from the previous element". */
+type Keep = { readonly pred: GpuFunction; readonly negate: boolean } | undefined;
+
+function checkPredicate(pred: unknown, t: NumericType): GpuFunction {
+  const fn = checkFunction(pred, 'pred', 1);
+  if (!fn.supports([t])) throw new ArgumentError('pred', `a predicate defined for ${t}`, `'${fn.name}'`);
+  resultTypeOf(fn, [t], 'pred');
+  return fn;
+}
+
+async function backendFor(
+  policy: unknown,
+  algorithm: string,
+  t: NumericType,
+  keep: Keep,
+  n: number,
+  ...arrays: CheckedArray[]
+): Promise<Backend> {
+  return selectBackend(policy, {
+    algorithm,
+    engine: SCAN_ENGINE,
+    types: [t],
+    functions: keep ? [{ fn: keep.pred, argTypes: [t] }] : [],
+    deviceArrays: deviceArraysOf(...arrays),
+    gpuCheck: (device) => compactionLimit(device, n),
+  });
+}
+
+function cpuKeep(keep: Keep, t: NumericType): CpuKeep {
+  if (!keep) return { kind: 'adjacent-different' };
+  return { kind: 'predicate', fn: keep.negate ? negatePredicate(keep.pred) : keep.pred, type: t };
+}
+
+function gpuKeep(keep: Keep, t: NumericType): CompactDeviceRequest['keep'] {
+  if (!keep) return { kind: 'adjacent-different' };
+  return { kind: 'predicate', fn: predicateFragment(keep.pred, [t], keep.negate) };
+}
+
+/**
+ * In-place compaction of `data` (removeIf, unique, partitions): CPU in place; GPU into a temporary
+ * copied back by the finish kernel (DeviceArray) or read back (host array).
+ */
+async function inPlace(
+  policy: unknown,
+  algorithm: string,
+  dataArg: unknown,
+  keepArg: (t: NumericType) => Keep,
+  mode: 'compact' | 'partition' | 'stable-partition',
+): Promise<number> {
+  const data = checkArray(dataArg, 'data');
+  const t = data.type;
+  const keep = keepArg(t);
+  const n = data.length;
+  const backend = await backendFor(policy, algorithm, t, keep, n, data);
+  if (n === 0) return 0;
+  switch (backend.kind) {
+    case 'seq':
+    case 'par': {
+      const x = hostArrayOf(data);
+      return cpuCompact(backend, x, x, cpuKeep(keep, t), mode === 'compact' ? 'compact' : 'partition');
+    }
+    case 'gpu': {
+      const { device } = backend;
+      const side = toDevice(device, data);
+      const temp = DeviceArray.create(device, t, n);
+      try {
+        const finishMode: FinishMode = mode === 'compact' ? 'prefix' : mode === 'partition' ? 'all' : 'stable-partition';
+        const r = await compactDevice(device, {
+          label: algorithm,
+          input: side.array,
+          output: temp,
+          keep: gpuKeep(keep, t),
+          write: mode === 'compact' ? 'compact' : 'partition',
+          finish: data.kind === 'device' ? { dst: data.array, mode: finishMode } : undefined,
+          readBack: data.kind === 'host',
+          tuning: backend.tuning,
+          tuningName: algorithm,
+        });
+        if (data.kind === 'host' && r.bytes) {
+          const host = data.array;
+          if (mode === 'compact' || mode === 'partition') copyInto(host, r.bytes, mode === 'compact' ? r.count : n);
+          else {
+            const src = new (host.constructor as Uint32ArrayConstructor)(r.bytes, 0, n);
+            host.set(src.subarray(0, r.count));
+            for (let q = 0; q < n - r.count; q++) host[r.count + q] = src[n - 1 - q] as number;
+          }
+        }
+        return r.count;
+      } finally {
+        temp.destroy();
+        releaseTemps(side);
+      }
+    }
+    default:
+      return assertNever(backend);
+  }
+}
+
+async function copyIfGpu(backend: GpuBackend, inp: CheckedArray, out: CheckedArray, keep: Keep): Promise<number> {
+  const { device } = backend;
+  const t = inp.type;
+  const n = inp.length;
+  const side = toDevice(device, inp);
+  const direct = out.kind === 'device' && out.length >= n;
+  const temp = direct ? undefined : DeviceArray.create(device as GpuDevice, t, n);
+  try {
+    const r = await compactDevice(device, {
+      label: 'copyIf',
+      input: side.array,
+      output: direct ? (out.array as DeviceArray) : (temp as DeviceArray),
+      keep: gpuKeep(keep, t),
+      write: 'compact',
+      finish:
+        !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
+      readBack: out.kind === 'host',
+      tuning: backend.tuning,
+      tuningName: 'copyIf',
+    });
+    if (r.count > out.length) {
+      throw new ArgumentError('output', `at least ${r.count} elements (the number of elements kept)`, `${out.length}`);
+    }
+    if (out.kind === 'host' && r.bytes) copyInto(out.array, r.bytes, r.count);
+    return r.count;
+  } finally {
+    temp?.destroy();
+    releaseTemps(side);
+  }
+}
+
+/**
+ * Copies the elements of `input` for which `pred` is truthy, in order, to output[0, count) and
+ * returns count. `output` must not overlap `input`; it needs at least count elements (an output too
+ * short is an error, and is then left untouched).
+ * @throws ArgumentError naming `policy`, `input`, `output` or `pred`
+ */
+export async function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred: PredicateArg): Promise<number> {
+  const inp = checkArray(input, 'input');
+  const out = checkArray(output, 'output');
+  const t = inp.type;
+  if (out.type !== t) throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
+  checkNoAlias(inp, out, 'input', 'output');
+  const keep: Keep = { pred: checkPredicate(pred, t), negate: false };
+  const n = inp.length;
+  const backend = await backendFor(policy, 'copyIf', t, keep, n, inp, out);
+  if (n === 0) return 0;
+  switch (backend.kind) {
+    case 'seq':
+    case 'par': {
+      const x = hostArrayOf(inp);
+      const y = hostArrayOf(out);
+      if (y.length >= n) return cpuCompact(backend, x, y, cpuKeep(keep, t), 'compact');
+      const tmp = scratchHost(t, n);
+      const count = await cpuCompact(backend, x, tmp, cpuKeep(keep, t), 'compact');
+      if (count > y.length) {
+        throw new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${y.length}`);
+      }
+      y.set(tmp.subarray(0, count));
+      return count;
+    }
+    case 'gpu':
+      return copyIfGpu(backend, inp, out, keep);
+    default:
+      return assertNever(backend);
+  }
+}
+
+/**
+ * Removes the elements for which `pred` is truthy, keeping the order of the others (stable), in
+ * place; returns the new length. Elements from the new length on are unspecified.
+ * @throws ArgumentError naming `policy`, `data` or `pred`
+ */
+export function removeIf(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number> {
+  return inPlace(policy, 'removeIf', data, (t) => ({ pred: checkPredicate(pred, t), negate: true }), 'compact');
+}
+
+/**
+ * Reorders `data` so the elements for which `pred` is truthy come first; returns their number (the
+ * split point). The order within each group is unspecified (the CPU keeps it; the GPU writes the
+ * second group from the end).
+ * @throws ArgumentError naming `policy`, `data` or `pred`
+ */
+export function partition(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number> {
+  return inPlace(policy, 'partition', data, (t) => ({ pred: checkPredicate(pred, t), negate: false }), 'partition');
+}
+
+/**
+ * As partition, keeping the input order within both groups.
+ * @throws ArgumentError naming `policy`, `data` or `pred`
+ */
+export function stablePartition(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number> {
+  return inPlace(
+    policy,
+    'stablePartition',
+    data,
+    (t) => ({ pred: checkPredicate(pred, t), negate: false }),
+    'stable-partition',
+  );
+}
+
+/**
+ * Removes consecutive duplicates in place (compared with `===`: NaNs are never equal, +0 equals -0);
+ * returns the new length. Elements from the new length on are unspecified.
+ * @throws ArgumentError naming `policy` or `data`
+ */
+export function unique(policy: unknown, data: ArrayArg): Promise<number> {
+  return inPlace(policy, 'unique', data, () => undefined, 'compact');
+}

@@ -1,0 +1,347 @@
+/**
+ * The radix-sort engine: a stable LSD radix sort of 32-bit keys (u32, i32, f32 through
+ * order-preserving key bits, ascending or descending) with optional 32-bit values, OneSweep style:
+ * 8-bit digits, one pass building all four digit histograms, then one pass per digit that ranks a
+ * tile, finds its global offsets by decoupled look-back (with fallback), and scatters.
+ *
+ * Size tiers: n <= 1 returns at once; n up to one tile (tuning.singleWorkgroupMax) runs in one
+ * workgroup entirely in workgroup memory; larger n runs histogram + plan + up to 4 digit passes
+ * (passes whose digit is the same for every key launch no workgroups: the plan kernel writes the
+ * indirect dispatch arguments) and a final copy when an odd number of passes ran. Everything is one
+ * command buffer. Scratch (the ping-pong half, histograms, look-back table, indirect arguments) is
+ * cached per device and grows on demand; the look-back table is cleared before every pass.
+ *
+ * Limits: n < 2^30 (look-back counts are 30 bits) and n*4 bytes within one storage binding.
+ */
+import {
+  ArgumentError,
+  type DeviceArray,
+  type GpuDevice,
+  getPipeline,
+  gridFor,
+  type NumericType,
+  UnsupportedOnDeviceError,
+} from '@webdpl/core';
+import { scratchBuffer } from '../../common/scratch';
+import { resolveTuning, useSubgroups } from '../../common/tuning';
+import type { RadixKeyType } from './key-bits';
+import {
+  COPY_PER_THREAD,
+  COPY_THREADS,
+  copyKernel,
+  histogramKernel,
+  INDIRECT_WORDS,
+  META_WORDS,
+  onesweepKernel,
+  planKernel,
+  singleWorkgroupKernel,
+  type TileParams,
+} from './kernels';
+import { type RadixSortTuning, radixSortTuningFor } from './tuning';
+
+export type { RadixKeyType } from './key-bits';
+export { keyBitsFragment } from './key-bits';
+export type { RadixSortTuning } from './tuning';
+export { radixSortTuning, radixSortTuningFor } from './tuning';
+
+export interface RadixSortOptions {
+  /** How to read the keys' bits. @default keys.type */
+  readonly keyType?: RadixKeyType;
+  /** Sort descending (NaN still last). @default false */
+  readonly descending?: boolean;
+  /** Tuning overrides (see radixSortTuning). @default {} */
+  readonly tuning?: Readonly<Record<string, number | boolean>>;
+  /** Name the overrides are checked under in error messages. @default 'radix-sort' */
+  readonly tuningName?: string;
+  /** Label of the command buffer (errors, profiling). @default 'radixSort' */
+  readonly label?: string;
+  /** Also read the sorted keys (and values) back in the same command buffer. @default false */
+  readonly readBack?: boolean;
+}
+
+export interface RadixSortResult {
+  /** The sorted keys' bytes when `readBack` was set. */
+  readonly keys?: ArrayBuffer;
+  /** The values' bytes when `readBack` was set and values were given. */
+  readonly values?: ArrayBuffer;
+}
+
+const indirectBuffers = new WeakMap<GpuDevice, GPUBuffer>();
+
+function indirectBuffer(device: GpuDevice): GPUBuffer {
+  let b = indirectBuffers.get(device);
+  if (!b) {
+    b = device.gpu.createBuffer({
+      size: Math.ceil((INDIRECT_WORDS * 4) / 16) * 16,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT,
+      label: 'webdpl radix-sort indirect arguments',
+    });
+    indirectBuffers.set(device, b);
+  }
+  return b;
+}
+
+function isPow2(x: number): boolean {
+  return Number.isInteger(x) && x > 0 && (x & (x - 1)) === 0;
+}
+
+function checkTuning(device: GpuDevice, t: RadixSortTuning, name: string): void {
+  const maxThreads = device.limits.maxComputeInvocationsPerWorkgroup;
+  for (const k of ['workgroupSize', 'histogramWorkgroupSize'] as const) {
+    const v = t[k];
+    if (!isPow2(v) || v < 32 || v > maxThreads) {
+      throw new ArgumentError(`tuning.${name}.${k}`, `a power of two in [32, ${maxThreads}]`, String(v));
+    }
+  }
+  for (const k of ['keysPerThread', 'histogramKeysPerThread', 'histogramMaxWorkgroups'] as const) {
+    if (!Number.isInteger(t[k]) || t[k] < 1) throw new ArgumentError(`tuning.${name}.${k}`, 'a positive integer', String(t[k]));
+  }
+  if (t.workgroupSize * t.keysPerThread >= 65536) {
+    throw new ArgumentError(`tuning.${name}.keysPerThread`, 'a tile (workgroupSize x keysPerThread) under 65536 keys');
+  }
+  if (!Number.isInteger(t.lookbackSpins) || t.lookbackSpins < 0) {
+    throw new ArgumentError(`tuning.${name}.lookbackSpins`, 'a non-negative integer', String(t.lookbackSpins));
+  }
+}
+
+/** Tile kernel parameters for a call. */
+function tileParams(
+  device: GpuDevice,
+  t: RadixSortTuning,
+  keyType: RadixKeyType,
+  descending: boolean,
+  hasValues: boolean,
+): TileParams {
+  const min = device.info.subgroupMinSize;
+  const max = device.info.subgroupMaxSize;
+  const subgroups =
+    useSubgroups(device, t.subgroups) && min >= 4 && max <= 128 && max >= min && t.workgroupSize >= max;
+  return {
+    keyType,
+    descending,
+    hasValues,
+    workgroupSize: t.workgroupSize,
+    keysPerThread: t.keysPerThread,
+    subgroups,
+    minSubgroupSize: subgroups ? min : 0,
+    maxSubgroupSize: subgroups ? max : 0,
+  };
+}
+
+/** Whether a DeviceArray can be bound where it lies (its offset meets the binding alignment). */
+function bindable(device: GpuDevice, a: DeviceArray): boolean {
+  return a.byteOffset % device.limits.minStorageBufferOffsetAlignment === 0;
+}
+
+function entry(binding: number, buffer: GPUBuffer, offset: number, size: number): GPUBindGroupEntry {
+  return { binding, resource: { buffer, offset, size } };
+}
+
+/**
+ * Sorts `keys` on the device (stably), permuting `values` along when given. Keys of type u32,
+ * i32 or f32 (f32 in TypedArray#sort order: -0 before +0, NaN last); values of any 4-byte type.
+ * One command buffer; resolves when the GPU finished (and the readback, if asked, is mapped).
+ */
+export async function radixSortDevice(
+  device: GpuDevice,
+  keys: DeviceArray,
+  values?: DeviceArray,
+  options: RadixSortOptions = {},
+): Promise<RadixSortResult> {
+  const name = options.tuningName ?? 'radix-sort';
+  const t = resolveTuning(name, radixSortTuningFor(device), options.tuning ?? {});
+  checkTuning(device, t, name);
+  keys.check(device, 'keys');
+  values?.check(device, 'values');
+  const keyType = (options.keyType ?? keys.type) as NumericType;
+  if (keyType !== 'u32' && keyType !== 'i32' && keyType !== 'f32') {
+    throw new ArgumentError('keys', 'a DeviceArray of u32, i32 or f32', `${keys.type} elements`);
+  }
+  if (keys.type === 'f16' || values?.type === 'f16') {
+    throw new ArgumentError(values?.type === 'f16' ? 'values' : 'keys', 'an array of 4-byte elements', 'f16');
+  }
+  const n = keys.length;
+  if (values && values.length !== n) {
+    throw new ArgumentError('values', `${n} elements (the length of keys)`, `${values.length}`);
+  }
+  if (n >= 2 ** 30) throw new UnsupportedOnDeviceError(`radix sort of ${n} keys: at most 2^30 - 1 keys per call`);
+  if (n * 4 > device.limits.maxStorageBufferBindingSize) {
+    throw new UnsupportedOnDeviceError(
+      `radix sort of ${n} keys needs ${n * 4} bytes in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize}`,
+    );
+  }
+  const label = options.label ?? 'radixSort';
+  const descending = options.descending ?? false;
+  const hasValues = values !== undefined;
+  const tp = tileParams(device, t, keyType, descending, hasValues);
+  const tile = t.workgroupSize * t.keysPerThread;
+  const single = n <= (t.singleWorkgroupMax > 0 ? Math.min(t.singleWorkgroupMax, tile) : tile);
+  const bytes = n * 4;
+
+  // Where the data is sorted: the caller's buffers when they can be bound as they lie.
+  const direct = bindable(device, keys) && (!values || bindable(device, values));
+  const keysA = direct ? keys.buffer : n >= 2 ? scratchBuffer(device, 'rs-keys-a', bytes) : keys.buffer;
+  const keysAOff = direct ? keys.byteOffset : 0;
+  const valsA = values ? (direct ? values.buffer : scratchBuffer(device, 'rs-vals-a', bytes)) : undefined;
+  const valsAOff = values && direct ? values.byteOffset : 0;
+
+  const readBack = (rec: Parameters<Parameters<GpuDevice['queue']['submit']>[1]>[0]) => {
+    if (!options.readBack || n === 0) return undefined;
+    return {
+      k: rec.readback(keys.buffer, keys.byteOffset, bytes),
+      v: values ? rec.readback(values.buffer, values.byteOffset, bytes) : undefined,
+    };
+  };
+  let rbs: ReturnType<typeof readBack>;
+  const finish = (): RadixSortResult => {
+    if (!options.readBack) return {};
+    if (n === 0) return { keys: new ArrayBuffer(0), values: values ? new ArrayBuffer(0) : undefined };
+    return { keys: rbs?.k.data(), values: rbs?.v?.data() };
+  };
+
+  if (n <= 1) {
+    if (options.readBack && n === 1) await device.queue.submit(label, (rec) => (rbs = readBack(rec)));
+    return finish();
+  }
+
+  if (single) {
+    const pipeline = await getPipeline(device, singleWorkgroupKernel(tp));
+    await device.queue.submit(label, (rec) => {
+      if (!direct) copyIn(rec.encoder);
+      const entries = [
+        { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },
+        entry(1, keysA, keysAOff, bytes),
+      ];
+      if (valsA) entries.push(entry(2, valsA, valsAOff, bytes));
+      const pass = rec.beginPass(`${label} (one workgroup)`);
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
+      pass.dispatchWorkgroups(1);
+      pass.end();
+      if (!direct) copyOut(rec.encoder);
+      rbs = readBack(rec);
+    });
+    return finish();
+  }
+
+  const tiles = Math.ceil(n / tile);
+  const maxDim = device.limits.maxComputeWorkgroupsPerDimension;
+  const [gx, gy] = gridFor(tiles, maxDim);
+  const copyGroups = Math.ceil(n / (COPY_THREADS * COPY_PER_THREAD));
+  const [cx, cy] = gridFor(copyGroups, maxDim);
+  const histTile = t.histogramWorkgroupSize * t.histogramKeysPerThread;
+  const histTiles = Math.ceil(n / histTile);
+  const histGroups = Math.min(histTiles, t.histogramMaxWorkgroups);
+  const histPerGroup = Math.ceil(histTiles / histGroups);
+  const histGroupsUsed = Math.ceil(histTiles / histPerGroup);
+
+  const [histPipe, planPipe, passPipe, copyPipe] = await Promise.all([
+    getPipeline(
+      device,
+      histogramKernel({
+        keyType,
+        descending,
+        workgroupSize: t.histogramWorkgroupSize,
+        keysPerThread: t.histogramKeysPerThread,
+      }),
+    ),
+    getPipeline(device, planKernel()),
+    getPipeline(
+      device,
+      onesweepKernel({ ...tp, lookbackSpins: t.lookbackSpins, forceFallback: t.lookbackForceFallback }),
+    ),
+    getPipeline(device, copyKernel(hasValues)),
+  ]);
+  const keysB = scratchBuffer(device, 'rs-keys-b', bytes);
+  const valsB = hasValues ? scratchBuffer(device, 'rs-vals-b', bytes) : undefined;
+  const meta = scratchBuffer(device, 'rs-meta', META_WORDS * 4);
+  const lookbackBytes = tiles * 256 * 4;
+  const lookback = scratchBuffer(device, 'rs-lookback', lookbackBytes);
+  const indirect = indirectBuffer(device);
+
+  function copyIn(enc: GPUCommandEncoder): void {
+    enc.copyBufferToBuffer(keys.buffer, keys.byteOffset, keysA, 0, bytes);
+    if (values && valsA) enc.copyBufferToBuffer(values.buffer, values.byteOffset, valsA, 0, bytes);
+  }
+  function copyOut(enc: GPUCommandEncoder): void {
+    enc.copyBufferToBuffer(keysA, 0, keys.buffer, keys.byteOffset, bytes);
+    if (values && valsA) enc.copyBufferToBuffer(valsA, 0, values.buffer, values.byteOffset, bytes);
+  }
+
+  await device.queue.submit(label, (rec) => {
+    const gpu = device.gpu;
+    if (!direct) copyIn(rec.encoder);
+    rec.encoder.clearBuffer(meta, 0, Math.ceil((META_WORDS * 4) / 16) * 16);
+
+    let pass = rec.beginPass(`${label} histogram`);
+    pass.setPipeline(histPipe);
+    pass.setBindGroup(
+      0,
+      gpu.createBindGroup({
+        layout: histPipe.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, histTiles, histPerGroup, 0])) } },
+          entry(1, keysA, keysAOff, bytes),
+          { binding: 2, resource: { buffer: meta } },
+        ],
+      }),
+    );
+    rec.dispatch(pass, histGroupsUsed);
+    pass.setPipeline(planPipe);
+    pass.setBindGroup(
+      0,
+      gpu.createBindGroup({
+        layout: planPipe.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, gx, gy, cx, cy, 0, 0, 0])) } },
+          { binding: 1, resource: { buffer: meta } },
+          { binding: 2, resource: { buffer: indirect } },
+        ],
+      }),
+    );
+    pass.dispatchWorkgroups(1);
+    pass.end();
+
+    const layout = passPipe.getBindGroupLayout(0);
+    const sides = [
+      { k: keysA, ko: keysAOff, v: valsA, vo: valsAOff },
+      { k: keysB, ko: 0, v: valsB, vo: 0 },
+    ];
+    for (let p = 0; p < 4; p++) {
+      rec.encoder.clearBuffer(lookback, 0, Math.ceil(lookbackBytes / 16) * 16);
+      const params = { buffer: rec.uniform(new Uint32Array([n, tiles, p, 0])) };
+      pass = rec.beginPass(`${label} digit ${p}`);
+      pass.setPipeline(passPipe);
+      for (let dir = 0; dir < 2; dir++) {
+        const src = sides[dir] as (typeof sides)[0];
+        const dst = sides[1 - dir] as (typeof sides)[0];
+        const entries: GPUBindGroupEntry[] = [
+          { binding: 0, resource: params },
+          entry(1, src.k, src.ko, bytes),
+          entry(2, dst.k, dst.ko, bytes),
+          { binding: 3, resource: { buffer: meta } },
+          { binding: 4, resource: { buffer: lookback } },
+        ];
+        if (src.v && dst.v) entries.push(entry(5, src.v, src.vo, bytes), entry(6, dst.v, dst.vo, bytes));
+        pass.setBindGroup(0, gpu.createBindGroup({ layout, entries }));
+        pass.dispatchWorkgroupsIndirect(indirect, (p * 6 + dir * 3) * 4);
+      }
+      pass.end();
+    }
+
+    pass = rec.beginPass(`${label} copy back`);
+    pass.setPipeline(copyPipe);
+    const entries: GPUBindGroupEntry[] = [
+      { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },
+      entry(1, keysB, 0, bytes),
+      entry(2, keysA, keysAOff, bytes),
+    ];
+    if (valsA && valsB) entries.push(entry(3, valsB, 0, bytes), entry(4, valsA, valsAOff, bytes));
+    pass.setBindGroup(0, gpu.createBindGroup({ layout: copyPipe.getBindGroupLayout(0), entries }));
+    pass.dispatchWorkgroupsIndirect(indirect, 24 * 4);
+    pass.end();
+    if (!direct) copyOut(rec.encoder);
+    rbs = readBack(rec);
+  });
+  return finish();
+}

@@ -1,0 +1,676 @@
+/**
+ * WGSL kernels of the OneSweep radix sort (8-bit digits, 4 digit passes over 32-bit key bits):
+ *
+ *  - histogramKernel: all four digit histograms in one read of the keys.
+ *  - planKernel: scans the histograms into global digit offsets, marks the passes whose digit is
+ *    the same for every key, and writes the indirect dispatch arguments of the passes (so skipped
+ *    passes launch nothing and the ping-pong direction is decided on the device).
+ *  - onesweepKernel: one digit pass: rank a tile, decoupled look-back with fallback, scatter.
+ *  - copyKernel: moves the result back into the caller's buffer after an odd number of passes.
+ *  - singleWorkgroupKernel: sorts up to one tile entirely in workgroup memory.
+ *
+ * Every buffer holds keys and values as raw u32 bits; digits come from keyBitsFragment.
+ */
+import {
+  combinerOf,
+  entryParams,
+  entryPrologue,
+  fragment,
+  mangle,
+  plus,
+  threadIds,
+  type WgslFragment,
+  workgroupExclusiveScan,
+} from '@webdpl/core';
+import { keyBitsFragment, type RadixKeyType } from './key-bits';
+
+/** Words of the meta buffer: 4 histograms, 4 offset tables, 4 tile tickets. */
+export const META_HIST = 0;
+export const META_OFFSETS = 1024;
+export const META_TICKETS = 2048;
+export const META_WORDS = 2052;
+/** u32 words of the indirect-arguments buffer: 4 passes x 2 directions x 3, then the copy's 3. */
+export const INDIRECT_WORDS = 27;
+/** Threads of the copy kernel and elements each moves. */
+export const COPY_THREADS = 256;
+export const COPY_PER_THREAD = 4;
+
+/** What the tile-level kernels (digit pass, single workgroup) are generated from. */
+export interface TileParams {
+  readonly keyType: RadixKeyType;
+  readonly descending: boolean;
+  readonly hasValues: boolean;
+  /** Threads per workgroup (power of two, 32..1024). */
+  readonly workgroupSize: number;
+  readonly keysPerThread: number;
+  /** Ballot-based ranking (needs the subgroups feature and workgroupSize >= maxSubgroupSize). */
+  readonly subgroups: boolean;
+  readonly minSubgroupSize: number;
+  readonly maxSubgroupSize: number;
+}
+
+export interface PassParams extends TileParams {
+  readonly lookbackSpins: number;
+  readonly forceFallback: boolean;
+}
+
+function tileKey(p: TileParams): (string | number | boolean)[] {
+  return [
+    p.keyType,
+    p.descending ? 'desc' : 'asc',
+    p.hasValues ? 'kv' : 'k',
+    p.workgroupSize,
+    p.keysPerThread,
+    p.subgroups ? `sg${p.minSubgroupSize}_${p.maxSubgroupSize}` : 'wg',
+  ];
+}
+
+/** Workgroup bytes the tile ranking of `p` declares (for tuning checks). */
+export function tileWorkgroupBytes(p: TileParams): number {
+  const w = p.workgroupSize;
+  const tile = w * p.keysPerThread;
+  const common = 4 * (tile + 256 * 4 + 8);
+  const rank = p.subgroups ? 4 * ((w / Math.max(1, p.minSubgroupSize)) * 128) : 4 * 8 * w;
+  const scan = 4 * (p.subgroups ? Math.ceil(w / Math.max(1, p.minSubgroupSize)) : w);
+  return common + rank + scan;
+}
+
+/**
+ * Declarations shared by the tile kernels: constants, the tile's workgroup memory (stage, digit
+ * counts and starts, an atomic histogram), `rs_pos` (the tile position of a thread's j-th key),
+ * `rs_scan_digits` and `rs_rank` (the ranking of a tile by one digit), for either variant.
+ *
+ * Ranking, subgroup variant (CUB's match-any ranking): keys are warp-striped (position
+ * sg_id*sg_size*K + j*sg_size + lane); per key, 8 ballots find the lanes holding the same digit;
+ * the lowest of them adds their count to the subgroup's packed 16-bit digit counter with one
+ * workgroup atomic and shuffles the old value to its peers. Counters of all subgroups are then
+ * scanned per digit. Workgroup memory: (W/minSubgroupSize)*128 words. ~8 ballots per key.
+ *
+ * Ranking, workgroup-memory variant: keys are blocked (position lid*K + j); two stable 4-bit
+ * counting passes (CUB's BlockRadixRank): per-thread packed 16-bit counters for 16 nibble values
+ * (8 words per thread), a raked workgroup scan of all counters, and a permutation of
+ * (position, digit) pairs through workgroup memory between the two nibbles. Workgroup memory:
+ * 8*W words. ~2 workgroup scans and 10 barriers per digit.
+ */
+function tileCommon(p: TileParams, keyBits: WgslFragment): { code: string; deps: WgslFragment[]; bytes: number } {
+  const w = p.workgroupSize;
+  const k = p.keysPerThread;
+  const tile = w * k;
+  const dpt = Math.max(1, Math.ceil(256 / w));
+  const minSg = Math.max(1, p.minSubgroupSize);
+  const scan = workgroupExclusiveScan({
+    combiner: combinerOf(plus, 'u32'),
+    workgroupSize: w,
+    subgroups: p.subgroups,
+    minSubgroupSize: minSg,
+  });
+  const kb = keyBits.name;
+  const head = `const RS_W: u32 = ${w}u;
+const RS_K: u32 = ${k}u;
+const RS_TILE: u32 = ${tile}u;
+const RS_DPT: u32 = ${dpt}u;
+var<workgroup> rs_stage: array<u32, ${tile}>;
+var<workgroup> rs_dcount: array<u32, 256>;
+var<workgroup> rs_dstart: array<u32, 256>;
+var<workgroup> rs_hist: array<atomic<u32>, 256>;
+
+fn rs_digit(k: u32, shift: u32) -> u32 { return (${kb}(k) >> shift) & 255u; }
+
+/** rs_dstart = exclusive scan of rs_dcount. Thread t owns digits [t*DPT, t*DPT + DPT). */
+fn rs_scan_digits(ids: WdplIds) {
+  workgroupBarrier();
+  var local: array<u32, ${dpt}>;
+  var s = 0u;
+  for (var i = 0u; i < RS_DPT; i++) {
+    let d = ids.lid * RS_DPT + i;
+    var c = 0u;
+    if (d < 256u) { c = rs_dcount[d]; }
+    local[i] = s;
+    s += c;
+  }
+  var total: u32;
+  let ex = ${scan.name}(s, ids, &total);
+  for (var i = 0u; i < RS_DPT; i++) {
+    let d = ids.lid * RS_DPT + i;
+    if (d < 256u) { rs_dstart[d] = ex + local[i]; }
+  }
+  workgroupBarrier();
+}
+`;
+  let rank: string;
+  let rankBytes: number;
+  if (p.subgroups) {
+    const ns = Math.max(1, Math.floor(w / minSg));
+    const wide = p.maxSubgroupSize > 32;
+    const mask = wide ? 'vec4<u32>' : 'u32';
+    const ballot = (e: string) => (wide ? `subgroupBallot(${e})` : `subgroupBallot(${e}).x`);
+    const helpers = wide
+      ? `fn rs_lt_word(i: u32, w: u32, b: u32) -> u32 { return select(select(0u, b, i == w), 0xffffffffu, i < w); }
+fn rs_lt_mask(lane: u32) -> vec4<u32> {
+  let w = lane >> 5u;
+  let b = (1u << (lane & 31u)) - 1u;
+  return vec4<u32>(rs_lt_word(0u, w, b), rs_lt_word(1u, w, b), rs_lt_word(2u, w, b), rs_lt_word(3u, w, b));
+}
+fn rs_popc(v: vec4<u32>) -> u32 { return dot(countOneBits(v), vec4<u32>(1u)); }
+fn rs_first_lane(v: vec4<u32>) -> u32 {
+  if (v.x != 0u) { return countTrailingZeros(v.x); }
+  if (v.y != 0u) { return 32u + countTrailingZeros(v.y); }
+  if (v.z != 0u) { return 64u + countTrailingZeros(v.z); }
+  return 96u + countTrailingZeros(v.w);
+}`
+      : `fn rs_lt_mask(lane: u32) -> u32 { return (1u << lane) - 1u; }
+fn rs_popc(v: u32) -> u32 { return countOneBits(v); }
+fn rs_first_lane(v: u32) -> u32 { return countTrailingZeros(v); }`;
+    rankBytes = ns * 128 * 4;
+    rank = `const RS_NS: u32 = ${ns}u;
+var<workgroup> rs_sgc: array<atomic<u32>, ${ns * 128}>;
+${helpers}
+
+fn rs_pos(j: u32, ids: WdplIds) -> u32 { return (ids.sg_id * RS_K + j) * ids.sg_size + ids.lane; }
+
+/** Ranks of the thread's keys within the tile by digit (keys at rs_pos >= valid rank last). */
+fn rs_rank(keys: ptr<function, array<u32, ${k}>>, ranks: ptr<function, array<u32, ${k}>>, valid: u32, shift: u32, ids: WdplIds) {
+  for (var i = ids.lid; i < RS_NS * 128u; i += RS_W) { atomicStore(&rs_sgc[i], 0u); }
+  workgroupBarrier();
+  let lt = rs_lt_mask(ids.lane);
+  let active = ${ballot('true')};
+  let cbase = ids.sg_id * 128u;
+  var digs: array<u32, ${k}>;
+  for (var j = 0u; j < RS_K; j++) {
+    var d = 255u;
+    if (rs_pos(j, ids) < valid) { d = rs_digit((*keys)[j], shift); }
+    digs[j] = d;
+    var peers = active;
+    for (var b = 0u; b < 8u; b++) {
+      let bit = ((d >> b) & 1u) != 0u;
+      let bal = ${ballot('bit')};
+      peers &= select(~bal, bal, bit);
+    }
+    let below = rs_popc(peers & lt);
+    let sh = (d & 1u) * 16u;
+    var old = 0u;
+    if (below == 0u) { old = atomicAdd(&rs_sgc[cbase + (d >> 1u)], rs_popc(peers) << sh); }
+    old = subgroupShuffle(old, rs_first_lane(peers));
+    (*ranks)[j] = ((old >> sh) & 0xffffu) + below;
+  }
+  workgroupBarrier();
+  let nsg = RS_W / ids.sg_size;
+  for (var w = ids.lid; w < 128u; w += RS_W) {
+    var run = 0u;
+    for (var s = 0u; s < nsg; s++) {
+      let c = atomicLoad(&rs_sgc[s * 128u + w]);
+      atomicStore(&rs_sgc[s * 128u + w], run);
+      run += c;
+    }
+    rs_dcount[2u * w] = run & 0xffffu;
+    rs_dcount[2u * w + 1u] = run >> 16u;
+  }
+  rs_scan_digits(ids);
+  for (var j = 0u; j < RS_K; j++) {
+    let d = digs[j];
+    let sh = (d & 1u) * 16u;
+    (*ranks)[j] += rs_dstart[d] + ((atomicLoad(&rs_sgc[cbase + (d >> 1u)]) >> sh) & 0xffffu);
+  }
+}
+`;
+  } else {
+    rankBytes = 8 * w * 4;
+    rank = `var<workgroup> rs_nib: array<u32, ${8 * w}>;
+
+fn rs_pos(j: u32, ids: WdplIds) -> u32 { return ids.lid * RS_K + j; }
+
+/** Ranks of the thread's keys within the tile by digit (keys at rs_pos >= valid rank last). */
+fn rs_rank(keys: ptr<function, array<u32, ${k}>>, ranks: ptr<function, array<u32, ${k}>>, valid: u32, shift: u32, ids: WdplIds) {
+  for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+  workgroupBarrier();
+  var e: array<u32, ${k}>;
+  for (var j = 0u; j < RS_K; j++) {
+    let p = rs_pos(j, ids);
+    var d = 255u;
+    if (p < valid) { d = rs_digit((*keys)[j], shift); }
+    e[j] = (p << 8u) | d;
+    atomicAdd(&rs_hist[d], 1u);
+  }
+  for (var q = 0u; q < 2u; q++) {
+    let nsh = q * 4u;
+    workgroupBarrier();
+    for (var c = 0u; c < 8u; c++) { rs_nib[c * RS_W + ids.lid] = 0u; }
+    var lr: array<u32, ${k}>;
+    for (var j = 0u; j < RS_K; j++) {
+      let nib = ((e[j] & 255u) >> nsh) & 15u;
+      let idx = (nib & 7u) * RS_W + ids.lid;
+      let sh = (nib >> 3u) * 16u;
+      lr[j] = (rs_nib[idx] >> sh) & 0xffffu;
+      rs_nib[idx] += 1u << sh;
+    }
+    workgroupBarrier();
+    var s = 0u;
+    for (var c = 0u; c < 8u; c++) { s += rs_nib[8u * ids.lid + c]; }
+    var total: u32;
+    var run = ${scan.name}(s, ids, &total);
+    for (var c = 0u; c < 8u; c++) {
+      let v = rs_nib[8u * ids.lid + c];
+      rs_nib[8u * ids.lid + c] = run;
+      run += v;
+    }
+    workgroupBarrier();
+    let carry = total & 0xffffu;
+    var r: array<u32, ${k}>;
+    for (var j = 0u; j < RS_K; j++) {
+      let nib = ((e[j] & 255u) >> nsh) & 15u;
+      let idx = (nib & 7u) * RS_W + ids.lid;
+      let sh = (nib >> 3u) * 16u;
+      r[j] = ((rs_nib[idx] >> sh) & 0xffffu) + select(0u, carry, sh != 0u) + lr[j];
+    }
+    if (q == 0u) {
+      for (var j = 0u; j < RS_K; j++) { rs_stage[r[j]] = e[j]; }
+      workgroupBarrier();
+      for (var j = 0u; j < RS_K; j++) { e[j] = rs_stage[rs_pos(j, ids)]; }
+    } else {
+      for (var j = 0u; j < RS_K; j++) { rs_stage[e[j] >> 8u] = r[j]; }
+      workgroupBarrier();
+      for (var j = 0u; j < RS_K; j++) { (*ranks)[j] = rs_stage[rs_pos(j, ids)]; }
+    }
+  }
+  for (var d = ids.lid; d < 256u; d += RS_W) { rs_dcount[d] = atomicLoad(&rs_hist[d]); }
+  rs_scan_digits(ids);
+}
+`;
+  }
+  return {
+    code: `${head}\n${rank}`,
+    deps: [threadIds(p.subgroups), keyBits, scan],
+    bytes: 4 * (tile + 256 * 3) + rankBytes,
+  };
+}
+
+/** WGSL loading the thread's K elements of `buf` (tile at `base`, `valid` of them) into `dst`. */
+function loadTile(p: TileParams, buf: string, dst: string, fill: string): string {
+  if (p.subgroups) {
+    return `for (var j = 0u; j < RS_K; j++) {
+    let q = rs_pos(j, ids);
+    ${dst}[j] = ${fill};
+    if (q < valid) { ${dst}[j] = ${buf}[base + q]; }
+  }`;
+  }
+  // Blocked positions: load striped (coalesced) through the stage, then read back blocked.
+  return `workgroupBarrier();
+  for (var j = 0u; j < RS_K; j++) {
+    let q = j * RS_W + ids.lid;
+    if (q < valid) { rs_stage[q] = ${buf}[base + q]; }
+  }
+  workgroupBarrier();
+  for (var j = 0u; j < RS_K; j++) {
+    let q = rs_pos(j, ids);
+    ${dst}[j] = ${fill};
+    if (q < valid) { ${dst}[j] = rs_stage[q]; }
+  }
+  workgroupBarrier();`;
+}
+
+/**
+ * One digit pass of the OneSweep sort: `@workgroup_size(W)`, one tile of W*K keys per workgroup,
+ * tile ids from an atomic ticket (earlier tiles start first). The workgroup ranks its keys by the
+ * pass's digit, publishes its digit counts (AGGREGATE) to the look-back table, walks back over its
+ * predecessors until each digit meets an INCLUSIVE prefix, publishes its own, then scatters keys (and
+ * values) through workgroup memory so global writes of a digit run are contiguous.
+ *
+ * Look-back slots pack a 2-bit flag (NOT_READY 0, AGGREGATE 1, PREFIX 2) with a 30-bit count, so
+ * n < 2^30. Fallback: a predecessor slot still NOT_READY after `lookbackSpins` polls is computed by
+ * the whole workgroup from that tile's keys (and published with atomicMax, which never lowers a
+ * flag), so the pass finishes on devices without forward-progress guarantees.
+ *
+ * Bindings: 0 uniform {n, tiles, pass}, 1 keys in, 2 keys out, 3 meta (histograms, offsets,
+ * tickets), 4 look-back, 5/6 values in/out. Workgroup memory: see tileWorkgroupBytes(). Traffic per
+ * pass: keys (and values) read once and written once, plus 1 KiB of look-back per tile.
+ */
+export function onesweepKernel(p: PassParams): WgslFragment {
+  const keyBits = keyBitsFragment(p.keyType, p.descending);
+  const common = tileCommon(p, keyBits);
+  const name = mangle('rs_onesweep', ...tileKey(p), p.lookbackSpins, p.forceFallback ? 'ff' : 'lb');
+  const values = p.hasValues
+    ? `@group(0) @binding(5) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;`
+    : '';
+  const scatterValues = p.hasValues
+    ? `var vals: array<u32, RS_K>;
+  ${loadTile(p, 'vals_in', 'vals', '0u')}
+  workgroupBarrier();
+  for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = vals[j]; }
+  workgroupBarrier();
+  for (var m = 0u; m < RS_K; m++) {
+    let i = m * RS_W + ids.lid;
+    if (i < valid) { vals_out[dst[m]] = rs_stage[i]; }
+  }`
+    : '';
+  const code = `${common.code}
+struct RsParams { n: u32, tiles: u32, pass_index: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> rs_params: RsParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(3) var<storage, read_write> rs_meta: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> rs_lookback: array<atomic<u32>>;
+${values}
+const RS_AGG: u32 = 0x40000000u;
+const RS_PRE: u32 = 0x80000000u;
+const RS_FLAGS: u32 = 0xc0000000u;
+const RS_VALUE: u32 = 0x3fffffffu;
+var<workgroup> rs_tile_id: u32;
+var<workgroup> rs_dbase: array<u32, 256>;
+var<workgroup> rs_fb_round: atomic<u32>;
+var<workgroup> rs_more_round: atomic<u32>;
+
+@compute @workgroup_size(${p.workgroupSize})
+fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  let pass_index = rs_params.pass_index;
+  if (ids.lid == 0u) { rs_tile_id = atomicAdd(&rs_meta[${META_TICKETS}u + pass_index], 1u); }
+  let tile = workgroupUniformLoad(&rs_tile_id);
+  if (tile >= rs_params.tiles) { return; }
+  let n = rs_params.n;
+  let base = tile * RS_TILE;
+  let valid = min(RS_TILE, n - base);
+  let shift = pass_index * 8u;
+  let offsets = ${META_OFFSETS}u + pass_index * 256u;
+  var keys: array<u32, RS_K>;
+  var ranks: array<u32, RS_K>;
+  ${loadTile(p, 'keys_in', 'keys', '0xffffffffu')}
+  rs_rank(&keys, &ranks, valid, shift, ids);
+
+  // Publish this tile's digit counts; tile 0 publishes inclusive prefixes at once.
+  var acc: array<u32, RS_DPT>;
+  var done: array<bool, RS_DPT>;
+  var mine: array<u32, RS_DPT>;
+  for (var i = 0u; i < RS_DPT; i++) {
+    let d = ids.lid * RS_DPT + i;
+    done[i] = true;
+    if (d < 256u) {
+      var c = rs_dcount[d];
+      if (d == 255u) { c -= RS_TILE - valid; }
+      mine[i] = c;
+      if (tile == 0u) {
+        acc[i] = atomicLoad(&rs_meta[offsets + d]);
+        atomicMax(&rs_lookback[d], RS_PRE | (acc[i] + c));
+      } else {
+        acc[i] = 0u;
+        done[i] = false;
+        atomicMax(&rs_lookback[tile * 256u + d], RS_AGG | c);
+      }
+    }
+  }
+
+  // Decoupled look-back with fallback, one predecessor per round for the whole workgroup.
+  var pred = tile;
+  var round = 0u;
+  loop {
+    if (tile == 0u) { break; }
+    pred -= 1u;
+    round += 1u;
+    var waiting: array<bool, RS_DPT>;
+    for (var i = 0u; i < RS_DPT; i++) {
+      waiting[i] = false;
+      if (!done[i]) {
+        let slot = pred * 256u + ids.lid * RS_DPT + i;
+        var v = atomicLoad(&rs_lookback[slot]);
+        for (var s = 0u; s < ${p.lookbackSpins}u && (v & RS_FLAGS) == 0u; s++) { v = atomicLoad(&rs_lookback[slot]); }
+        ${p.forceFallback ? 'v = 0u;' : ''}
+        if ((v & RS_PRE) != 0u) {
+          acc[i] += v & RS_VALUE;
+          done[i] = true;
+        } else if ((v & RS_AGG) != 0u) {
+          acc[i] += v & RS_VALUE;
+        } else {
+          waiting[i] = true;
+          atomicMax(&rs_fb_round, round);
+        }
+      }
+    }
+    if (workgroupUniformLoad(&rs_fb_round) == round) {
+      // Fallback: count tile pred's digits from its keys.
+      for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+      workgroupBarrier();
+      let jb = pred * RS_TILE;
+      for (var q = ids.lid; q < RS_TILE; q += RS_W) {
+        if (jb + q < n) { atomicAdd(&rs_hist[rs_digit(keys_in[jb + q], shift)], 1u); }
+      }
+      workgroupBarrier();
+      for (var i = 0u; i < RS_DPT; i++) {
+        let d = ids.lid * RS_DPT + i;
+        if (d < 256u) {
+          let c = atomicLoad(&rs_hist[d]);
+          if (pred == 0u) {
+            let pre = atomicLoad(&rs_meta[offsets + d]) + c;
+            atomicMax(&rs_lookback[d], RS_PRE | pre);
+            if (waiting[i]) { acc[i] += pre; done[i] = true; }
+          } else {
+            atomicMax(&rs_lookback[pred * 256u + d], RS_AGG | c);
+            if (waiting[i]) { acc[i] += c; }
+          }
+        }
+      }
+    }
+    var more = false;
+    for (var i = 0u; i < RS_DPT; i++) { more = more || !done[i]; }
+    if (more) { atomicMax(&rs_more_round, round); }
+    if (workgroupUniformLoad(&rs_more_round) != round) { break; }
+  }
+
+  for (var i = 0u; i < RS_DPT; i++) {
+    let d = ids.lid * RS_DPT + i;
+    if (d < 256u) {
+      if (tile != 0u) { atomicMax(&rs_lookback[tile * 256u + d], RS_PRE | (acc[i] + mine[i])); }
+      rs_dbase[d] = acc[i] - rs_dstart[d];
+    }
+  }
+
+  // Scatter through workgroup memory: position i of the stage holds the key of tile rank i.
+  workgroupBarrier();
+  for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = keys[j]; }
+  workgroupBarrier();
+  var dst: array<u32, RS_K>;
+  for (var m = 0u; m < RS_K; m++) {
+    let i = m * RS_W + ids.lid;
+    if (i < valid) {
+      let k = rs_stage[i];
+      let o = rs_dbase[rs_digit(k, shift)] + i;
+      dst[m] = o;
+      keys_out[o] = k;
+    }
+  }
+  ${scatterValues}
+}`;
+  return fragment({ name, code, deps: common.deps, workgroupBytes: common.bytes + 4 * (256 + 3) });
+}
+
+/**
+ * Sorts up to one tile (W*K keys, with values) in one workgroup: load, then per digit whose value
+ * differs between keys (an OR of key-bit differences decides), rank and permute through workgroup
+ * memory; write back in place. Bindings: 0 uniform {n}, 1 keys (read_write), 2 values.
+ * Workgroup memory: as the digit pass. One dispatch, no global scratch.
+ */
+export function singleWorkgroupKernel(p: TileParams): WgslFragment {
+  const keyBits = keyBitsFragment(p.keyType, p.descending);
+  const common = tileCommon(p, keyBits);
+  const name = mangle('rs_single', ...tileKey(p));
+  const permuteValues = p.hasValues
+    ? `workgroupBarrier();
+    for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = vals[j]; }
+    workgroupBarrier();
+    for (var j = 0u; j < RS_K; j++) { vals[j] = rs_stage[rs_pos(j, ids)]; }`
+    : '';
+  const code = `${common.code}
+struct RsSingleParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> rs_params: RsSingleParams;
+@group(0) @binding(1) var<storage, read_write> keys_io: array<u32>;
+${p.hasValues ? '@group(0) @binding(2) var<storage, read_write> vals_io: array<u32>;' : ''}
+var<workgroup> rs_diff: atomic<u32>;
+
+@compute @workgroup_size(${p.workgroupSize})
+fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  let valid = rs_params.n;
+  let base = 0u;
+  var keys: array<u32, RS_K>;
+  var ranks: array<u32, RS_K>;
+  ${loadTile(p, 'keys_io', 'keys', '0xffffffffu')}
+  ${p.hasValues ? `var vals: array<u32, RS_K>;\n  ${loadTile(p, 'vals_io', 'vals', '0u')}` : ''}
+  let first = ${keyBits.name}(keys_io[0]);
+  var diff = 0u;
+  for (var j = 0u; j < RS_K; j++) {
+    if (rs_pos(j, ids) < valid) { diff |= ${keyBits.name}(keys[j]) ^ first; }
+  }
+  atomicOr(&rs_diff, diff);
+  let all_diff = workgroupUniformLoad(&rs_diff);
+  for (var pass_index = 0u; pass_index < 4u; pass_index++) {
+    let shift = pass_index * 8u;
+    if (((all_diff >> shift) & 255u) == 0u) { continue; }
+    rs_rank(&keys, &ranks, valid, shift, ids);
+    workgroupBarrier();
+    for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = keys[j]; }
+    workgroupBarrier();
+    for (var j = 0u; j < RS_K; j++) { keys[j] = rs_stage[rs_pos(j, ids)]; }
+    ${permuteValues}
+  }
+  for (var j = 0u; j < RS_K; j++) {
+    let q = rs_pos(j, ids);
+    if (q < valid) {
+      keys_io[q] = keys[j];
+      ${p.hasValues ? 'vals_io[q] = vals[j];' : ''}
+    }
+  }
+}`;
+  return fragment({ name, code, deps: common.deps, workgroupBytes: common.bytes + 4 });
+}
+
+/**
+ * All four digit histograms of the key bits: each workgroup counts a contiguous run of tiles
+ * (W*K keys each, striped loads) into 4x256 workgroup atomics, then adds them to the global
+ * histograms (meta words 0..1023). Bindings: 0 uniform {n, tiles, tilesPerWorkgroup}, 1 keys, 2 meta.
+ * Workgroup memory: 4 KiB. Traffic: one read of the keys; 1024 global atomics per workgroup.
+ */
+export function histogramKernel(p: {
+  keyType: RadixKeyType;
+  descending: boolean;
+  workgroupSize: number;
+  keysPerThread: number;
+}): WgslFragment {
+  const keyBits = keyBitsFragment(p.keyType, p.descending);
+  const w = p.workgroupSize;
+  const name = mangle('rs_histogram', p.keyType, p.descending ? 'desc' : 'asc', w, p.keysPerThread);
+  const code = `struct RsHistParams { n: u32, tiles: u32, tiles_per_wg: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> rs_params: RsHistParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> rs_meta: array<atomic<u32>>;
+var<workgroup> rs_h: array<atomic<u32>, 1024>;
+
+@compute @workgroup_size(${w})
+fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  for (var i = ids.lid; i < 1024u; i += ${w}u) { atomicStore(&rs_h[i], 0u); }
+  workgroupBarrier();
+  let n = rs_params.n;
+  let first = wg_index * rs_params.tiles_per_wg;
+  let last = min(first + rs_params.tiles_per_wg, rs_params.tiles);
+  for (var t = first; t < last; t++) {
+    let base = t * ${w * p.keysPerThread}u;
+    for (var k = 0u; k < ${p.keysPerThread}u; k++) {
+      let i = base + k * ${w}u + ids.lid;
+      if (i < n) {
+        let b = ${keyBits.name}(keys_in[i]);
+        atomicAdd(&rs_h[b & 255u], 1u);
+        atomicAdd(&rs_h[256u + ((b >> 8u) & 255u)], 1u);
+        atomicAdd(&rs_h[512u + ((b >> 16u) & 255u)], 1u);
+        atomicAdd(&rs_h[768u + (b >> 24u)], 1u);
+      }
+    }
+  }
+  workgroupBarrier();
+  for (var i = ids.lid; i < 1024u; i += ${w}u) {
+    let c = atomicLoad(&rs_h[i]);
+    if (c != 0u) { atomicAdd(&rs_meta[${META_HIST}u + i], c); }
+  }
+}`;
+  return fragment({ name, code, deps: [threadIds(false), keyBits], workgroupBytes: 4096 });
+}
+
+/**
+ * One workgroup of 64 threads: threads 0..3 scan one histogram each into the offset tables and note
+ * whether one digit holds every key (that pass is skipped); thread 0 then writes the indirect
+ * arguments: per pass, [x, y, 1] for the direction the data moves (A->B or B->A) and zeros for the
+ * other, and for the final copy B->A when an odd number of passes ran. Bindings: 0 uniform
+ * {n, gridX, gridY, copyX, copyY}, 1 meta, 2 indirect arguments.
+ */
+export function planKernel(): WgslFragment {
+  const name = 'rs_plan';
+  const code = `struct RsPlanParams { n: u32, grid_x: u32, grid_y: u32, copy_x: u32, copy_y: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> rs_params: RsPlanParams;
+@group(0) @binding(1) var<storage, read_write> rs_meta: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> rs_indirect: array<u32>;
+var<workgroup> rs_skip: array<u32, 4>;
+
+fn rs_set(at: u32, x: u32, y: u32) {
+  rs_indirect[at] = x;
+  rs_indirect[at + 1u] = y;
+  rs_indirect[at + 2u] = 1u;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+  if (li < 4u) {
+    var run = 0u;
+    var trivial = 0u;
+    for (var d = 0u; d < 256u; d++) {
+      let c = atomicLoad(&rs_meta[${META_HIST}u + li * 256u + d]);
+      atomicStore(&rs_meta[${META_OFFSETS}u + li * 256u + d], run);
+      run += c;
+      if (c == rs_params.n) { trivial = 1u; }
+    }
+    rs_skip[li] = trivial;
+  }
+  workgroupBarrier();
+  if (li == 0u) {
+    var cur = 0u;
+    for (var p = 0u; p < 4u; p++) {
+      rs_set(p * 6u, 0u, 1u);
+      rs_set(p * 6u + 3u, 0u, 1u);
+      if (rs_skip[p] == 0u) {
+        rs_set(p * 6u + cur * 3u, rs_params.grid_x, rs_params.grid_y);
+        cur = cur ^ 1u;
+      }
+    }
+    if (cur == 1u) { rs_set(24u, rs_params.copy_x, rs_params.copy_y); } else { rs_set(24u, 0u, 1u); }
+  }
+}`;
+  return fragment({ name, code, workgroupBytes: 16 });
+}
+
+/**
+ * Copies n u32 (keys, and values when `hasValues`) from binding 1 to 2 (and 3 to 4): 256 threads x
+ * 4 elements per workgroup, coalesced. Bindings: 0 uniform {n}, 1 src, 2 dst, 3/4 value src/dst.
+ */
+export function copyKernel(hasValues: boolean): WgslFragment {
+  const name = mangle('rs_copy', hasValues ? 'kv' : 'k');
+  const code = `struct RsCopyParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> rs_params: RsCopyParams;
+@group(0) @binding(1) var<storage, read> src_keys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst_keys: array<u32>;
+${
+  hasValues
+    ? `@group(0) @binding(3) var<storage, read> src_vals: array<u32>;
+@group(0) @binding(4) var<storage, read_write> dst_vals: array<u32>;`
+    : ''
+}
+@compute @workgroup_size(${COPY_THREADS})
+fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let base = wg_index * ${COPY_THREADS * COPY_PER_THREAD}u;
+  for (var k = 0u; k < ${COPY_PER_THREAD}u; k++) {
+    let i = base + k * ${COPY_THREADS}u + ids.lid;
+    if (i < rs_params.n) {
+      dst_keys[i] = src_keys[i];
+      ${hasValues ? 'dst_vals[i] = src_vals[i];' : ''}
+    }
+  }
+}`;
+  return fragment({ name, code, deps: [threadIds(false)] });
+}

@@ -1,0 +1,377 @@
+/**
+ * The scan-scatter engine: inclusive/exclusive scans (with a transform) and compaction (copyIf,
+ * removeIf, partition, unique) are all "generate a value per element, scan it in order, write".
+ *
+ * Strategy: by default the single-pass chained scan with decoupled look-back and fallback (see
+ * kernels.ts): one read and one write per element. The three-pass reduce-then-scan (tile
+ * reductions, one workgroup scanning the tile sums, tiles rescanned from their carry-in; about 1.5x
+ * the traffic) is a tuning choice, and the strategy of in-place scans of a DeviceArray: the chained
+ * scan's fallback re-reads predecessor tiles, which an in-place scan may already have overwritten.
+ *
+ * Size tiers: n = 0 never reaches the engine (callers return at once). A segment of one tile runs one
+ * workgroup straight from the carry (no state, no look-back). Inputs beyond one storage binding (or
+ * the tuning's lower `maxBindingBytes`) are split into segments of whole tiles, processed in order by
+ * their own dispatches; each segment's last tile writes its inclusive total to the control buffer and
+ * the next segment starts from it. More than 65,535 tiles run on a 2-D grid. Everything (clears,
+ * passes, the copy of a last partial vec4, the compaction count and output readbacks) is recorded
+ * into one command buffer.
+ *
+ * Compaction writes kept elements to output[number kept before] (partition: rejected ones to
+ * output[n - 1 - number rejected before]) straight from the scan, and reads the count back in the
+ * same submission. Its output is bound whole, so it must fit one storage binding of the device.
+ */
+import {
+  type Combiner,
+  combinerOf,
+  DeviceArray,
+  type GpuDevice,
+  getPipeline,
+  plus,
+  type Recorder,
+} from '@webdpl/core';
+import { scratchBuffer } from '../../common/scratch';
+import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '../../common/segments';
+import { bindingLimit, resolveTuning, useSubgroups } from '../../common/tuning';
+import {
+  BINDING,
+  ctrlWords,
+  type FinishMode,
+  finishKernel,
+  type GenerateHook,
+  isCompaction,
+  PARAMS_WORDS,
+  spineKernel,
+  type TileKernelParams,
+  type TilePhase,
+  tileBindings,
+  tileKernel,
+  type WriteHook,
+} from './kernels';
+import { type ScanTuning, scanDefaults } from './tuning';
+
+export type { FinishMode, GenerateHook, TilePhase, WriteHook } from './kernels';
+export { scanDefaults, scanTuning } from './tuning';
+
+/** Tuning entry name of the engine (policies' `tuning.scan`). */
+export const SCAN_ENGINE = 'scan';
+
+interface CommonRequest {
+  /** Label for errors and profiling. */
+  readonly label: string;
+  /** The input, at least 1 element. */
+  readonly input: DeviceArray;
+  /** Tuning overrides from the policy. */
+  readonly tuning?: Readonly<Record<string, number | boolean>>;
+  /** Name of the tuning entry the overrides were given under (for error messages). @default 'scan' */
+  readonly tuningName?: string;
+}
+
+export interface ScanDeviceRequest extends CommonRequest {
+  /** Same length as the input, element type = the combiner's; may be the input itself (in place). */
+  readonly output: DeviceArray;
+  /** The element itself or a transform into the combiner's type. */
+  readonly gen: Extract<GenerateHook, { kind: 'value' }>;
+  readonly write: 'inclusive' | 'exclusive';
+  /** Combiner over the output's element type. */
+  readonly combiner: Combiner;
+  /** Bits of the value the scan starts from (init, or the operator's identity). */
+  readonly initBits: number;
+  /** Read the output back in the same submission and return its bytes. @default false */
+  readonly readBack?: boolean;
+}
+
+export interface CompactDeviceRequest extends CommonRequest {
+  /** Where kept (and, for partition, rejected) elements go: at least input-length elements, not the input. */
+  readonly output: DeviceArray;
+  readonly keep: Exclude<GenerateHook, { kind: 'value' }>;
+  readonly write: 'compact' | 'partition';
+  /** Copy the result from `output` into `dst` afterwards, on the device (in-place algorithms). */
+  readonly finish?: {
+    readonly dst: DeviceArray;
+    readonly mode: FinishMode;
+    /** 'prefix': copy only when count <= cap. @default dst.length */
+    readonly cap?: number;
+  };
+  /** Read output[0, input length) back in the same submission. @default false */
+  readonly readBack?: boolean;
+}
+
+export interface CompactResult {
+  /** Number of kept elements. */
+  readonly count: number;
+  /** output[0, n) when `readBack` was asked. */
+  readonly bytes?: ArrayBuffer;
+}
+
+interface SegmentPlan {
+  readonly seg: Segment;
+  readonly tiles: number;
+  readonly tileOffset: number;
+  /** 'chained', or for reduce-then-scan 'reduce' (passes 1-3); 'direct' for one tile. */
+  readonly kind: 'chained' | 'rts' | 'direct';
+  readonly inWin: Window;
+  readonly inBase: number;
+  readonly outWin: Window;
+}
+
+interface EngineCall {
+  readonly label: string;
+  readonly input: DeviceArray;
+  readonly output: DeviceArray;
+  readonly gen: GenerateHook;
+  readonly write: WriteHook;
+  readonly combiner: Combiner;
+  readonly initBits: number;
+  readonly tuning: Readonly<Record<string, number | boolean>>;
+  readonly tuningName: string;
+  readonly readBack: boolean;
+  readonly finish?: CompactDeviceRequest['finish'];
+}
+
+function sameView(a: DeviceArray, b: DeviceArray): boolean {
+  return a.buffer === b.buffer && a.offset === b.offset && a.length === b.length;
+}
+
+/**
+ * Runs a scan: output[i] = init op v0 op ... op vi (inclusive) or init op v0 op ... op v(i-1)
+ * (exclusive), v = gen(input[i]). Returns the output's bytes when `readBack`.
+ */
+export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Promise<ArrayBuffer | undefined> {
+  const r = await run(device, {
+    label: req.label,
+    input: req.input,
+    output: req.output,
+    gen: req.gen,
+    write: req.write,
+    combiner: req.combiner,
+    initBits: req.initBits,
+    tuning: req.tuning ?? {},
+    tuningName: req.tuningName ?? SCAN_ENGINE,
+    readBack: req.readBack ?? false,
+  });
+  return r.bytes;
+}
+
+const U32_PLUS = combinerOf(plus, 'u32');
+
+/** Runs a compaction and returns the number of kept elements (and the output's bytes when asked). */
+export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Promise<CompactResult> {
+  return run(device, {
+    label: req.label,
+    input: req.input,
+    output: req.output,
+    gen: req.keep,
+    write: req.write,
+    combiner: U32_PLUS,
+    initBits: 0,
+    tuning: req.tuning ?? {},
+    tuningName: req.tuningName ?? SCAN_ENGINE,
+    readBack: req.readBack ?? false,
+    finish: req.finish,
+  });
+}
+
+/** Why a compaction of `n` elements cannot run on `device`, if it cannot (its output is bound whole). */
+export function compactionLimit(device: GpuDevice, n: number): string | undefined {
+  const bytes = n * 4 + 512;
+  return bytes > device.limits.maxStorageBufferBindingSize
+    ? `a compaction output of ${n} elements exceeds one storage binding (${device.limits.maxStorageBufferBindingSize} bytes)`
+    : undefined;
+}
+
+async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> {
+  const t: ScanTuning = resolveTuning(call.tuningName, scanDefaults(device), call.tuning);
+  const n = call.input.length;
+  const compaction = isCompaction(call.write);
+  const w = t.workgroupSize;
+  const k = t.itemsPerThread;
+  const tile = w * k;
+  const subgroups = useSubgroups(device, t.subgroups);
+  const minSubgroupSize = device.info.subgroupMinSize || 4;
+  const inPlace = !compaction && sameView(call.input, call.output);
+  // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy.
+  const copyInput = !inPlace && call.input.buffer === call.output.buffer;
+  const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
+  try {
+    const vec = k % 4 === 0 && input.offset % 4 === 0 && (compaction || call.output.offset % 4 === 0);
+    const rts = t.reduceThenScan || inPlace;
+    const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
+    const adjacent = call.gen.kind === 'adjacent-different';
+    const outWhole = windowOf(device, call.output, { start: 0, length: call.output.length });
+    let tileOffset = 0;
+    const plans: SegmentPlan[] = segments.map((seg) => {
+      const tiles = Math.ceil(seg.length / tile);
+      const extend = adjacent && seg.start > 0;
+      const inWin = windowOf(device, input, extend ? { start: seg.start - 1, length: seg.length + 1 } : seg);
+      const plan: SegmentPlan = {
+        seg,
+        tiles,
+        tileOffset,
+        kind: tiles === 1 ? 'direct' : rts ? 'rts' : 'chained',
+        inWin,
+        inBase: inWin.localBase + (extend ? 1 : 0),
+        outWin: compaction ? outWhole : windowOf(device, call.output, seg),
+      };
+      tileOffset += tiles;
+      return plan;
+    });
+    const totalTiles = tileOffset;
+    const base: Omit<TileKernelParams, 'phase'> = {
+      inType: input.type as TileKernelParams['inType'],
+      combiner: call.combiner,
+      gen: call.gen,
+      write: call.write,
+      vec,
+      inPlace,
+      workgroupSize: w,
+      itemsPerThread: k,
+      subgroups,
+      minSubgroupSize,
+      maxSpins: Math.max(0, Math.floor(t.maxSpins)),
+    };
+    const phases = new Set<TilePhase>();
+    for (const p of plans) {
+      if (p.kind === 'chained') phases.add('chained');
+      else if (p.kind === 'rts') {
+        phases.add('reduce');
+        phases.add('downsweep');
+      } else phases.add('downsweep');
+    }
+    const pipelines = new Map<TilePhase, GPUComputePipeline>();
+    for (const phase of phases) pipelines.set(phase, await getPipeline(device, tileKernel({ ...base, phase })));
+    const spine = plans.some((p) => p.kind === 'rts')
+      ? await getPipeline(device, spineKernel({ combiner: call.combiner, workgroupSize: w, subgroups, minSubgroupSize }))
+      : undefined;
+    const finish = call.finish;
+    const finishPipeline = finish
+      ? await getPipeline(device, finishKernel(input.type as TileKernelParams['inType'], finish.mode))
+      : undefined;
+
+    const S = plans.length;
+    const ctrl = scratchBuffer(device, 'scan-ctrl', ctrlWords(S) * 4);
+    const state = scratchBuffer(device, 'scan-state', Math.max(totalTiles, 1) * 8);
+    const chainedTiles = plans.filter((p) => p.kind === 'chained').reduce((a, p) => a + p.tiles, 0);
+    const tailCount = !compaction && vec ? n % 4 : 0;
+    let countRb: { data(): ArrayBuffer } | undefined;
+    let outRb: { data(): ArrayBuffer } | undefined;
+
+    await device.queue.submit(call.label, (rec) => {
+      const enc = rec.encoder;
+      if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
+      if (chainedTiles > 0) {
+        enc.clearBuffer(ctrl, 0, S * 4);
+        // Tile states of chained segments (their slots lie anywhere in [0, totalTiles)).
+        enc.clearBuffer(state, 0, totalTiles * 8);
+      }
+      const pass = rec.beginPass(call.label);
+      plans.forEach((plan, s) => {
+        const params = (extra: Partial<Record<'direct', number>> = {}) =>
+          rec.uniform(
+            new Uint32Array([
+              plan.seg.length,
+              plan.inBase,
+              plan.outWin.localBase,
+              plan.seg.start,
+              plan.tiles,
+              plan.tileOffset,
+              s,
+              S,
+              s === 0 ? 1 : 0,
+              call.initBits >>> 0,
+              n,
+              extra.direct ?? 0,
+            ]).subarray(0, PARAMS_WORDS),
+          );
+        const tileGroup = (phase: TilePhase, pipeline: GPUComputePipeline, direct: number) => {
+          const entries: GPUBindGroupEntry[] = [];
+          for (const b of tileBindings({ phase, vec, inPlace })) {
+            if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params({ direct }) } });
+            else if (b === BINDING.state) entries.push({ binding: b, resource: { buffer: state } });
+            else if (b === BINDING.ctrl) entries.push({ binding: b, resource: { buffer: ctrl } });
+            else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
+            else entries.push(windowEntry(b, call.output, plan.outWin));
+          }
+          return device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+        };
+        const dispatchTiles = (phase: TilePhase, direct: number) => {
+          const pipeline = pipelines.get(phase) as GPUComputePipeline;
+          pass.setPipeline(pipeline);
+          pass.setBindGroup(0, tileGroup(phase, pipeline, direct));
+          rec.dispatch(pass, plan.tiles);
+        };
+        if (plan.kind === 'direct') dispatchTiles('downsweep', 1);
+        else if (plan.kind === 'chained') dispatchTiles('chained', 0);
+        else {
+          dispatchTiles('reduce', 0);
+          const sp = spine as GPUComputePipeline;
+          pass.setPipeline(sp);
+          pass.setBindGroup(
+            0,
+            device.gpu.createBindGroup({
+              layout: sp.getBindGroupLayout(0),
+              entries: [
+                { binding: 0, resource: { buffer: params() } },
+                { binding: 1, resource: { buffer: state } },
+                { binding: 2, resource: { buffer: ctrl } },
+              ],
+            }),
+          );
+          pass.dispatchWorkgroups(1);
+          dispatchTiles('downsweep', 0);
+        }
+      });
+      if (finish && finishPipeline) recordFinish(rec, pass, finishPipeline, finish, call, ctrl, S, outWhole);
+      pass.end();
+      if (tailCount > 0) {
+        const tailAt = (2 * S) * 4;
+        enc.copyBufferToBuffer(ctrl, tailAt, call.output.buffer, (call.output.offset + n - tailCount) * 4, tailCount * 4);
+      }
+      if (compaction) countRb = rec.readback(ctrl, (2 * S - 1) * 4, 4);
+      if (call.readBack) outRb = rec.readback(call.output.buffer, call.output.byteOffset, n * 4);
+    });
+    const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
+    return outRb ? { count, bytes: outRb.data() } : { count };
+  } finally {
+    if (copyInput) input.destroy();
+  }
+}
+
+function recordFinish(
+  rec: Recorder,
+  pass: GPUComputePassEncoder,
+  pipeline: GPUComputePipeline,
+  finish: NonNullable<CompactDeviceRequest['finish']>,
+  call: EngineCall,
+  ctrl: GPUBuffer,
+  segments: number,
+  srcWin: Window,
+): void {
+  const device = rec.device;
+  const n = call.input.length;
+  const dst = finish.dst;
+  const dstWin = windowOf(device, dst, { start: 0, length: dst.length });
+  const params = new Uint32Array([
+    n,
+    2 * segments - 1,
+    srcWin.localBase,
+    dstWin.localBase,
+    finish.cap ?? dst.length,
+    0,
+    0,
+    0,
+  ]);
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(
+    0,
+    device.gpu.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [
+        { binding: 0, resource: { buffer: rec.uniform(params) } },
+        { binding: 1, resource: { buffer: ctrl } },
+        windowEntry(2, call.output, srcWin),
+        windowEntry(3, dst, dstWin),
+      ],
+    }),
+  );
+  rec.dispatch(pass, Math.ceil(n / 256));
+}

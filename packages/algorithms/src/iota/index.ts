@@ -1,0 +1,43 @@
+/**
+ * iota(policy, data, start = 0): data[i] = start + i in the element type: u32/i32 wrap around;
+ * f32 is f32(start) + f32(i) rounded once (exact while the values stay below 2^24 in magnitude,
+ * unlike std::iota's repeated increments, which stop growing at 2^24).
+ *
+ * Strategy: CPU: one typed-array loop (par: per-chunk loops on the worker pool when `data` lives in
+ * shared memory). GPU: the map engine with no input (vec4 stores where aligned; the element index
+ * counts from the start of `data` across storage-binding segments); `start` travels as uniform
+ * bits, so one pipeline serves every start.
+ * Size tiers: n = 0 returns at once; otherwise see the map engine.
+ */
+import { coerce } from '@webdpl/core';
+import { type ArrayArg, checkArray, checkNumber } from '../common/args';
+import { cpuFill } from '../engines/map/cpu';
+import { bitsOf, iotaElement } from '../engines/map/elements';
+import { runMap, runMapCall } from '../engines/map/run';
+
+/**
+ * Sets `data[i] = start + i` in the element type.
+ * @param start default: 0 (converted to the element type)
+ */
+export async function iota(policy: unknown, data: ArrayArg, start = 0): Promise<void> {
+  const d = checkArray(data, 'data');
+  const s = coerce(d.type, checkNumber(start, 'start'));
+  await runMapCall(policy, {
+    algorithm: 'iota',
+    n: d.length,
+    inputs: [],
+    output: d,
+    cpu: (backend, _, y) => cpuFill(backend, 1, y, d.length, s, d.type),
+    gpu: (device, tuning) =>
+      runMap(device, {
+        label: 'iota',
+        n: d.length,
+        inputs: [],
+        output: d,
+        elem: iotaElement(d.type),
+        constants: [bitsOf(d.type, s), 0],
+        tuning,
+        tuningName: 'iota',
+      }),
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * inclusiveScan, exclusiveScan, transformInclusiveScan, transformExclusiveScan (oneDPL's scans):
+ * output[i] = init op v0 op ... op vi (inclusive; without init when it is not given) or
+ * init op v0 op ... op v(i-1) (exclusive), where v = transformFn(input[i]) or the element itself.
+ * `op` must be associative; it need not be commutative (order is kept on every backend). Results
+ * have the value type's semantics (u32/i32 wrap, f32 rounding); float results depend on the order of
+ * combination within a tolerance of a few ulps of the running sum of magnitudes.
+ *
+ * In place: `output` may be `input` itself (the same typed array, or a DeviceArray view of the same
+ * elements); any other overlap is an error. In-place scans of a DeviceArray run the GPU engine's
+ * reduce-then-scan strategy (about 1.5x the traffic of the chained scan).
+ *
+ * Strategy: CPU: cpuInclusiveScan / cpuExclusiveScan of @webdpl/policies (a loop for seq, a chunked
+ * scan on the worker pool for par). GPU: the scan-scatter engine (engines/scan), single-pass chained
+ * scan with decoupled look-back. Size tiers: n = 0 returns the output at once; otherwise see the
+ * engine (one workgroup, chained multi-tile, segmented beyond one storage binding).
+ */
+import {
+  ArgumentError,
+  type BinaryOp,
+  coerce,
+  combinerOf,
+  type GpuFunction,
+  type NumericType,
+  plus,
+} from '@webdpl/core';
+import { assertNever, cpuExclusiveScan, cpuInclusiveScan, selectBackend } from '@webdpl/policies';
+import {
+  type ArrayArg,
+  type CheckedArray,
+  checkArray,
+  checkFunction,
+  checkNoAlias,
+  checkNumber,
+  checkOutput,
+  deviceArraysOf,
+  hostArrayOf,
+} from '../common/args';
+import { copyInto, releaseTemps, toDevice } from '../common/gpu-io';
+import { resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
+import { SCAN_ENGINE, scanDevice } from '../engines/scan';
+
+/** A binary operator argument: a built-in, a lambda `(a, b) => ...`, or a `{ js, wgsl }` pair. */
+export type ScanOperatorArg = BinaryOp | GpuFunction | ((a: number, b: number) => number) | object;
+
+/** A unary transform argument: a lambda `x => ...` or a GpuFunction. */
+export type TransformArg = GpuFunction | ((x: number) => number | boolean) | object;
+
+/** Raw bits of `x` stored as `type`. */
+function bitsOf(type: NumericType, x: number): number {
+  if (type === 'f32') return new Uint32Array(Float32Array.of(x).buffer)[0] as number;
+  return x >>> 0;
+}
+
+/** Whether `a` and `b` are the same elements (in-place scans). */
+function sameElements(a: CheckedArray, b: CheckedArray): boolean {
+  if (a.kind === 'host' && b.kind === 'host') {
+    return (
+      a.array.buffer === b.array.buffer && a.array.byteOffset === b.array.byteOffset && a.array.length === b.array.length
+    );
+  }
+  if (a.kind === 'device' && b.kind === 'device') {
+    return a.array.buffer === b.array.buffer && a.array.offset === b.array.offset && a.length === b.length;
+  }
+  return false;
+}
+
+interface ScanCall {
+  readonly algorithm: string;
+  readonly policy: unknown;
+  readonly input: unknown;
+  readonly output: unknown;
+  readonly op: unknown;
+  /** Undefined for the plain scans. */
+  readonly transform: unknown;
+  readonly hasTransform: boolean;
+  readonly init: unknown;
+  readonly exclusive: boolean;
+}
+
+async function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
+  const inp = checkArray(c.input, 'input');
+  const t = inp.type;
+  const tf = c.hasTransform ? checkFunction(c.transform, 'transformFn', 1) : undefined;
+  if (tf && !tf.supports([t])) {
+    throw new ArgumentError('transformFn', `a function defined for ${t}`, `'${tf.name}'`);
+  }
+  const v: NumericType = tf ? valueTypeOf(resultTypeOf(tf, [t], 'transformFn')) : t;
+  const out = checkOutput(c.output, 'output', inp.length, v);
+  const inPlace = sameElements(inp, out);
+  if (!inPlace) checkNoAlias(inp, out, 'input', 'output');
+  const fn = c.op === undefined ? plus : checkFunction(c.op, 'op', 2);
+  if (!fn.supports([v, v])) throw new ArgumentError('op', `an operator defined for ${v}`, `'${fn.name}'`);
+  let init: number | undefined;
+  if (c.exclusive || c.init !== undefined) init = coerce(v, checkNumber(c.init, 'init'));
+  const functions = [{ fn, argTypes: [v, v] as NumericType[] }];
+  if (tf) functions.push({ fn: tf, argTypes: [t] });
+  const backend = await selectBackend(c.policy, {
+    algorithm: c.algorithm,
+    engine: SCAN_ENGINE,
+    types: [t, v],
+    functions,
+    deviceArrays: deviceArraysOf(inp, out),
+    gpuCheck: () => (fn.identity(v) === undefined ? `operator '${fn.name}' has no identity for ${v}` : undefined),
+  });
+  const result = c.output as O;
+  if (inp.length === 0) return result;
+  switch (backend.kind) {
+    case 'seq':
+    case 'par': {
+      const x = hostArrayOf(inp);
+      const y = hostArrayOf(out);
+      const options = tf ? { transform: tf } : undefined;
+      if (c.exclusive) await cpuExclusiveScan(backend, x, y, fn, init, options);
+      else await cpuInclusiveScan(backend, x, y, fn, init, options);
+      return result;
+    }
+    case 'gpu': {
+      const { device } = backend;
+      const inSide = toDevice(device, inp);
+      // Host in place: scan the uploaded copy into a separate temporary (the chained scan reads
+      // predecessor tiles' input in its fallback, so it never runs in place).
+      const outSide =
+        inPlace && inp.kind === 'device' ? { array: inSide.array, temp: false } : toDevice(device, out, false);
+      try {
+        const combiner = combinerOf(fn, v);
+        const start = init ?? (fn.identity(v) as number);
+        const bytes = await scanDevice(device, {
+          label: c.algorithm,
+          input: inSide.array,
+          output: outSide.array,
+          gen: { kind: 'value', fn: tf ? valueFragment(tf, [t], v) : undefined },
+          write: c.exclusive ? 'exclusive' : 'inclusive',
+          combiner,
+          initBits: bitsOf(v, start),
+          tuning: backend.tuning,
+          tuningName: c.algorithm,
+          readBack: out.kind === 'host',
+        });
+        if (out.kind === 'host' && bytes) copyInto(out.array, bytes, inp.length);
+        return result;
+      } finally {
+        releaseTemps(inSide, outSide);
+      }
+    }
+    default:
+      return assertNever(backend);
+  }
+}
+
+/**
+ * Inclusive scan: output[i] = init op input[0] op ... op input[i] (init omitted when undefined).
+ * `output` may be `input` (in place). Returns `output`.
+ * @param op default: plus. GPU runs need an associative operator with an identity.
+ * @param init default: none (the scan starts with input[0])
+ * @throws ArgumentError naming `policy`, `input`, `output`, `op` or `init`
+ */
+export function inclusiveScan<O extends ArrayArg>(
+  policy: unknown,
+  input: ArrayArg,
+  output: O,
+  op?: ScanOperatorArg,
+  init?: number,
+): Promise<O> {
+  return scanFront<O>({
+    algorithm: 'inclusiveScan',
+    policy,
+    input,
+    output,
+    op,
+    transform: undefined,
+    hasTransform: false,
+    init,
+    exclusive: false,
+  });
+}
+
+/**
+ * Exclusive scan: output[0] = init, output[i] = init op input[0] op ... op input[i-1].
+ * `output` may be `input` (in place). Returns `output`.
+ * @param op default: plus
+ * @throws ArgumentError naming `policy`, `input`, `output`, `init` or `op`
+ */
+export function exclusiveScan<O extends ArrayArg>(
+  policy: unknown,
+  input: ArrayArg,
+  output: O,
+  init: number,
+  op?: ScanOperatorArg,
+): Promise<O> {
+  return scanFront<O>({
+    algorithm: 'exclusiveScan',
+    policy,
+    input,
+    output,
+    op,
+    transform: undefined,
+    hasTransform: false,
+    init,
+    exclusive: true,
+  });
+}
+
+/**
+ * Inclusive scan of transformFn(input[i]). The output's element type is transformFn's result type
+ * (a bool result counts as u32 1/0). `output` may be `input` (in place, same type). Returns `output`.
+ * @param init default: none
+ * @throws ArgumentError naming `policy`, `input`, `output`, `op`, `transformFn` or `init`
+ */
+export function transformInclusiveScan<O extends ArrayArg>(
+  policy: unknown,
+  input: ArrayArg,
+  output: O,
+  op: ScanOperatorArg,
+  transformFn: TransformArg,
+  init?: number,
+): Promise<O> {
+  return scanFront<O>({
+    algorithm: 'transformInclusiveScan',
+    policy,
+    input,
+    output,
+    op,
+    transform: transformFn,
+    hasTransform: true,
+    init,
+    exclusive: false,
+  });
+}
+
+/**
+ * Exclusive scan of transformFn(input[i]) from `init`. Output type and aliasing as for
+ * transformInclusiveScan. Returns `output`.
+ * @throws ArgumentError naming `policy`, `input`, `output`, `init`, `op` or `transformFn`
+ */
+export function transformExclusiveScan<O extends ArrayArg>(
+  policy: unknown,
+  input: ArrayArg,
+  output: O,
+  init: number,
+  op: ScanOperatorArg,
+  transformFn: TransformArg,
+): Promise<O> {
+  return scanFront<O>({
+    algorithm: 'transformExclusiveScan',
+    policy,
+    input,
+    output,
+    op,
+    transform: transformFn,
+    hasTransform: true,
+    init,
+    exclusive: true,
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * transformReduce(policy, input, init, reduceOp, transformFn) and the binary form
+ * transformReduce(policy, input1, input2, init, reduceOp, transformFn2): folds `reduceOp` over
+ * `transformFn` of each element (or pair of elements), starting from `init`.
+ *
+ * Strategy: CPU: the policies' transform-reduce engine (one generated loop; par: per-chunk loops on
+ * the worker pool). GPU: the transform-reduce engine with a load that applies the transform (bool
+ * results count as u32 1/0); `init` is combined on the host.
+ * Size tiers: n = 0 returns init at once; otherwise see the engine (one workgroup, multi-pass,
+ * segmented beyond one storage binding).
+ */
+import { coerce, combinerOf, DeviceArray, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
+import { cpuTransformReduce } from '@webdpl/policies';
+import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNumber, checkSameLength } from '../common/args';
+import { checkBuiltinArgTypes, decodeScalar, resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
+import { transformReduceDevice } from '../engines/transform-reduce';
+import { loadFragment, runTransformReduce } from './run';
+
+/** A function argument: a GpuFunction (built-in operator or lambda) or an arrow function. */
+export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean) | object;
+
+
+/**
+ * The shared implementation of transformReduce and innerProduct: checked inputs, `init` (undefined:
+ * the identity of `reduceOp` for the accumulator type), checked functions; `transformName` and
+ * `inputNames` name arguments in errors.
+ */
+export async function transformReduceChecked(
+  policy: unknown,
+  algorithm: string,
+  inputs: readonly CheckedArray[],
+  init: number | undefined,
+  reduceOp: GpuFunction,
+  transformFn: GpuFunction,
+  transformName: string,
+  inputNames: readonly string[],
+): Promise<number> {
+  const inTypes = inputs.map((a) => a.type);
+  checkBuiltinArgTypes(transformFn, inTypes, inputNames[1] ?? 'input2');
+  const acc: NumericType = valueTypeOf(resultTypeOf(transformFn, inTypes, transformName));
+  let start: number;
+  if (init === undefined) {
+    const id = reduceOp.identity(acc);
+    if (id === undefined) {
+      throw new TypeError(`${algorithm}: init is required for operator '${reduceOp.name}', which has no identity`);
+    }
+    start = id;
+  } else {
+    start = coerce(acc, init);
+  }
+  return runTransformReduce(policy, {
+    algorithm,
+    inputs,
+    functions: [
+      { fn: transformFn, argTypes: inTypes },
+      { fn: reduceOp, argTypes: [acc, acc] },
+    ],
+    gpuCheck: () =>
+      reduceOp.identity(acc) === undefined ? `operator '${reduceOp.name}' has no identity for ${acc}` : undefined,
+    empty: () => start,
+    cpu: (backend, hosts) =>
+      cpuTransformReduce(
+        backend,
+        hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
+        start,
+        reduceOp,
+        transformFn,
+      ),
+    gpu: async (device, arrays, tuning) => {
+      const val = valueFragment(transformFn, inTypes, acc);
+      const args = inTypes.map((_, k) => `x${k}`).join(', ');
+      const bytes = await transformReduceDevice(device, {
+        label: algorithm,
+        inputs: arrays,
+        load: loadFragment('load_tr', inTypes, acc, `return ${val.name}(${args});`, [val], [val.name]),
+        combiner: combinerOf(reduceOp, acc),
+        commutative: reduceOp.commutative,
+        tuning,
+        tuningName: algorithm,
+      });
+      const f = reduceOp.js([acc, acc]) as (a: number, b: number) => number;
+      return coerce(acc, f(start, decodeScalar(acc, bytes)));
+    },
+  });
+}
+
+function isArrayArg(x: unknown): boolean {
+  return x instanceof DeviceArray || ArrayBuffer.isView(x) || Array.isArray(x);
+}
+
+/**
+ * Folds `reduceOp` over `transformFn(input[i])`, starting from `init`: oneDPL's transform_reduce.
+ * The accumulator has the transform's result type (a bool result counts as u32 1/0); `init` is
+ * converted to it. GPU runs need `reduceOp` to be associative with an identity; the order of
+ * combination is unspecified (float results vary within rounding), unless `reduceOp` is not
+ * commutative, in which case elements are combined in order.
+ * @param transformFn a unary function of the element type
+ */
+export function transformReduce(
+  policy: unknown,
+  input: ArrayArg,
+  init: number,
+  reduceOp: FunctionArg,
+  transformFn: FunctionArg,
+): Promise<number>;
+/**
+ * Folds `reduceOp` over `transformFn2(input1[i], input2[i])`, starting from `init`: the binary form
+ * of oneDPL's transform_reduce. `input2` must have the length of `input1`.
+ */
+export function transformReduce(
+  policy: unknown,
+  input1: ArrayArg,
+  input2: ArrayArg,
+  init: number,
+  reduceOp: FunctionArg,
+  transformFn2: FunctionArg,
+): Promise<number>;
+export async function transformReduce(policy: unknown, ...args: unknown[]): Promise<number> {
+  if (isArrayArg(args[1])) {
+    const [input1, input2, init, reduceOp, transformFn2] = args;
+    const a = checkArray(input1, 'input1');
+    const b = checkArray(input2, 'input2');
+    checkSameLength(a, b, 'input1', 'input2');
+    const r = checkFunction(reduceOp, 'reduceOp', 2);
+    const t = checkFunction(transformFn2, 'transformFn2', 2);
+    return transformReduceChecked(policy, 'transformReduce', [a, b], checkNumber(init, 'init'), r, t, 'transformFn2', [
+      'input1',
+      'input2',
+    ]);
+  }
+  const [input, init, reduceOp, transformFn] = args;
+  const a = checkArray(input, 'input');
+  const start = checkNumber(init, 'init');
+  const r = checkFunction(reduceOp, 'reduceOp', 2);
+  const t = checkFunction(transformFn, 'transformFn', 1);
+  return transformReduceChecked(policy, 'transformReduce', [a], start, r, t, 'transformFn', ['input']);
+}

@@ -1,0 +1,100 @@
+/**
+ * transform(policy, input, output, fn) and transform(policy, input1, input2, output, fn):
+ * output[i] = fn(input[i]) or fn(input1[i], input2[i]) for i < n (the inputs' length).
+ * The output's element type must be fn's result type (a bool result may go to any type, as 1/0) and
+ * it needs at least n elements; it may be one of the inputs (in place) but must not otherwise
+ * overlap them.
+ *
+ * Strategy: CPU: the policies' transform engine (one generated loop; par: per-chunk loops on the
+ * worker pool). GPU: the map engine (vec4 loads and stores where every array is 16-byte aligned,
+ * several per thread, no bounds checks on full tiles). Host arrays are uploaded and the output read
+ * back in the same command buffer; DeviceArrays stay on the device, so calls chain.
+ * Size tiers: n = 0 returns at once; otherwise see the map engine (vec4 + scalar tail, or scalar;
+ * segmented beyond one storage binding).
+ */
+import { DeviceArray, type GpuFunction, type HostArray } from '@webdpl/core';
+import { cpuTransform } from '@webdpl/policies';
+import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkOutput, checkSameLength } from '../common/args';
+import { checkInPlaceOrDisjoint } from '../common/overlap';
+import { checkBuiltinArgTypes, resultTypeOf } from '../common/predicates';
+import { functionElement } from '../engines/map/elements';
+import { runMap, runMapCall } from '../engines/map/run';
+import type { FunctionArg } from '../transform-reduce/index';
+
+function isArrayArg(x: unknown): boolean {
+  return x instanceof DeviceArray || ArrayBuffer.isView(x) || Array.isArray(x);
+}
+
+/** transform over checked inputs, with `names` of the inputs for errors. */
+async function transformChecked(
+  policy: unknown,
+  inputs: CheckedArray[],
+  names: readonly string[],
+  outputArg: unknown,
+  fn: GpuFunction,
+): Promise<void> {
+  const inTypes = inputs.map((a) => a.type);
+  checkBuiltinArgTypes(fn, inTypes, names[1] ?? 'input2');
+  const r = resultTypeOf(fn, inTypes, 'fn');
+  const n = (inputs[0] as CheckedArray).length;
+  const output = checkOutput(outputArg, 'output', n, r === 'bool' ? undefined : r);
+  inputs.forEach((a, k) => checkInPlaceOrDisjoint(a, output, names[k] as string, 'output'));
+  await runMapCall(policy, {
+    algorithm: 'transform',
+    n,
+    inputs,
+    output,
+    functions: [{ fn, argTypes: inTypes }],
+    cpu: (backend, hosts, out) =>
+      cpuTransform(
+        backend,
+        hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
+        out,
+        fn,
+      ),
+    gpu: (device, tuning) =>
+      runMap(device, {
+        label: 'transform',
+        n,
+        inputs,
+        output,
+        elem: functionElement(fn, inTypes, output.type),
+        tuning,
+        tuningName: 'transform',
+      }),
+  });
+}
+
+/**
+ * Writes `fn(input[i])` to `output[i]` for every i < input.length (oneDPL's unary transform).
+ * @param output at least input.length elements of fn's result type; may be `input` itself
+ * @param fn a unary function of the element type
+ */
+export function transform(policy: unknown, input: ArrayArg, output: ArrayArg, fn: FunctionArg): Promise<void>;
+/**
+ * Writes `fn(input1[i], input2[i])` to `output[i]` for every i < input1.length (oneDPL's binary
+ * transform). `input2` must have the length of `input1`.
+ * @param output at least input1.length elements of fn's result type; may be one of the inputs
+ * @param fn a binary function of the two element types
+ */
+export function transform(
+  policy: unknown,
+  input1: ArrayArg,
+  input2: ArrayArg,
+  output: ArrayArg,
+  fn: FunctionArg,
+): Promise<void>;
+export async function transform(policy: unknown, ...args: unknown[]): Promise<void> {
+  if (isArrayArg(args[2])) {
+    const [input1, input2, output, fn] = args;
+    const a = checkArray(input1, 'input1');
+    const b = checkArray(input2, 'input2');
+    checkSameLength(a, b, 'input1', 'input2');
+    const f = checkFunction(fn, 'fn', 2);
+    return transformChecked(policy, [a, b], ['input1', 'input2'], output, f);
+  }
+  const [input, output, fn] = args;
+  const a = checkArray(input, 'input');
+  const f = checkFunction(fn, 'fn', 1);
+  return transformChecked(policy, [a], ['input'], output, f);
+}

@@ -1,0 +1,150 @@
+import { DeviceArray, type HostArray } from '@webdpl/core';
+import { execution } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { forEach } from '../for-each/index';
+import { parPool, place } from '../testing/device-data';
+import { edgeSizes, makeData, policyMatrix, TINY_MAP_TILES, testDevice } from '../testing/matrix';
+import { transform } from './index';
+
+const DEFAULT_TILES = [256 * 4 * 4, 256 * 8];
+const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457]);
+const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
+
+type T3 = 'u32' | 'i32' | 'f32';
+
+/** x * 3 + 1 (ints, wrapping) or x * 2 + 1 (f32: the product is exact, so contraction cannot change it). */
+const affine = {
+  u32: { fn: (x: number) => x * 3 + 1, ref: (x: number) => (Math.imul(x, 3) + 1) >>> 0 },
+  i32: { fn: (x: number) => x * 3 + 1, ref: (x: number) => (Math.imul(x, 3) + 1) | 0 },
+  f32: { fn: (x: number) => x * 2 + 1, ref: (x: number) => Math.fround(x * 2 + 1) },
+};
+
+function sameKind(type: T3, n: number): HostArray {
+  return type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
+}
+
+function mapRef(data: HostArray, f: (x: number) => number, out: HostArray): HostArray {
+  for (let i = 0; i < data.length; i++) out[i] = f(data[i] as number);
+  return out;
+}
+
+describe.each(matrix)('transform under $name', ({ policy, gpu }) => {
+  for (const type of ['u32', 'i32', 'f32'] as const) {
+    it(`unary ${type} at edge sizes, random and constant data; forEach in place`, async () => {
+      const { fn, ref } = affine[type];
+      for (const n of sizes) {
+        for (const kind of ['random', 'constant'] as const) {
+          if (kind === 'constant' && n % 3 !== 0) continue;
+          const data = makeData(type, n, kind);
+          const copy = data.slice();
+          const out = sameKind(type, n);
+          await transform(policy, data, out, fn);
+          expect(data, 'input untouched').toEqual(copy);
+          expect(out, `n=${n} ${kind}`).toEqual(mapRef(data, ref, sameKind(type, n)));
+          if (n % 5 === 0) {
+            await forEach(policy, data, fn);
+            expect(data, `forEach n=${n}`).toEqual(out);
+          }
+        }
+      }
+    });
+  }
+
+  it('binary transforms, a bool result, a type-changing result, in place, a longer output', async () => {
+    for (const n of [1, 5, 64, 1000, 5003]) {
+      const a = makeData('i32', n, 'random');
+      const b = makeData('i32', n, 'random', 99);
+      const out = new Int32Array(n + 3).fill(7);
+      await transform(policy, a, b, out, (x: number, y: number) => x - y);
+      for (let i = 0; i < n; i++) expect(out[i], `i=${i}`).toBe((a[i]! - b[i]!) | 0);
+      expect([...out.subarray(n)], 'past n untouched').toEqual([7, 7, 7]);
+
+      const u = makeData('u32', n, 'random');
+      const f = makeData('f32', n, 'random');
+      const prod = new Float32Array(n);
+      await transform(policy, u, f, prod, (x: number, y: number) => x * y);
+      for (let i = 0; i < n; i++) expect(prod[i]).toBe(Math.fround(Math.fround(u[i]!) * f[i]!));
+
+      const flags = new Int32Array(n);
+      await transform(policy, u, flags, (x: number) => x > 2147483648);
+      for (let i = 0; i < n; i++) expect(flags[i]).toBe(u[i]! > 2147483648 ? 1 : 0);
+
+      const halves = new Float32Array(n);
+      await transform(policy, u, halves, (x: number) => x * 0.5);
+      for (let i = 0; i < n; i++) expect(halves[i]).toBe(Math.fround(u[i]!) * 0.5);
+
+      const want = a.map((x, i) => (x - b[i]!) | 0);
+      await transform(policy, a, b, a, (x: number, y: number) => x - y);
+      expect(a, 'in place on input1').toEqual(want);
+    }
+  });
+
+  if (gpu && testDevice) {
+    const device = testDevice;
+    it('DeviceArray views at offsets (unaligned paths), padding untouched, chained calls', async () => {
+      for (const n of [1, 3, 4, 7, 64, 255, 256, 257, 1000, 4099]) {
+        const data = makeData('u32', n, 'random');
+        const want = mapRef(data, affine.u32.ref, new Uint32Array(n));
+        for (const [inOff, outOff] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [4, 8],
+          [3, 3],
+        ] as const) {
+          const src = place(device, data, inOff);
+          const dst = place(device, new Uint32Array(n), outOff);
+          await transform(policy, src.view, dst.view, affine.u32.fn);
+          expect(await dst.read(), `n=${n} in@${inOff} out@${outOff}`).toEqual(want);
+          expect(await src.read(), 'input untouched').toEqual(data);
+          // Chained: forEach on the device output, then a host output from a device input.
+          await forEach(policy, dst.view, (x: number) => x ^ 5);
+          const host = new Uint32Array(n);
+          await transform(policy, dst.view, host, (x: number) => x ^ 5);
+          expect(host).toEqual(want);
+          src.parent.destroy();
+          dst.parent.destroy();
+        }
+        // In place on a view, and an input elsewhere in the output's buffer.
+        const both = place(device, Uint32Array.from([...data, ...data]), 1);
+        await transform(policy, both.view.view(0, n), both.view.view(n, n), affine.u32.fn);
+        const got = await both.read();
+        expect(got.subarray(n), `same buffer n=${n}`).toEqual(want);
+        await forEach(policy, both.view.view(0, n), affine.u32.fn);
+        expect((await both.read()).subarray(0, n), `in place n=${n}`).toEqual(want);
+        both.parent.destroy();
+      }
+    });
+  }
+});
+
+describe('transform: bad input', () => {
+  const seq = execution.seq;
+  const inc = (x: number) => x + 1;
+  it('names the argument and leaves the caller data untouched', async () => {
+    const data = Uint32Array.from([1, 2, 3, 4]);
+    const out = new Uint32Array(4).fill(9);
+    await expect(transform(seq, [1, 2] as unknown as Uint32Array, out, inc)).rejects.toThrow(/input: expected/);
+    await expect(transform(seq, data, new Uint32Array(3), inc)).rejects.toThrow(/output: expected at least 4 elements/);
+    await expect(transform(seq, data, new Float32Array(4), inc)).rejects.toThrow(/output: expected an array of u32/);
+    await expect(transform(seq, data, out, 42 as never)).rejects.toThrow(/fn/);
+    await expect(transform(seq, data, new Uint32Array(3), out, (a: number, b: number) => a + b)).rejects.toThrow(
+      /input2: expected 4 elements/,
+    );
+    const big = new Uint32Array(8);
+    await expect(transform(seq, big.subarray(0, 4), big.subarray(2, 6), inc)).rejects.toThrow(/output: expected input/);
+    await expect(transform({} as never, data, out, inc)).rejects.toThrow(/policy/);
+    await expect(forEach(seq, data, (x: number) => x * 0.5)).rejects.toThrow(/fn: expected a function returning u32/);
+    expect([...data]).toEqual([1, 2, 3, 4]);
+    expect([...out]).toEqual([9, 9, 9, 9]);
+  });
+
+  if (testDevice) {
+    const device = testDevice;
+    it('DeviceArrays need a device policy', async () => {
+      const d = DeviceArray.from(device, Uint32Array.from([1, 2, 3]));
+      await expect(transform(seq, d, new Uint32Array(3), inc)).rejects.toThrow(/policy/);
+      d.destroy();
+    });
+  }
+});

@@ -1,0 +1,236 @@
+/**
+ * `pnpm bench`: every algorithm against plain JS on the CPU policies and the best GPU, with device
+ * time from timestamp queries, a table, JSON and charts. Also the GPU-machine bundle's entry
+ * (`dist/cli.mjs`, see docs/benchmarks/README.md). Exit codes: 0 done, 1 failed, 2 bad command line.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type GpuDevice, gpuSelector, noGpuReason, releaseDevices, selectDevice } from '@webdpl/core';
+import { defaultPool, makeDevicePolicy } from '@webdpl/policies';
+import { pngUnavailableReason, writeEntryCharts } from './charts';
+import { type BenchOptions, defaultSizes, MAX_LOG2, parseArgs, USAGE, UsageError } from './cli-args';
+import { type AlgorithmApi, ENTRIES, selectEntries } from './entries';
+import { measure } from './measure';
+import { createProgress } from './progress';
+import { computeCrossover, formatTime, pow2, renderReport } from './report';
+import type { BenchReport, DeviceSummary, EntryResult } from './results';
+import { countSteps, type RunContext, runEntry } from './runner';
+
+function say(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Largest log2 size on a software GPU when --software-gpu-max is not given. */
+function softwareGpuMax(options: BenchOptions): number {
+  return options.softwareGpuMax ?? (options.quick ? 18 : 20);
+}
+
+async function openGpu(options: BenchOptions): Promise<{ device?: GpuDevice; note?: string }> {
+  if (!options.policies.has('device')) return { note: '--policies leaves out the device' };
+  const reason = await noGpuReason();
+  if (reason) return { note: `${reason} (run 'pnpm setup:gpu' for lavapipe)` };
+  try {
+    return { device: (await selectDevice(gpuSelector)) as GpuDevice };
+  } catch (e) {
+    return { note: `opening the GPU failed: ${errorText(e)}` };
+  }
+}
+
+function summarize(d: GpuDevice): DeviceSummary {
+  return {
+    name: d.info.name,
+    kind: d.info.kind,
+    vendor: d.info.vendor,
+    architecture: d.info.architecture,
+    subgroupMinSize: d.info.subgroupMinSize,
+    subgroupMaxSize: d.info.subgroupMaxSize,
+    features: [...d.features].sort(),
+    maxStorageBufferBindingSize: d.limits.maxStorageBufferBindingSize,
+  };
+}
+
+function listEntries(): string {
+  const rows = ENTRIES.map(
+    (e) =>
+      `  ${e.id.padEnd(22)} ${e.label.padEnd(34)} ${String(e.bytesPerElement).padStart(2)} B/elem  ${e.sets.join(',')}${e.cub ? `  (CUB: ${e.cub})` : ''}`,
+  );
+  return `Entries (id, what runs, compulsory traffic, default runs that include it):\n${rows.join('\n')}\n`;
+}
+
+/** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    say(`${e.message}\nRun 'pnpm bench --help' for the options.`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (options.list) {
+    process.stdout.write(listEntries());
+    return 0;
+  }
+  const { entries, unknown } = selectEntries(options.algorithms, options.deviceOnly ? 'device' : 'default');
+  if (unknown.length) {
+    const known = [...new Set(ENTRIES.flatMap((e) => [e.algorithm, e.id]))].join(', ');
+    say(`--algorithms: unknown ${unknown.map((u) => `'${u}'`).join(', ')}; known: ${known}`);
+    return 2;
+  }
+  const started = performance.now();
+  const sizes = defaultSizes(options);
+  const notes: string[] = [];
+
+  let api: AlgorithmApi = {};
+  try {
+    api = (await import('@webdpl/algorithms')) as AlgorithmApi;
+  } catch (e) {
+    notes.push(`@webdpl/algorithms did not load, so only the plain-JS baselines ran: ${errorText(e)}`);
+  }
+
+  const { device, note: gpuNote } = await openGpu(options);
+  if (options.deviceOnly && !device) {
+    say(`--device-only needs a GPU: ${gpuNote}`);
+    return 1;
+  }
+  const software = device?.info.kind === 'software-gpu';
+  const gpuMaxLog2 = software ? softwareGpuMax(options) : MAX_LOG2;
+  if (device && sizes.some((s) => s > gpuMaxLog2)) {
+    notes.push(
+      `${device.info.name} is a software GPU: sizes above ${pow2(gpuMaxLog2)} ran on the CPU only (--software-gpu-max)`,
+    );
+  }
+  const devicePolicy = device ? makeDevicePolicy(device, { fallback: 'error' }) : undefined;
+  say(
+    `${device ? `GPU ${device.info.name} [${software ? 'software GPU' : 'hardware GPU'}]` : `no GPU: ${gpuNote}`}; ` +
+      `sizes ${sizes.map(pow2).join(' ')}; ${entries.length} entries; ${options.timeMs} ms per measurement`,
+  );
+
+  let floor: BenchReport['floor'];
+  if (device) {
+    try {
+      const q = device.queue;
+      const { check: _check, ...t } = await measure({
+        run: async () => {
+          await q.submit('empty', () => {});
+          await q.finish();
+        },
+        budgetMs: options.timeMs,
+      });
+      floor = t;
+    } catch (e) {
+      notes.push(`the floor (empty submit-and-wait) could not be measured: ${errorText(e)}`);
+    }
+  }
+
+  let total = 0;
+  const progress = { step: (_: string) => {}, done: () => {} };
+  const ctx: RunContext = {
+    options,
+    api,
+    device,
+    devicePolicy,
+    gpuMaxLog2,
+    onStep: (t) => progress.step(t),
+    onDone: () => progress.done(),
+  };
+  for (const e of entries) total += countSteps(e, sizes, ctx);
+  const bar = createProgress(total);
+  progress.step = bar.step;
+  progress.done = bar.done;
+  const results: EntryResult[] = [];
+  try {
+    for (const e of entries) {
+      const r = await runEntry(e, sizes, ctx);
+      const crossover = computeCrossover(r);
+      if (crossover) r.crossover = crossover;
+      results.push(r);
+    }
+  } finally {
+    bar.stop();
+  }
+  if (device && results.some((r) => r.measurements.some((m) => m.quantized))) {
+    notes.push(
+      "device timestamps were quantized to 65.5 µs (Dawn's timestamp_quantization toggle is on): device times are means over many calls; small sizes are unreliable",
+    );
+  }
+
+  const report: BenchReport = {
+    schema: 'webdpl-bench/1',
+    date: new Date().toISOString(),
+    command: ['bench', ...argv].join(' '),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    cores: cpus().length,
+    device: device ? summarize(device) : null,
+    ...(device ? {} : { gpuNote }),
+    options: {
+      ...options,
+      policies: [...options.policies],
+      sizes,
+      gpuMaxLog2: device ? gpuMaxLog2 : null,
+    },
+    ...(floor ? { floor } : {}),
+    entries: results,
+    notes,
+    durationS: 0,
+  };
+
+  const jsonPath = options.json ?? join(options.out, 'results.json');
+  let chartFiles: string[] = [];
+  if (options.charts) {
+    try {
+      const subtitle = `${device ? device.info.name : 'no GPU'} · ${report.cpu} · ${report.date.slice(0, 10)}`;
+      chartFiles = await writeEntryCharts(join(options.out, 'charts'), results, subtitle);
+      const why = pngUnavailableReason();
+      if (why) notes.push(why);
+    } catch (e) {
+      notes.push(`charts failed: ${errorText(e)}`);
+    }
+  }
+  report.durationS = (performance.now() - started) / 1e3;
+  await mkdir(dirname(jsonPath), { recursive: true });
+  await writeFile(jsonPath, `${JSON.stringify(report, null, 1)}\n`);
+  process.stdout.write(`\n${renderReport(report)}\n`);
+  say(`JSON: ${jsonPath}`);
+  if (chartFiles.length) say(`charts: ${chartFiles.length} files in ${join(options.out, 'charts')}`);
+  if (floor) say(`floor: ${formatTime(floor.ms)} per empty submit-and-wait`);
+  return results.some((r) => r.measurements.some((m) => m.check !== 'ok')) ? 1 : 0;
+}
+
+async function shutdown(options: { par: boolean }): Promise<void> {
+  releaseDevices();
+  if (options.par) {
+    try {
+      await defaultPool().close();
+    } catch {
+      // no pool was started (or none exists yet): nothing to close
+    }
+  }
+}
+
+const argv = process.argv.slice(2);
+main(argv)
+  .catch((e) => {
+    process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  })
+  .then(async (code) => {
+    await shutdown({ par: !argv.includes('--device-only') });
+    process.exitCode = code;
+    // Everything is released; if a handle still keeps Node alive, say so and leave anyway.
+    setTimeout(() => {
+      say('something still holds the event loop after the run; exiting');
+      process.exit(code);
+    }, 5_000).unref();
+  });

@@ -1,0 +1,805 @@
+/**
+ * The benchmark entries: one small declarative record per algorithm variant. Each says how to make
+ * its input (cub_anchor's data), the plain-JS code a JS developer would write instead, how to call
+ * the webdpl algorithm (the same call for every policy), the bytes of compulsory traffic per element,
+ * and how to check a result. The runner does the rest.
+ *
+ * Calls go through the exports of `@webdpl/algorithms` looked up by name, so an algorithm that has
+ * not landed yet skips its entry with a note instead of breaking the build.
+ */
+import { DeviceArray, type HostArray, plus } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
+import { copyKernel } from './copy-kernel';
+import { fillF32, fillU32 } from './data';
+
+/** An algorithm of `@webdpl/algorithms`: policy first, returns a Promise. */
+export type AlgorithmFn = (policy: Policy, ...args: unknown[]) => Promise<unknown>;
+
+/** The exports of `@webdpl/algorithms`, by name. */
+export type AlgorithmApi = Readonly<Record<string, unknown>>;
+
+/** An array argument: a host typed array (host policies, end to end) or a DeviceArray (resident). */
+export type AnyArray = HostArray | DeviceArray;
+
+/** Element types the entries use. */
+export type BenchType = 'u32' | 'f32';
+
+/** Which default runs include an entry. */
+export type EntrySet = 'default' | 'device';
+
+/** The inputs of one size, made once and shared by every series. */
+export interface HostCase {
+  readonly n: number;
+  /** Inputs, never written: in-place entries run on copies restored before each call. */
+  readonly inputs: readonly HostArray[];
+  /** Outputs the call writes (allocated per series). */
+  readonly outputs: readonly { readonly type: BenchType; readonly length: number }[];
+  /** Expected scalar result, if the call returns one that matters. */
+  readonly value?: number;
+  /** Expected contents of the observed arrays (outputs, or inputs for in-place entries). */
+  readonly arrays?: readonly HostArray[];
+}
+
+/** Plain JS the way a JS developer would write it, set up once per size. */
+export interface Baseline {
+  /** Series id suffix: 'for-loop' becomes 'js:for-loop'. */
+  readonly name: string;
+  /** Short label for tables and charts. */
+  readonly label: string;
+  /** Largest log2 size it runs at (slow comparator sorts). @default no limit */
+  readonly maxLog2?: number;
+  /** Builds the timed closure (untimed: plain arrays, output buffers), and `before` for in-place work. */
+  setup(c: HostCase): { run: () => unknown; before?: () => void };
+}
+
+/** One benchmark entry. */
+export interface BenchEntry {
+  /** Unique id, `--algorithms` accepts it: 'reduce-u32'. */
+  readonly id: string;
+  /** The algorithm's export name, `--algorithms` accepts it too: 'reduce'. */
+  readonly algorithm: string;
+  /** What exactly runs: 'reduce u32 sum'. */
+  readonly label: string;
+  /** The matching row name of cub_anchor's output, if any. */
+  readonly cub?: string;
+  readonly type: BenchType;
+  /** Runs that include it without --algorithms: 'default' (pnpm bench), 'device' (--device-only, the CUB set). */
+  readonly sets: readonly EntrySet[];
+  /** Exports it cannot run without; a missing one skips the entry. */
+  readonly requires: readonly string[];
+  /** Bytes of compulsory traffic per element (what must cross memory at least once). */
+  readonly bytesPerElement: number;
+  /** How `bytesPerElement` is counted. */
+  readonly traffic: string;
+  /** The call changes its inputs (sort): they are restored before each timed call. */
+  readonly inPlace?: boolean;
+  /** Makes the inputs and expected results of size `n`. */
+  make(n: number): HostCase;
+  readonly baselines: readonly Baseline[];
+  /** The webdpl call, identical for every policy; arrays are host or device arrays alike. */
+  call(api: AlgorithmApi, policy: Policy, inputs: readonly AnyArray[], outputs: readonly AnyArray[]): Promise<unknown>;
+  /** Checks a call's result and observed arrays against the case: a message when wrong. */
+  verify(result: unknown, observed: readonly HostArray[], c: HostCase): string | undefined;
+}
+
+/** An export the entry needs is missing from `@webdpl/algorithms`. */
+export class MissingExportError extends Error {
+  override name = 'MissingExportError';
+  constructor(readonly exportName: string) {
+    super(`@webdpl/algorithms does not export '${exportName}' yet`);
+  }
+}
+
+/** The export `name` of `api` as an algorithm, or a MissingExportError. */
+export function algorithmOf(api: AlgorithmApi, name: string): AlgorithmFn {
+  const f = api[name];
+  if (typeof f !== 'function') throw new MissingExportError(name);
+  return f as AlgorithmFn;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks. Floats get a tolerance: a GPU tree sum and a sequential double sum round differently.
+
+const F32_TOLERANCE = 1e-3;
+
+function near(type: BenchType, got: number, want: number, scale = Math.abs(want)): boolean {
+  if (type === 'u32') return got === want;
+  return Math.abs(got - want) <= F32_TOLERANCE * Math.max(1, scale);
+}
+
+/** Checks a scalar result. */
+export function checkScalar(type: BenchType, got: unknown, want: number): string | undefined {
+  if (typeof got !== 'number') return `expected a number, got ${typeof got}`;
+  return near(type, got, want) ? undefined : `got ${got}, expected ${want}`;
+}
+
+/** Checks the first `count` elements of `got` against `want` (floats relative to the running magnitude). */
+export function checkArray(
+  type: BenchType,
+  got: HostArray | undefined,
+  want: HostArray,
+  count: number = want.length,
+): string | undefined {
+  if (!got) return 'no output';
+  if (got.length < count) return `output has ${got.length} elements, expected at least ${count}`;
+  let scale = 0;
+  for (let i = 0; i < count; i++) {
+    const w = want[i] as number;
+    scale = Math.max(scale, Math.abs(w));
+    if (!near(type, got[i] as number, w, scale)) return `element ${i}: got ${got[i]}, expected ${w}`;
+  }
+  return undefined;
+}
+
+function checkArrays(type: BenchType, observed: readonly HostArray[], c: HostCase): string | undefined {
+  for (const [k, want] of (c.arrays ?? []).entries()) {
+    const why = checkArray(type, observed[k], want);
+    if (why) return observed.length > 1 ? `array ${k}: ${why}` : why;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data, cached per size: every entry of one size uses the same bits (as cub_anchor does).
+
+let cached: { n: number; u32?: Uint32Array; f32?: Float32Array } = { n: -1 };
+
+/** cub_anchor's u32 data of size n (shared: never write it). */
+function dataU32(n: number): Uint32Array {
+  if (cached.n !== n) cached = { n };
+  cached.u32 ??= fillU32(n);
+  return cached.u32;
+}
+
+/** cub_anchor's f32 data of size n, uniform in [0, 1) (shared: never write it). */
+function dataF32(n: number): Float32Array {
+  if (cached.n !== n) cached = { n };
+  cached.f32 ??= fillF32(n);
+  return cached.f32;
+}
+
+function data(type: BenchType, n: number): HostArray {
+  return type === 'u32' ? dataU32(n) : dataF32(n);
+}
+
+function alloc(type: BenchType, n: number): HostArray {
+  return type === 'u32' ? new Uint32Array(n) : new Float32Array(n);
+}
+
+/** Sum of a typed array as the algorithm defines it: u32 wraps, f32 in double precision. */
+function sumOf(type: BenchType, a: HostArray): number {
+  let s = 0;
+  if (type === 'u32') for (let i = 0; i < a.length; i++) s = (s + (a[i] as number)) >>> 0;
+  else for (let i = 0; i < a.length; i++) s += a[i] as number;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entries by family.
+
+function reduceEntry(type: BenchType, sets: readonly EntrySet[]): BenchEntry {
+  const add = type === 'u32' ? (s: number, x: number) => (s + x) >>> 0 : (s: number, x: number) => s + x;
+  return {
+    id: `reduce-${type}`,
+    algorithm: 'reduce',
+    label: `reduce ${type} sum`,
+    cub: `reduce ${type} sum`,
+    type,
+    sets,
+    requires: ['reduce'],
+    bytesPerElement: 4,
+    traffic: 'read n',
+    make(n) {
+      const a = data(type, n);
+      return { n, inputs: [a], outputs: [], value: sumOf(type, a) };
+    },
+    baselines: [
+      {
+        name: 'array-reduce',
+        label: 'Array#reduce',
+        setup: (c) => {
+          const plain = Array.from(c.inputs[0] as HostArray);
+          return { run: () => plain.reduce(add, 0) };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as HostArray;
+          return { run: () => sumOf(type, a) };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'reduce')(policy, inputs[0]),
+    verify: (result, _observed, c) => checkScalar(type, result, c.value as number),
+  };
+}
+
+const square = (x: number) => x * x;
+const aboveHalf = (x: number) => x > 0.5;
+const axpb = (x: number) => x * 2 + 1;
+
+function transformReduceEntry(): BenchEntry {
+  return {
+    id: 'transformReduce-f32',
+    algorithm: 'transformReduce',
+    label: 'transformReduce f32 sum of x*x',
+    type: 'f32',
+    sets: ['default'],
+    requires: ['transformReduce'],
+    bytesPerElement: 4,
+    traffic: 'read n',
+    make(n) {
+      const a = dataF32(n);
+      let s = 0;
+      for (let i = 0; i < n; i++) s += (a[i] as number) * (a[i] as number);
+      return { n, inputs: [a], outputs: [], value: s };
+    },
+    baselines: [
+      {
+        name: 'typed-reduce',
+        label: 'TypedArray#reduce',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return { run: () => a.reduce((s, x) => s + x * x, 0) };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return {
+            run: () => {
+              let s = 0;
+              for (let i = 0; i < a.length; i++) s += (a[i] as number) * (a[i] as number);
+              return s;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'transformReduce')(policy, inputs[0], 0, plus, square),
+    verify: (result, _observed, c) => checkScalar('f32', result, c.value as number),
+  };
+}
+
+function countIfEntry(): BenchEntry {
+  return {
+    id: 'countIf-f32',
+    algorithm: 'countIf',
+    label: 'countIf f32 x > 0.5',
+    type: 'f32',
+    sets: ['default'],
+    requires: ['countIf'],
+    bytesPerElement: 4,
+    traffic: 'read n',
+    make(n) {
+      const a = dataF32(n);
+      let k = 0;
+      for (let i = 0; i < n; i++) if ((a[i] as number) > 0.5) k++;
+      return { n, inputs: [a], outputs: [], value: k };
+    },
+    baselines: [
+      {
+        name: 'filter-length',
+        label: 'filter().length',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return { run: () => a.filter((x) => x > 0.5).length };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return {
+            run: () => {
+              let k = 0;
+              for (let i = 0; i < a.length; i++) if ((a[i] as number) > 0.5) k++;
+              return k;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'countIf')(policy, inputs[0], aboveHalf),
+    verify: (result, _observed, c) => checkScalar('u32', result, c.value as number),
+  };
+}
+
+function minElementEntry(): BenchEntry {
+  return {
+    id: 'minElement-f32',
+    algorithm: 'minElement',
+    label: 'minElement f32',
+    type: 'f32',
+    sets: ['default'],
+    requires: ['minElement'],
+    bytesPerElement: 4,
+    traffic: 'read n',
+    make(n) {
+      const a = dataF32(n);
+      let m = 0;
+      for (let i = 1; i < n; i++) if ((a[i] as number) < (a[m] as number)) m = i;
+      return { n, inputs: [a], outputs: [], value: m };
+    },
+    baselines: [
+      {
+        name: 'typed-reduce',
+        label: 'TypedArray#reduce',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return { run: () => a.reduce((m, x, i, arr) => (x < (arr[m] as number) ? i : m), 0) };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return {
+            run: () => {
+              let m = 0;
+              for (let i = 1; i < a.length; i++) if ((a[i] as number) < (a[m] as number)) m = i;
+              return m;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'minElement')(policy, inputs[0]),
+    verify: (result, _observed, c) => {
+      // The index of the first minimum; an { index, value } result is accepted too.
+      const index = typeof result === 'object' && result !== null ? (result as { index?: unknown }).index : result;
+      return checkScalar('u32', index, c.value as number);
+    },
+  };
+}
+
+function scanEntry(kind: 'inclusive' | 'exclusive', type: BenchType): BenchEntry {
+  const algorithm = kind === 'inclusive' ? 'inclusiveScan' : 'exclusiveScan';
+  const scan = (a: HostArray, out: HostArray) => {
+    let s = 0;
+    if (type === 'u32') {
+      for (let i = 0; i < a.length; i++) {
+        if (kind === 'exclusive') out[i] = s;
+        s = (s + (a[i] as number)) >>> 0;
+        if (kind === 'inclusive') out[i] = s;
+      }
+    } else {
+      for (let i = 0; i < a.length; i++) {
+        if (kind === 'exclusive') out[i] = s;
+        s += a[i] as number;
+        if (kind === 'inclusive') out[i] = s;
+      }
+    }
+    return out;
+  };
+  return {
+    id: `${algorithm}-${type}`,
+    algorithm,
+    label: `${algorithm} ${type} sum`,
+    cub: `${kind}_scan ${type}`,
+    type,
+    sets: ['default', 'device'],
+    requires: [algorithm],
+    bytesPerElement: 8,
+    traffic: 'read n + write n',
+    make(n) {
+      const a = data(type, n);
+      return { n, inputs: [a], outputs: [{ type, length: n }], arrays: [scan(a, alloc(type, n))] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'scan loop',
+        setup: (c) => {
+          const a = c.inputs[0] as HostArray;
+          const out = alloc(type, c.n);
+          return { run: () => scan(a, out) };
+        },
+      },
+      {
+        name: 'map-accumulate',
+        label: 'map + running sum',
+        setup: (c) => {
+          const a = c.inputs[0] as HostArray;
+          if (type === 'u32') {
+            return {
+              run: () => {
+                let s = 0;
+                return kind === 'inclusive'
+                  ? a.map((x) => (s = (s + x) >>> 0))
+                  : a.map((x) => {
+                      const prev = s;
+                      s = (s + x) >>> 0;
+                      return prev;
+                    });
+              },
+            };
+          }
+          return {
+            run: () => {
+              let s = 0;
+              return kind === 'inclusive'
+                ? a.map((x) => (s += x))
+                : a.map((x) => {
+                    const prev = s;
+                    s += x;
+                    return prev;
+                  });
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) =>
+      kind === 'inclusive'
+        ? algorithmOf(api, algorithm)(policy, inputs[0], outputs[0])
+        : algorithmOf(api, algorithm)(policy, inputs[0], outputs[0], 0),
+    verify: (_result, observed, c) => checkArrays(type, observed, c),
+  };
+}
+
+function copyIfEntry(): BenchEntry {
+  const keep = (a: Float32Array, out: Float32Array) => {
+    let k = 0;
+    for (let i = 0; i < a.length; i++) if ((a[i] as number) > 0.5) out[k++] = a[i] as number;
+    return k;
+  };
+  return {
+    id: 'copyIf-f32',
+    algorithm: 'copyIf',
+    label: 'copyIf f32 x > 0.5 (50%)',
+    cub: 'copy_if f32 (50%)',
+    type: 'f32',
+    sets: ['default', 'device'],
+    requires: ['copyIf'],
+    bytesPerElement: 6,
+    traffic: 'read n + write the ~n/2 kept (CUB counts 6 B/elem)',
+    make(n) {
+      const a = dataF32(n);
+      const out = new Float32Array(n);
+      const k = keep(a, out);
+      return { n, inputs: [a], outputs: [{ type: 'f32', length: n }], value: k, arrays: [out.subarray(0, k)] };
+    },
+    baselines: [
+      {
+        name: 'filter',
+        label: 'TypedArray#filter',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return { run: () => a.filter((x) => x > 0.5) };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          const out = new Float32Array(c.n);
+          return { run: () => keep(a, out) };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) => algorithmOf(api, 'copyIf')(policy, inputs[0], outputs[0], aboveHalf),
+    verify: (result, observed, c) => checkScalar('u32', result, c.value as number) ?? checkArrays('f32', observed, c),
+  };
+}
+
+function transformEntry(): BenchEntry {
+  return {
+    id: 'transform-f32',
+    algorithm: 'transform',
+    label: 'transform f32 x*2+1',
+    cub: 'transform f32 x*2+1',
+    type: 'f32',
+    sets: ['default', 'device'],
+    requires: ['transform'],
+    bytesPerElement: 8,
+    traffic: 'read n + write n',
+    make(n) {
+      const a = dataF32(n);
+      return { n, inputs: [a], outputs: [{ type: 'f32', length: n }], arrays: [a.map(axpb)] };
+    },
+    baselines: [
+      {
+        name: 'map',
+        label: 'TypedArray#map',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          return { run: () => a.map((x) => x * 2 + 1) };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as Float32Array;
+          const out = new Float32Array(c.n);
+          return {
+            run: () => {
+              for (let i = 0; i < a.length; i++) out[i] = (a[i] as number) * 2 + 1;
+              return out;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) => algorithmOf(api, 'transform')(policy, inputs[0], outputs[0], axpb),
+    verify: (_result, observed, c) => checkArrays('f32', observed, c),
+  };
+}
+
+const FILL_VALUE = 7;
+
+function fillEntry(): BenchEntry {
+  return {
+    id: 'fill-u32',
+    algorithm: 'fill',
+    label: 'fill u32',
+    type: 'u32',
+    sets: ['default'],
+    requires: ['fill'],
+    bytesPerElement: 4,
+    traffic: 'write n',
+    make(n) {
+      return { n, inputs: [], outputs: [{ type: 'u32', length: n }], arrays: [new Uint32Array(n).fill(FILL_VALUE)] };
+    },
+    baselines: [
+      {
+        name: 'typed-fill',
+        label: 'TypedArray#fill',
+        setup: (c) => {
+          const out = new Uint32Array(c.n);
+          return { run: () => out.fill(FILL_VALUE) };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const out = new Uint32Array(c.n);
+          return {
+            run: () => {
+              for (let i = 0; i < out.length; i++) out[i] = FILL_VALUE;
+              return out;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, _inputs, outputs) => algorithmOf(api, 'fill')(policy, outputs[0], FILL_VALUE),
+    verify: (_result, observed, c) => checkArrays('u32', observed, c),
+  };
+}
+
+function copyEntry(): BenchEntry {
+  return {
+    id: 'copy-u32',
+    algorithm: 'copy',
+    label: 'copy u32',
+    cub: 'copy (r+w)',
+    type: 'u32',
+    sets: ['default', 'device'],
+    // No hard requirement: without a `copy` export the device series use the bench's own vec4 copy
+    // kernel (the memory roofline); host series then fail with a note.
+    requires: [],
+    bytesPerElement: 8,
+    traffic: 'read n + write n',
+    make(n) {
+      const a = dataU32(n);
+      return { n, inputs: [a], outputs: [{ type: 'u32', length: n }], arrays: [a] };
+    },
+    baselines: [
+      {
+        name: 'set',
+        label: 'TypedArray#set',
+        setup: (c) => {
+          const a = c.inputs[0] as Uint32Array;
+          const out = new Uint32Array(c.n);
+          return { run: () => out.set(a) };
+        },
+      },
+      {
+        name: 'slice',
+        label: 'TypedArray#slice',
+        setup: (c) => {
+          const a = c.inputs[0] as Uint32Array;
+          return { run: () => a.slice() };
+        },
+      },
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const a = c.inputs[0] as Uint32Array;
+          const out = new Uint32Array(c.n);
+          return {
+            run: () => {
+              for (let i = 0; i < a.length; i++) out[i] = a[i] as number;
+              return out;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) => {
+      if (typeof api.copy === 'function') return algorithmOf(api, 'copy')(policy, inputs[0], outputs[0]);
+      const [src, dst] = [inputs[0], outputs[0]];
+      if (DeviceArray.isDeviceArray(src) && DeviceArray.isDeviceArray(dst)) return copyKernel(src, dst);
+      throw new MissingExportError('copy');
+    },
+    verify: (_result, observed, c) => checkArrays('u32', observed, c),
+  };
+}
+
+/** Order-independent fingerprint of a multiset of 32-bit patterns: wrapping sum and xor. */
+function fingerprint(a: HostArray): [number, number] {
+  const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  let sum = 0;
+  let xor = 0;
+  for (let i = 0; i < bits.length; i++) {
+    const b = bits[i] as number;
+    sum = (sum + b) >>> 0;
+    xor = (xor ^ b) >>> 0;
+  }
+  return [sum, xor];
+}
+
+/**
+ * Checks that `got` is `input` sorted ascending: in order, and the same multiset by fingerprint.
+ * O(n) without a reference sort, so it stays cheap at 2^28.
+ */
+function checkSorted(got: HostArray | undefined, input: HostArray): string | undefined {
+  if (!got) return 'no output';
+  if (got.length !== input.length) return `output has ${got.length} elements, expected ${input.length}`;
+  for (let i = 1; i < got.length; i++) {
+    if ((got[i] as number) < (got[i - 1] as number)) return `not sorted at ${i}: ${got[i - 1]} then ${got[i]}`;
+  }
+  const [s1, x1] = fingerprint(got);
+  const [s2, x2] = fingerprint(input);
+  return s1 === s2 && x1 === x2 ? undefined : 'sorted output is not a permutation of the input';
+}
+
+function sortEntry(type: BenchType, sets: readonly EntrySet[]): BenchEntry {
+  return {
+    id: `sort-${type}`,
+    algorithm: 'sort',
+    label: `sort ${type} keys`,
+    cub: `sort ${type} keys`,
+    type,
+    sets,
+    requires: ['sort'],
+    bytesPerElement: 8,
+    traffic: 'read n + write n keys (CUB: 8 B/elem)',
+    inPlace: true,
+    make(n) {
+      return { n, inputs: [data(type, n)], outputs: [] };
+    },
+    baselines: [
+      {
+        name: 'typed-sort',
+        label: 'TypedArray#sort',
+        setup: (c) => {
+          const a = c.inputs[0] as HostArray;
+          const work = a.slice();
+          return { run: () => work.sort(), before: () => work.set(a) };
+        },
+      },
+      {
+        name: 'array-sort',
+        label: 'Array#sort((a, b) => a - b)',
+        maxLog2: 20,
+        setup: (c) => {
+          const a = c.inputs[0] as HostArray;
+          const work = Array.from(a);
+          return {
+            run: () => work.sort((x, y) => x - y),
+            before: () => {
+              for (let i = 0; i < a.length; i++) work[i] = a[i] as number;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'sort')(policy, inputs[0]),
+    verify: (_result, observed, c) => checkSorted(observed[0], c.inputs[0] as HostArray),
+  };
+}
+
+function sortByKeyEntry(): BenchEntry {
+  return {
+    id: 'sortByKey-u32',
+    algorithm: 'sortByKey',
+    label: 'sortByKey u32/u32',
+    cub: 'sort_by_key u32/u32',
+    type: 'u32',
+    sets: ['default', 'device'],
+    requires: ['sortByKey'],
+    bytesPerElement: 16,
+    traffic: 'read + write n keys and n values (CUB: 16 B/elem)',
+    inPlace: true,
+    make(n) {
+      // cub_anchor sorts pairs whose values are the keys themselves.
+      const keys = dataU32(n);
+      return { n, inputs: [keys, keys.slice()], outputs: [] };
+    },
+    baselines: [
+      {
+        name: 'index-sort',
+        label: 'sort indices, then gather',
+        maxLog2: 22,
+        setup: (c) => {
+          const [keys, values] = c.inputs as [Uint32Array, Uint32Array];
+          const idx = new Uint32Array(c.n);
+          const outKeys = new Uint32Array(c.n);
+          const outValues = new Uint32Array(c.n);
+          return {
+            before: () => {
+              for (let i = 0; i < idx.length; i++) idx[i] = i;
+            },
+            run: () => {
+              idx.sort((i, j) => (keys[i] as number) - (keys[j] as number) || i - j);
+              for (let i = 0; i < idx.length; i++) {
+                outKeys[i] = keys[idx[i] as number] as number;
+                outValues[i] = values[idx[i] as number] as number;
+              }
+              return outKeys;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'sortByKey')(policy, inputs[0], inputs[1]),
+    verify: (_result, observed, c) => {
+      const [keys, values] = observed;
+      const why = checkSorted(keys, c.inputs[0] as HostArray);
+      if (why) return `keys: ${why}`;
+      // Every value equals its key here, so sorted pairs leave values equal to keys.
+      const v = checkArray('u32', values, keys as HostArray, c.n);
+      return v ? `values did not move with their keys: ${v}` : undefined;
+    },
+  };
+}
+
+/** Every entry, in report order. */
+export const ENTRIES: readonly BenchEntry[] = [
+  reduceEntry('u32', ['default', 'device']),
+  reduceEntry('f32', ['device']),
+  transformReduceEntry(),
+  countIfEntry(),
+  minElementEntry(),
+  scanEntry('inclusive', 'u32'),
+  scanEntry('exclusive', 'f32'),
+  copyIfEntry(),
+  transformEntry(),
+  fillEntry(),
+  copyEntry(),
+  sortEntry('u32', ['default', 'device']),
+  sortEntry('f32', ['default', 'device']),
+  sortByKeyEntry(),
+];
+
+/**
+ * The entries a run uses: those matching `names` (an entry id or an algorithm name, any case) when
+ * given, else those of the run's set. Unknown names are returned in `unknown`.
+ */
+export function selectEntries(
+  names: readonly string[] | undefined,
+  set: EntrySet,
+  entries: readonly BenchEntry[] = ENTRIES,
+): { entries: BenchEntry[]; unknown: string[] } {
+  if (!names) return { entries: entries.filter((e) => e.sets.includes(set)), unknown: [] };
+  const wanted = names.map((s) => s.toLowerCase());
+  const unknown = names.filter(
+    (_, i) => !entries.some((e) => e.id.toLowerCase() === wanted[i] || e.algorithm.toLowerCase() === wanted[i]),
+  );
+  const picked = entries.filter(
+    (e) => wanted.includes(e.id.toLowerCase()) || wanted.includes(e.algorithm.toLowerCase()),
+  );
+  return { entries: picked, unknown };
+}

@@ -1,0 +1,292 @@
+/**
+ * Runs the entries: for each entry and size, the planned series (plain-JS baselines, seq, par, and on
+ * the GPU: end to end, resident call, device time), each through `measure`. A series that fails at a
+ * size is skipped at the larger sizes with the reason recorded; nothing here throws for one series.
+ */
+import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
+import { type DevicePolicy, execution, type HostPolicy } from '@webdpl/policies';
+import type { BenchOptions } from './cli-args';
+import { type AlgorithmApi, type BenchEntry, type BenchType, type HostCase, MissingExportError } from './entries';
+import { type Measured, measure } from './measure';
+import type { EntryResult, Failure, Measurement, SeriesKind } from './results';
+
+/** What the runner needs besides the entries. */
+export interface RunContext {
+  readonly options: BenchOptions;
+  /** The exports of @webdpl/algorithms. */
+  readonly api: AlgorithmApi;
+  /** The GPU, when one is used. */
+  readonly device: GpuDevice | undefined;
+  readonly devicePolicy: DevicePolicy | undefined;
+  /** Largest log2 size run on the GPU. */
+  readonly gpuMaxLog2: number;
+  /** Called before each series with a short description, and after it. */
+  readonly onStep: (task: string) => void;
+  readonly onDone: () => void;
+}
+
+/** One series planned at one size. */
+interface Planned {
+  readonly series: string;
+  readonly kind: SeriesKind;
+  readonly label: string;
+  /** Times it; `resident` holds the DeviceArrays of this size once made. */
+  readonly exec: (c: HostCase, resident: Resident) => Promise<Measured>;
+}
+
+/** Series labels shared by the table and the charts. */
+export const SERIES_LABELS: Readonly<Record<Exclude<SeriesKind, 'js'>, string>> = {
+  seq: 'seq',
+  par: 'par',
+  'device-e2e': 'GPU end to end',
+  'device-call': 'GPU call, data resident',
+  'device-time': 'GPU kernels (device time)',
+};
+
+const GPU_SERIES = ['device-e2e', 'device-call', 'device-time'] as const;
+
+/** A series that takes longer than this per call is not run at larger sizes. */
+const SLOW_CALL_MS = 20_000;
+
+function alloc(type: BenchType, n: number): HostArray {
+  return type === 'u32' ? new Uint32Array(n) : new Float32Array(n);
+}
+
+/** Host arrays for one series: working inputs (copies when the call sorts in place) and outputs. */
+function hostArgs(entry: BenchEntry, c: HostCase) {
+  const inputs = entry.inPlace ? c.inputs.map((a) => a.slice()) : [...c.inputs];
+  const outputs = c.outputs.map((o) => alloc(o.type, o.length));
+  const observed = entry.inPlace ? inputs : outputs;
+  const before = entry.inPlace
+    ? () => {
+        for (const [k, w] of inputs.entries()) w.set(c.inputs[k] as HostArray);
+      }
+    : undefined;
+  return { inputs, outputs, observed, before };
+}
+
+/** The DeviceArrays of one size, made on first use and destroyed after the size. */
+class Resident {
+  private arrays: { inputs: DeviceArray[]; pristine: DeviceArray[]; outputs: DeviceArray[] } | undefined;
+
+  constructor(
+    private readonly entry: BenchEntry,
+    private readonly c: HostCase,
+    private readonly device: GpuDevice | undefined,
+  ) {}
+
+  get(): { inputs: DeviceArray[]; pristine: DeviceArray[]; outputs: DeviceArray[] } {
+    if (this.arrays) return this.arrays;
+    const d = this.device as GpuDevice;
+    const up = (a: HostArray) => DeviceArray.from(d, a);
+    this.arrays = {
+      inputs: this.c.inputs.map(up),
+      pristine: this.entry.inPlace ? this.c.inputs.map(up) : [],
+      outputs: this.c.outputs.map((o) => DeviceArray.create(d, o.type, o.length)),
+    };
+    return this.arrays;
+  }
+
+  /** Copies the pristine inputs over the working ones (in-place entries), untimed. */
+  async restore(): Promise<void> {
+    const a = this.get();
+    const d = this.device as GpuDevice;
+    await d.queue.submit('bench restore', (rec) => {
+      for (const [k, p] of a.pristine.entries()) {
+        const w = a.inputs[k] as DeviceArray;
+        if (p.byteLength) rec.encoder.copyBufferToBuffer(p.buffer, p.byteOffset, w.buffer, w.byteOffset, p.byteLength);
+      }
+    });
+  }
+
+  destroy(): void {
+    if (!this.arrays) return;
+    for (const a of [...this.arrays.inputs, ...this.arrays.pristine, ...this.arrays.outputs]) a.destroy();
+    this.arrays = undefined;
+  }
+}
+
+/** The series to run for `entry` at `log2`. */
+function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
+  const { options, api } = ctx;
+  const budgetMs = options.timeMs;
+  const out: Planned[] = [];
+  const policies = options.policies;
+  if (!options.deviceOnly && policies.has('js')) {
+    for (const b of entry.baselines) {
+      if (b.maxLog2 !== undefined && log2 > b.maxLog2) continue;
+      out.push({
+        series: `js:${b.name}`,
+        kind: 'js',
+        label: `js: ${b.label}`,
+        exec: async (c) => {
+          const { run, before } = b.setup(c);
+          return measure({ run, before, budgetMs });
+        },
+      });
+    }
+  }
+  const host = (kind: 'seq' | 'par', policy: HostPolicy): Planned => ({
+    series: kind,
+    kind,
+    label: SERIES_LABELS[kind],
+    exec: (c) => {
+      const a = hostArgs(entry, c);
+      return measure({
+        run: () => entry.call(api, policy, a.inputs, a.outputs),
+        before: a.before,
+        verify: (r) => entry.verify(r, a.observed, c),
+        budgetMs,
+      });
+    },
+  });
+  if (!options.deviceOnly && policies.has('seq')) out.push(host('seq', execution.seq));
+  if (!options.deviceOnly && policies.has('par')) out.push(host('par', execution.par));
+  const device = ctx.device;
+  const policy = ctx.devicePolicy;
+  if (!device || !policy || !policies.has('device') || log2 > ctx.gpuMaxLog2) return out;
+  const queue = device.queue;
+  if (!options.deviceOnly) {
+    out.push({
+      series: 'device-e2e',
+      kind: 'device-e2e',
+      label: SERIES_LABELS['device-e2e'],
+      exec: (c) => {
+        const a = hostArgs(entry, c);
+        return measure({
+          run: () => entry.call(api, policy, a.inputs, a.outputs),
+          before: a.before,
+          verify: (r) => entry.verify(r, a.observed, c),
+          budgetMs,
+        });
+      },
+    });
+  }
+  const resident = (kind: 'device-call' | 'device-time'): Planned => ({
+    series: kind,
+    kind,
+    label: SERIES_LABELS[kind],
+    exec: async (c, res) => {
+      const a = res.get();
+      const observed = entry.inPlace ? a.inputs : a.outputs;
+      const profiling = kind === 'device-time';
+      if (profiling && !device.features.has('timestamp-query')) {
+        throw new Error(`'${device.info.name}' has no timestamp-query feature: no device time`);
+      }
+      queue.setProfiling(profiling);
+      try {
+        return await measure({
+          run: profiling
+            ? async () => {
+                queue.resetDeviceTime();
+                return entry.call(api, policy, a.inputs, a.outputs);
+              }
+            : async () => {
+                // The caller's view of one call: until the device is idle again (matches the floor).
+                const r = await entry.call(api, policy, a.inputs, a.outputs);
+                await queue.finish();
+                return r;
+              },
+          before: entry.inPlace ? () => res.restore() : undefined,
+          verify: async (r) => entry.verify(r, (await Promise.all(observed.map((d) => d.read()))) as HostArray[], c),
+          deviceTimeNs: profiling ? () => queue.totalDeviceTimeNs : undefined,
+          budgetMs,
+        });
+      } finally {
+        queue.setProfiling(false);
+      }
+    },
+  });
+  out.push(resident('device-call'), resident('device-time'));
+  return out;
+}
+
+/** Number of measurements `runEntry` will make (for the progress bar). */
+export function countSteps(entry: BenchEntry, sizes: readonly number[], ctx: RunContext): number {
+  if (missingExports(entry, ctx.api).length) return 0;
+  let k = 0;
+  for (const s of sizes) k += plan(entry, s, ctx).length;
+  return k;
+}
+
+function missingExports(entry: BenchEntry, api: AlgorithmApi): string[] {
+  return entry.requires.filter((name) => typeof api[name] !== 'function');
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message.split('\n')[0] || e.name : String(e);
+}
+
+/** Runs every planned series of `entry` over `sizes`. */
+export async function runEntry(entry: BenchEntry, sizes: readonly number[], ctx: RunContext): Promise<EntryResult> {
+  const base = {
+    id: entry.id,
+    algorithm: entry.algorithm,
+    label: entry.label,
+    ...(entry.cub ? { cub: entry.cub } : {}),
+    type: entry.type,
+    bytesPerElement: entry.bytesPerElement,
+    traffic: entry.traffic,
+  };
+  const missing = missingExports(entry, ctx.api);
+  if (missing.length) {
+    return {
+      ...base,
+      skipped: `@webdpl/algorithms does not export ${missing.join(', ')} yet`,
+      measurements: [],
+      failures: [],
+    };
+  }
+  const measurements: Measurement[] = [];
+  const failures: Failure[] = [];
+  /** Series not run any more, with the reason. */
+  const stopped = new Map<string, string>();
+  for (const log2 of sizes) {
+    const steps = plan(entry, log2, ctx);
+    if (steps.length === 0) continue;
+    const n = 2 ** log2;
+    const c = entry.make(n);
+    const resident = new Resident(entry, c, ctx.device);
+    try {
+      for (const step of steps) {
+        ctx.onStep(`${entry.id} 2^${log2} ${step.series}`);
+        const why = stopped.get(step.series);
+        if (why !== undefined) {
+          failures.push({ series: step.series, log2, error: why });
+          ctx.onDone();
+          continue;
+        }
+        try {
+          const m = await step.exec(c, resident);
+          const seconds = m.ms / 1e3;
+          const { check, quantized, ...timing } = m;
+          measurements.push({
+            series: step.series,
+            kind: step.kind,
+            label: step.label,
+            log2,
+            n,
+            ...timing,
+            gbps: (entry.bytesPerElement * n) / seconds / 1e9,
+            gelems: n / seconds / 1e9,
+            check,
+            ...(quantized ? { quantized } : {}),
+          });
+          if (m.ms > SLOW_CALL_MS) stopped.set(step.series, `not run: ${m.ms.toFixed(0)} ms per call at 2^${log2}`);
+        } catch (e) {
+          const error = message(e);
+          failures.push({ series: step.series, log2, error });
+          stopped.set(
+            step.series,
+            e instanceof MissingExportError ? error : `not run after failing at 2^${log2}: ${error}`,
+          );
+          if (ctx.device?.lost) for (const k of GPU_SERIES) stopped.set(k, 'device lost');
+        }
+        ctx.onDone();
+      }
+    } finally {
+      resident.destroy();
+    }
+  }
+  return { ...base, measurements, failures };
+}

@@ -1,0 +1,195 @@
+/**
+ * JS form of a typed lambda: plain JS with exactly the WGSL form's semantics. Integers wrap
+ * (`>>> 0`, `| 0`, Math.imul), f32 rounds every intermediate with Math.fround, and integer division
+ * and remainder by zero follow WGSL (x / 0 == x, x % 0 == 0, i32 MIN / -1 == MIN, MIN % -1 == 0).
+ * The source is self-contained (no free variables but Math) so worker threads can rebuild it.
+ */
+import type { NumericType } from '../types';
+import type { TExpr, ValueType } from './infer';
+
+/** Helper functions a JS form may need, by name, with the helpers each one uses. */
+const HELPERS: Readonly<Record<string, { code: string; deps?: readonly string[] }>> = {
+  divU32: { code: 'const divU32 = (x, y) => (y === 0 ? x : (x / y) >>> 0);' },
+  divI32: { code: 'const divI32 = (x, y) => (y === 0 ? x : (x / y) | 0);' },
+  remU32: { code: 'const remU32 = (x, y) => (y === 0 ? 0 : x % y);' },
+  remI32: { code: 'const remI32 = (x, y) => (y === 0 ? 0 : (x % y) | 0);' },
+  powU32: {
+    code: 'const powU32 = (x, y) => { let r = 1; while (y !== 0) { if (y & 1) r = Math.imul(r, x); x = Math.imul(x, x); y >>>= 1; } return r >>> 0; };',
+  },
+  powI32: {
+    code: 'const powI32 = (x, y) => (y < 0 ? (x === 1 ? 1 : x === -1 ? (y & 1 ? -1 : 1) : 0) : powU32(x, y) | 0);',
+    deps: ['powU32'],
+  },
+};
+
+/** JS source of a constant. */
+export function jsLiteral(v: number | boolean): string {
+  if (typeof v === 'boolean') return String(v);
+  // Written without the globals NaN and Infinity: the source may name no free variable but Math.
+  if (Number.isNaN(v)) return '(0 / 0)';
+  if (v === Number.POSITIVE_INFINITY) return '(1 / 0)';
+  if (v === Number.NEGATIVE_INFINITY) return '(-1 / 0)';
+  if (Object.is(v, -0)) return '(-0)';
+  return v < 0 ? `(${v})` : String(v);
+}
+
+const PARAMS = ['a', 'b'];
+
+class JsEmitter {
+  readonly helpers = new Set<string>();
+
+  private use(name: string): string {
+    const h = HELPERS[name];
+    for (const d of h?.deps ?? []) this.use(d);
+    this.helpers.add(name);
+    return name;
+  }
+
+  /** Helper definitions, dependencies first. */
+  prelude(): string {
+    const order = Object.keys(HELPERS).filter((k) => this.helpers.has(k));
+    return order.map((k) => (HELPERS[k] as { code: string }).code).join('\n');
+  }
+
+  emit(e: TExpr): string {
+    const t = e.type;
+    switch (e.op) {
+      case 'lit':
+        return jsLiteral(e.value);
+      case 'param':
+        return PARAMS[e.index] as string;
+      case 'conv':
+        return this.conv(this.emit(e.arg), e.arg.type, t);
+      case 'neg': {
+        const x = this.emit(e.arg);
+        return t === 'u32' ? `((-${x}) >>> 0)` : t === 'i32' ? `((-${x}) | 0)` : `(-${x})`;
+      }
+      case 'not':
+        return `(!${this.emit(e.arg)})`;
+      case 'bnot': {
+        const x = this.emit(e.arg);
+        return t === 'u32' ? `((~${x}) >>> 0)` : `(~${x})`;
+      }
+      case 'cond':
+        return `(${this.emit(e.test)} ? ${this.emit(e.yes)} : ${this.emit(e.no)})`;
+      case 'call':
+        return this.call(
+          e.fn,
+          t,
+          e.args.map((a) => this.emit(a)),
+        );
+      default: {
+        const l = this.emit(e.left);
+        const r = this.emit(e.right);
+        switch (e.op) {
+          case 'add':
+          case 'sub': {
+            const s = `${l} ${e.op === 'add' ? '+' : '-'} ${r}`;
+            return t === 'u32' ? `((${s}) >>> 0)` : t === 'i32' ? `((${s}) | 0)` : `Math.fround(${s})`;
+          }
+          case 'mul':
+            return t === 'u32'
+              ? `(Math.imul(${l}, ${r}) >>> 0)`
+              : t === 'i32'
+                ? `Math.imul(${l}, ${r})`
+                : `Math.fround(${l} * ${r})`;
+          case 'div':
+            return t === 'f32'
+              ? `Math.fround(${l} / ${r})`
+              : `${this.use(t === 'u32' ? 'divU32' : 'divI32')}(${l}, ${r})`;
+          case 'rem':
+            return t === 'f32' ? `(${l} % ${r})` : `${this.use(t === 'u32' ? 'remU32' : 'remI32')}(${l}, ${r})`;
+          case 'pow':
+            return t === 'f32'
+              ? `Math.fround(${l} ** ${r})`
+              : `${this.use(t === 'u32' ? 'powU32' : 'powI32')}(${l}, ${r})`;
+          case 'and':
+          case 'or':
+          case 'xor': {
+            const s = `${l} ${e.op === 'and' ? '&' : e.op === 'or' ? '|' : '^'} ${r}`;
+            return t === 'u32' ? `((${s}) >>> 0)` : `(${s})`;
+          }
+          case 'shl':
+            return t === 'u32' ? `((${l} << ${r}) >>> 0)` : `(${l} << ${r})`;
+          case 'shr':
+            return t === 'u32' ? `(${l} >>> ${r})` : `(${l} >> ${r})`;
+          case 'lt':
+            return `(${l} < ${r})`;
+          case 'le':
+            return `(${l} <= ${r})`;
+          case 'gt':
+            return `(${l} > ${r})`;
+          case 'ge':
+            return `(${l} >= ${r})`;
+          case 'eq':
+            return `(${l} === ${r})`;
+          case 'ne':
+            return `(${l} !== ${r})`;
+          case 'land':
+            return `(${l} && ${r})`;
+          case 'lor':
+            return `(${l} || ${r})`;
+        }
+      }
+    }
+  }
+
+  private conv(x: string, from: ValueType, to: ValueType): string {
+    if (from === to) return x;
+    if (from === 'bool') return `(${x} ? 1 : 0)`;
+    if (to === 'bool') return `(!!${x})`;
+    if (to === 'f32') return `Math.fround(${x})`;
+    // Integer targets: JS ToInt32/ToUint32 (f32 truncates, wraps mod 2^32, NaN/Infinity give 0).
+    return to === 'u32' ? `(${x} >>> 0)` : `(${x} | 0)`;
+  }
+
+  private call(fn: string, t: ValueType, args: string[]): string {
+    const [x, y] = args;
+    switch (fn) {
+      case 'min':
+      case 'max':
+        return `Math.${fn}(${x}, ${y})`;
+      case 'abs':
+        return t === 'i32' ? `(Math.abs(${x}) | 0)` : t === 'u32' ? (x as string) : `Math.abs(${x})`;
+      case 'sign':
+        return `Math.sign(${x})`;
+      case 'floor':
+      case 'ceil':
+      case 'round':
+      case 'trunc':
+        // f32 in, f32 out: the result is an integer or x itself, exact in f32.
+        return `Math.${fn}(${x})`;
+      default:
+        return `Math.fround(Math.${fn}(${x}))`;
+    }
+  }
+}
+
+/**
+ * Source of a self-contained JS function expression for `body` with `arity` parameters (a, b).
+ * Helpers, when needed, live in an immediately invoked arrow function around it.
+ */
+export function jsFunctionSource(body: TExpr, arity: 1 | 2): string {
+  const em = new JsEmitter();
+  const expr = em.emit(body);
+  const head = arity === 1 ? '(a)' : '(a, b)';
+  if (em.helpers.size === 0) return `${head} => ${expr}`;
+  return `(() => {\n${em.prelude()}\nreturn ${head} => ${expr};\n})()`;
+}
+
+/** Compiles a source from jsFunctionSource. */
+export function compileJs(source: string): (...args: number[]) => number | boolean {
+  return new Function(`"use strict";\nreturn (${source});`)() as (...args: number[]) => number | boolean;
+}
+
+/** Evaluates a parameter-free typed tree with the JS form's semantics. */
+export function evalConst(e: TExpr): number | boolean {
+  const em = new JsEmitter();
+  const expr = em.emit(e);
+  const v = new Function(`"use strict";\n${em.prelude()}\nreturn ${expr};`)() as number | boolean;
+  return typeof v === 'number' && e.type !== 'bool' ? normalize(e.type as NumericType, v) : v;
+}
+
+function normalize(type: NumericType, v: number): number {
+  return type === 'f32' ? Math.fround(v) : type === 'u32' ? v >>> 0 : v | 0;
+}

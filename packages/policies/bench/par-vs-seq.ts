@@ -1,0 +1,146 @@
+/**
+ * par vs seq on the CPU: reduce (plus) and transform (x * 3 + 1) over 2^24 f32, with tinybench,
+ * against plain JS baselines (a for loop, Array.prototype.reduce / map, the typed array's own
+ * reduce / map). Prints a markdown table for docs/benchmarks/cpu-par.md.
+ *
+ *   npx tsx packages/policies/bench/par-vs-seq.ts [--log2n 24] [--time 3000]
+ *
+ * Rows named "shared" pass arrays from allocShared (no copies); rows named "plain" pass arrays over
+ * a plain ArrayBuffer, so par copies them into shared memory (and the output back): that copy is
+ * measured alone in its own row.
+ */
+import { cpus } from 'node:os';
+import { type GpuFunction, lambda, plus } from '@webdpl/core';
+import { Bench } from 'tinybench';
+import { allocShared, type CpuBackend, cpuReduce, cpuTransform, createPool, toShared } from '../src/index';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const log2n = arg('log2n', 24);
+const n = 2 ** log2n;
+const timeMs = arg('time', 3000);
+
+const pool = createPool();
+const seq: CpuBackend = { kind: 'seq' };
+const par: CpuBackend = { kind: 'par', pool };
+const fn: GpuFunction = lambda((x: number) => x * 3 + 1);
+
+const plain = new Float32Array(n);
+for (let i = 0; i < n; i++) plain[i] = Math.random();
+const shared = toShared(plain);
+const array: number[] = Array.from(plain);
+const plainOut = new Float32Array(n);
+const sharedOut = allocShared('f32', n);
+
+let sink = 0;
+
+interface Row {
+  readonly group: string;
+  readonly name: string;
+  readonly run: () => unknown;
+}
+
+const rows: Row[] = [
+  {
+    group: 'reduce',
+    name: 'JS for loop, f64 accumulator (`s += x[i]`)',
+    run: () => {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += plain[i] as number;
+      sink += s;
+    },
+  },
+  {
+    group: 'reduce',
+    name: 'JS for loop, f32 accumulator (`s = Math.fround(s + x[i])`)',
+    run: () => {
+      let s = 0;
+      for (let i = 0; i < n; i++) s = Math.fround(s + (plain[i] as number));
+      sink += s;
+    },
+  },
+  { group: 'reduce', name: 'Array.prototype.reduce on number[]', run: () => (sink += array.reduce((a, b) => a + b, 0)) },
+  { group: 'reduce', name: 'Float32Array.prototype.reduce', run: () => (sink += plain.reduce((a, b) => a + b, 0)) },
+  { group: 'reduce', name: 'cpuReduce seq (plain array)', run: async () => (sink += await cpuReduce(seq, plain, 0, plus)) },
+  { group: 'reduce', name: 'cpuReduce par (shared array)', run: async () => (sink += await cpuReduce(par, shared, 0, plus)) },
+  {
+    group: 'reduce',
+    name: 'cpuReduce par (plain array: copy to shared + reduce)',
+    run: async () => (sink += await cpuReduce(par, plain, 0, plus)),
+  },
+  { group: 'copy', name: 'toShared copy of the 64 MiB input alone', run: () => (sink += toShared(plain).length) },
+  {
+    group: 'transform',
+    name: 'JS for loop (`y[i] = x[i] * 3 + 1`)',
+    run: () => {
+      for (let i = 0; i < n; i++) plainOut[i] = (plain[i] as number) * 3 + 1;
+    },
+  },
+  { group: 'transform', name: 'Array.prototype.map on number[]', run: () => (sink += array.map((v) => v * 3 + 1).length) },
+  { group: 'transform', name: 'Float32Array.prototype.map', run: () => (sink += plain.map((v) => v * 3 + 1).length) },
+  { group: 'transform', name: 'cpuTransform seq (plain arrays)', run: () => cpuTransform(seq, plain, plainOut, fn) },
+  { group: 'transform', name: 'cpuTransform par (shared arrays)', run: () => cpuTransform(par, shared, sharedOut, fn) },
+  {
+    group: 'transform',
+    name: 'cpuTransform par (plain arrays: copy in + transform + copy back)',
+    run: () => cpuTransform(par, plain, plainOut, fn),
+  },
+];
+
+async function check(): Promise<void> {
+  let exact = 0;
+  for (let i = 0; i < n; i++) exact += plain[i] as number;
+  for (const b of [seq, par]) {
+    const r = await cpuReduce(b, shared, 0, plus);
+    if (Math.abs(r - exact) > 1e-3 * exact) throw new Error(`reduce ${b.kind}: ${r} vs ${exact}`);
+    // The lambda has WGSL f32 semantics: each operation rounds to f32.
+    await cpuTransform(b, shared, sharedOut, fn);
+    for (let i = 0; i < n; i += 4099) {
+      if (sharedOut[i] !== Math.fround(Math.fround((plain[i] as number) * 3) + 1)) throw new Error(`transform ${b.kind} at ${i}`);
+    }
+  }
+}
+
+await check();
+const results = new Map<string, { p50: number; mean: number; min: number; rme: number; samples: number }>();
+for (const row of rows) {
+  const bench = new Bench({ time: timeMs, iterations: 10, warmupTime: 500, warmupIterations: 3, throws: true });
+  bench.add(row.name, async () => {
+    await row.run();
+  });
+  await bench.run();
+  const r = bench.tasks[0]?.result;
+  if (!r || !('latency' in r)) throw new Error(`no result for ${row.name}`);
+  const lat = r.latency;
+  results.set(row.name, { p50: lat.p50, mean: lat.mean, min: lat.min, rme: lat.rme, samples: lat.samplesCount });
+  process.stderr.write(`${row.name}: p50 ${lat.p50.toFixed(2)} ms\n`);
+}
+await pool.close();
+
+const ms = (name: string) => results.get(name)?.p50 ?? Number.NaN;
+const lines: string[] = [];
+lines.push(`n = 2^${log2n} f32, ${pool.size} workers; median (p50) of tinybench samples, ${timeMs} ms per row`);
+lines.push('');
+lines.push('| op | row | median ms | mean ms | min ms | ±rme | samples | M elem/s | vs seq |');
+lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const row of rows) {
+  const r = results.get(row.name);
+  if (!r) continue;
+  const seqName = row.group === 'reduce' ? 'cpuReduce seq (plain array)' : 'cpuTransform seq (plain arrays)';
+  const vs = row.group === 'copy' ? '' : `${(ms(seqName) / r.p50).toFixed(2)}x`;
+  lines.push(
+    `| ${row.group} | ${row.name} | ${r.p50.toFixed(2)} | ${r.mean.toFixed(2)} | ${r.min.toFixed(2)} | ${r.rme.toFixed(1)}% | ${r.samples} | ${(n / r.p50 / 1e3).toFixed(0)} | ${vs} |`,
+  );
+}
+lines.push('');
+lines.push(
+  `Speedup par/seq (shared arrays): reduce ${(ms('cpuReduce seq (plain array)') / ms('cpuReduce par (shared array)')).toFixed(2)}x, transform ${(ms('cpuTransform seq (plain arrays)') / ms('cpuTransform par (shared arrays)')).toFixed(2)}x`,
+);
+lines.push(
+  `Machine: ${cpus().length} logical cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString()}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+);
+console.log(lines.join('\n'));
+if (sink === 42) console.log('');

@@ -1,0 +1,128 @@
+import { plus } from '@webdpl/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPool, type WorkerPool } from '../pool';
+import { CHUNKS_PER_WORKER, parallelChunks } from './chunks';
+import { type CpuBackend, cpuTuning, DEFAULT_MIN_CHUNK, DEFAULT_PARALLEL_THRESHOLD, planParallel } from './cpu-backend';
+import { cpuFindFirst } from './find';
+import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
+import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
+import { allocShared, isShared, toShared } from './shared-memory';
+import { equals, mod7is3, times3plus1 } from './test-functions';
+import { cpuForEach, cpuTransform } from './transform';
+
+describe('parallelChunks', () => {
+  it('covers [0, n) in order with contiguous, non-empty chunks', () => {
+    for (const size of [1, 2, 3, 16]) {
+      for (const minChunk of [1, 7, 16, 1000]) {
+        for (const n of [0, 1, 2, 3, 15, 16, 17, 100, 255, 256, 1000, 4097, 2 ** 20 + 5]) {
+          const chunks = parallelChunks({ size }, n, minChunk);
+          if (n === 0) {
+            expect(chunks).toEqual([]);
+            continue;
+          }
+          expect(chunks[0]?.begin).toBe(0);
+          expect(chunks.at(-1)?.end).toBe(n);
+          for (let i = 0; i < chunks.length; i++) {
+            const c = chunks[i] as { begin: number; end: number };
+            expect(c.end).toBeGreaterThan(c.begin);
+            if (i > 0) expect(c.begin).toBe(chunks[i - 1]?.end);
+            if (chunks.length > 1) expect(c.end - c.begin).toBeGreaterThanOrEqual(Math.min(minChunk, n) - 16);
+          }
+          expect(chunks.length).toBeLessThanOrEqual(size * CHUNKS_PER_WORKER);
+        }
+      }
+    }
+  });
+
+  it('balances sizes and aligns long chunks to 16 elements', () => {
+    const chunks = parallelChunks({ size: 2 }, 2 ** 24 + 3, 1 << 14);
+    expect(chunks).toHaveLength(2 * CHUNKS_PER_WORKER);
+    const sizes = chunks.map((c) => c.end - c.begin);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(32);
+    for (const c of chunks.slice(1)) expect(c.begin % 16).toBe(0);
+  });
+
+  it('checks its arguments', () => {
+    expect(() => parallelChunks({ size: 2 }, -1, 1)).toThrow(/^n:/);
+    expect(() => parallelChunks({ size: 2 }, 1.5, 1)).toThrow(/^n:/);
+    expect(() => parallelChunks({ size: 2 }, 10, 0)).toThrow(/^minChunk:/);
+  });
+});
+
+describe('planParallel and tuning', () => {
+  const pool = { size: 2 } as WorkerPool;
+  it('seq never chunks; par chunks from the threshold on', () => {
+    expect(planParallel({ kind: 'seq' }, 1e8)).toBeUndefined();
+    const par: CpuBackend = { kind: 'par', pool };
+    expect(cpuTuning(par)).toEqual({ parallelThreshold: DEFAULT_PARALLEL_THRESHOLD, minChunk: DEFAULT_MIN_CHUNK });
+    expect(planParallel(par, DEFAULT_PARALLEL_THRESHOLD - 1)).toBeUndefined();
+    expect(planParallel(par, DEFAULT_PARALLEL_THRESHOLD)?.length).toBeGreaterThan(1);
+    const tiny: CpuBackend = { kind: 'par', pool, tuning: { parallelThreshold: 0, minChunk: 1 } };
+    expect(planParallel(tiny, 1)).toBeUndefined();
+    expect(planParallel(tiny, 2)).toHaveLength(2);
+    expect(planParallel(tiny, 100)).toHaveLength(8);
+    expect(cpuTuning({ kind: 'par', pool, tuning: { minChunk: 0, parallelThreshold: true } })).toEqual(cpuTuning(par));
+  });
+});
+
+describe('engines on par really use the pool (and seq never does)', () => {
+  const inner = createPool({ size: 2 });
+  afterAll(() => inner.close());
+  let runs = 0;
+  const counting: WorkerPool = {
+    size: inner.size,
+    run: (task, jobs) => {
+      runs++;
+      return inner.run(task, jobs);
+    },
+    close: () => inner.close(),
+  };
+  const par: CpuBackend = { kind: 'par', pool: counting, tuning: { parallelThreshold: 64, minChunk: 8 } };
+  const calls: [string, number, (b: CpuBackend, n: number) => Promise<unknown>][] = [
+    ['transform', 1, (b, n) => cpuTransform(b, new Uint32Array(n), new Uint32Array(n), times3plus1)],
+    ['forEach', 1, (b, n) => cpuForEach(b, new Uint32Array(n), times3plus1)],
+    ['reduce', 1, (b, n) => cpuReduce(b, new Uint32Array(n), 0, plus)],
+    ['transformReduce', 1, (b, n) => cpuTransformReduce(b, new Uint32Array(n), 0, plus, times3plus1)],
+    ['countIf', 1, (b, n) => cpuCountIf(b, new Uint32Array(n), mod7is3)],
+    ['findFirst', 1, (b, n) => cpuFindFirst(b, new Uint32Array(n), equals(1))],
+    ['inclusiveScan', 2, (b, n) => cpuInclusiveScan(b, new Uint32Array(n), new Uint32Array(n), plus)],
+    ['exclusiveScan', 2, (b, n) => cpuExclusiveScan(b, new Uint32Array(n), new Uint32Array(n), plus)],
+  ];
+  for (const [name, expected, call] of calls) {
+    it(name, async () => {
+      runs = 0;
+      await call({ kind: 'seq' }, 1000);
+      expect(runs).toBe(0);
+      await call(par, 63);
+      expect(runs).toBe(0);
+      await call(par, 1000);
+      expect(runs).toBe(expected);
+    });
+  }
+});
+
+describe('shared memory helpers', () => {
+  it('toShared copies plain arrays and passes shared ones through', () => {
+    const plain = new Float32Array([1.5, 2.5, 3.5]);
+    const s = toShared(plain);
+    expect(s).not.toBe(plain);
+    expect(s).toBeInstanceOf(Float32Array);
+    expect(isShared(s)).toBe(true);
+    expect(isShared(plain)).toBe(false);
+    expect(Array.from(s)).toEqual([1.5, 2.5, 3.5]);
+    expect(toShared(s)).toBe(s);
+    const sub = new Int32Array([1, 2, 3, 4]).subarray(1, 3);
+    const sc = toShared(sub);
+    expect(Array.from(sc)).toEqual([2, 3]);
+    expect(sc.byteOffset).toBe(0);
+  });
+
+  it('allocShared gives zeroed shared arrays of the type', () => {
+    const a = allocShared('u32', 5);
+    expect(a).toBeInstanceOf(Uint32Array);
+    expect(isShared(a)).toBe(true);
+    expect(Array.from(a)).toEqual([0, 0, 0, 0, 0]);
+    expect(allocShared('i32', 1)).toBeInstanceOf(Int32Array);
+    expect(allocShared('f32', 0)).toBeInstanceOf(Float32Array);
+  });
+});

@@ -1,0 +1,140 @@
+import { bitXor, coerce, type GpuFunction, maximum, minimum, multiplies, type NumericType, plus } from '@webdpl/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPool } from '../pool';
+import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
+import { makeData, sharedCopy, TEST_SIZES, TYPES, testBackends } from './test-data';
+import { lastNonZero, mod7is3, times, times3plus1 } from './test-functions';
+
+const pool = createPool({ size: 2 });
+afterAll(() => pool.close());
+
+/** Hand-written reference operators (not the operators' own JS forms). */
+const REF: Record<string, (t: NumericType, a: number, b: number) => number> = {
+  plus: (t, a, b) => (t === 'f32' ? Math.fround(a + b) : coerce(t, a + b)),
+  minimum: (_t, a, b) => Math.min(a, b),
+  maximum: (_t, a, b) => Math.max(a, b),
+  bitXor: (t, a, b) => coerce(t, a ^ b),
+  multiplies: (t, a, b) => (t === 'f32' ? Math.fround(a * b) : coerce(t, Math.imul(a, b))),
+  lastNonZero: (_t, a, b) => (b !== 0 ? b : a),
+};
+
+function refFold(t: NumericType, name: string, init: number, values: ArrayLike<number>): number {
+  const f = REF[name] as (t: NumericType, a: number, b: number) => number;
+  let acc = coerce(t, init);
+  for (let i = 0; i < values.length; i++) acc = f(t, acc, values[i] as number);
+  return acc;
+}
+
+/**
+ * Float tolerance of a sum (recursive summation in any association, inputs exact f32):
+ * |result - exact| <= (n + 1) * 2^-24 * (|init| + sum |x_i|).
+ */
+function sumTolerance(init: number, values: ArrayLike<number>): number {
+  let abs = Math.abs(init);
+  for (let i = 0; i < values.length; i++) abs += Math.abs(values[i] as number);
+  return (values.length + 1) * 2 ** -24 * abs;
+}
+
+function exactSum(init: number, values: ArrayLike<number>): number {
+  let s = init;
+  for (let i = 0; i < values.length; i++) s += values[i] as number;
+  return s;
+}
+
+const OPS: { op: GpuFunction; types: readonly NumericType[] }[] = [
+  { op: plus, types: TYPES },
+  { op: minimum, types: TYPES },
+  { op: maximum, types: TYPES },
+  { op: bitXor, types: ['u32', 'i32'] },
+  { op: multiplies, types: ['u32', 'i32'] },
+  { op: lastNonZero, types: TYPES },
+];
+
+describe.each(testBackends(pool))('cpuReduce on $name', ({ name, backend }) => {
+  for (const { op, types } of OPS) {
+    for (const t of types) {
+      it(`${op.name} ${t}`, async () => {
+        for (const n of TEST_SIZES) {
+          for (const kind of ['random', 'constant', 'sparse'] as const) {
+            const x = makeData(t, n, kind);
+            const init = t === 'f32' ? 0.5 : 5;
+            const got = await cpuReduce(backend, x, init, op);
+            const want = refFold(t, op.name, init, x);
+            if (t === 'f32' && op.name === 'plus') {
+              if (name === 'seq') expect(got, `n=${n} ${kind}: seq folds in order`).toBe(want);
+              expect(Math.abs(got - exactSum(init, x)), `n=${n} ${kind}`).toBeLessThanOrEqual(sumTolerance(init, x));
+              expect(got).toBe(Math.fround(got));
+            } else {
+              expect(got, `n=${n} ${kind}`).toBe(want);
+            }
+          }
+        }
+      });
+    }
+  }
+
+  it('accepts shared arrays as they are', async () => {
+    const x = sharedCopy(makeData('u32', 2 ** 17 + 3, 'random') as Uint32Array);
+    expect(await cpuReduce(backend, x, 0, plus)).toBe(refFold('u32', 'plus', 0, x));
+  });
+});
+
+describe.each(testBackends(pool))('cpuTransformReduce and cpuCountIf on $name', ({ backend }) => {
+  for (const t of TYPES) {
+    it(`unary transform then plus, ${t}`, async () => {
+      for (const n of TEST_SIZES) {
+        const x = makeData(t, n, 'random');
+        const got = await cpuTransformReduce(backend, x, 1, plus, times3plus1);
+        const mapped = Array.from(x, (v) => (t === 'f32' ? Math.fround(v * 3 + 1) : coerce(t, Math.imul(v, 3) + 1)));
+        if (t === 'f32') {
+          expect(Math.abs(got - exactSum(1, mapped)), `n=${n}`).toBeLessThanOrEqual(sumTolerance(1, mapped));
+        } else expect(got, `n=${n}`).toBe(refFold(t, 'plus', 1, mapped));
+      }
+    });
+
+    it(`binary transform (dot product), ${t}`, async () => {
+      for (const n of [0, 1, 2, 7, 100, 257, 2 ** 17 + 3]) {
+        const a = makeData(t, n, 'random', 3);
+        const b = makeData(t, n, 'random', 4);
+        const got = await cpuTransformReduce(backend, [a, b], 0, plus, times);
+        const products = Array.from(a, (v, i) => REF.multiplies?.(t, v, b[i] as number) as number);
+        if (t === 'f32') {
+          expect(Math.abs(got - exactSum(0, products)), `n=${n}`).toBeLessThanOrEqual(sumTolerance(0, products));
+        } else expect(got, `n=${n}`).toBe(refFold(t, 'plus', 0, products));
+      }
+    });
+
+    it(`count_if with a bool predicate (as transform-reduce and cpuCountIf), ${t}`, async () => {
+      for (const n of TEST_SIZES) {
+        for (const kind of ['random', 'constant'] as const) {
+          const x = makeData(t, n, kind);
+          let want = 0;
+          for (let i = 0; i < n; i++) if (Math.abs(Math.trunc(x[i] as number)) % 7 === 3) want++;
+          expect(await cpuCountIf(backend, x, mod7is3), `n=${n}`).toBe(want);
+          expect(await cpuTransformReduce(backend, x, 0, plus, mod7is3), `n=${n}`).toBe(want);
+        }
+      }
+    });
+  }
+
+  it('without a transform it is a reduce; a non-commutative operator keeps its order', async () => {
+    for (const n of TEST_SIZES) {
+      const x = makeData('i32', n, 'sparse');
+      expect(await cpuTransformReduce(backend, x, 9, lastNonZero), `n=${n}`).toBe(refFold('i32', 'lastNonZero', 9, x));
+    }
+  });
+});
+
+describe('reduce arguments', () => {
+  const seq = { kind: 'seq' } as const;
+  it('names the bad argument', async () => {
+    const x = new Uint32Array(4);
+    await expect(cpuReduce(seq, x, 'zero' as never, plus)).rejects.toThrow(/^init:/);
+    await expect(cpuReduce(seq, x, 0, times3plus1)).rejects.toThrow(/^op:/);
+    await expect(cpuReduce(seq, [1, 2] as never, 0, plus)).rejects.toThrow(/^input/);
+    await expect(cpuTransformReduce(seq, x, 0, times3plus1, times3plus1)).rejects.toThrow(/^reduceOp:/);
+    await expect(cpuTransformReduce(seq, x, 0, plus, plus)).rejects.toThrow(/^transformFn:/);
+    await expect(cpuTransformReduce(seq, [x, x], 0, plus)).rejects.toThrow(/^transformFn:/);
+    await expect(cpuCountIf(seq, x, plus)).rejects.toThrow(/^pred:/);
+  });
+});

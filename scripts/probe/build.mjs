@@ -1,0 +1,19 @@
+// Bundles the probe for the GPU machine: everything inlined except 'webgpu'.
+import { createRequire } from 'node:module';
+
+// esbuild comes with tsup (a root devDependency); resolve it through tsup.
+const require = createRequire(createRequire(import.meta.url).resolve('tsup'));
+const { build } = require('esbuild');
+
+await build({
+  entryPoints: ['scripts/probe/h100-probe.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: '.probe/probe.mjs',
+  external: ['webgpu'],
+  banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
+  logLevel: 'warning',
+});
+console.log('built .probe/probe.mjs');

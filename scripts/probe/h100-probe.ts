@@ -1,0 +1,274 @@
+/**
+ * Early GPU-machine probe (lead's tool, not the bench): device time of the transform-reduce engine
+ * over a sweep of tunings, a plain vec4 copy kernel for the bandwidth ceiling, and the empty-submit
+ * floor. Prints one JSON line per measurement. Bundle: node scripts/probe/build.mjs
+ */
+
+import { identityLoad, transformReduceDevice } from '../../packages/algorithms/src/engines/transform-reduce';
+import * as algorithms from '../../packages/algorithms/src/index';
+import {
+  combinerOf,
+  DeviceArray,
+  fragment,
+  type GpuDevice,
+  getPipeline,
+  gpuSelector,
+  plus,
+  releaseDevices,
+  selectDevice,
+} from '../../packages/core/src/index';
+import { makeDevicePolicy } from '../../packages/policies/src/index';
+
+const out = (o: object) => console.log(JSON.stringify(o));
+
+function fill(n: number): Uint32Array {
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    let x = (Math.imul(i, 2654435761) ^ 1234) >>> 0;
+    x ^= x >>> 13;
+    x = Math.imul(x, 0x5bd1e995) >>> 0;
+    x ^= x >>> 15;
+    a[i] = x;
+  }
+  return a;
+}
+
+async function timeIt(device: GpuDevice, reps: number, f: () => Promise<unknown>): Promise<number> {
+  await f();
+  const ts: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    device.queue.resetDeviceTime();
+    await f();
+    ts.push(device.queue.totalDeviceTimeNs);
+  }
+  ts.sort((a, b) => a - b);
+  return (ts[Math.floor(ts.length / 2)] as number) / 1e6;
+}
+
+/** Fills `a` on the GPU with cub_anchor's hash (no host staging). */
+async function gpuFill(device: GpuDevice, a: DeviceArray): Promise<void> {
+  const k = fragment({
+    name: 'probe_fill',
+    code: `@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let n = arrayLength(&a);
+  for (var i = g.x; i < n; i += nw.x * 256u) {
+    var x = (i * 2654435761u) ^ 1234u; x ^= x >> 13u; x *= 0x5bd1e995u; x ^= x >> 15u; a[i] = x;
+  }
+}`,
+  });
+  const p = await getPipeline(device, k);
+  await device.queue.submit('fill', (rec) => {
+    const pass = rec.beginPass();
+    pass.setPipeline(p);
+    pass.setBindGroup(
+      0,
+      device.gpu.createBindGroup({
+        layout: p.getBindGroupLayout(0),
+        entries: [{ binding: 0, resource: { buffer: a.buffer, offset: 0, size: a.length * 4 } }],
+      }),
+    );
+    pass.dispatchWorkgroups(4096);
+    pass.end();
+  });
+}
+
+async function main() {
+  const device = (await selectDevice(gpuSelector)) as GpuDevice;
+  out({
+    device: device.info.name,
+    vendor: device.info.vendor,
+    sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize],
+  });
+  const big = Number(process.env.PROBE_MAX_LOG ?? 28);
+  // floor: empty submit + wait
+  {
+    const ts: number[] = [];
+    for (let r = 0; r < 50; r++) {
+      const t0 = performance.now();
+      await device.queue.submit('empty', () => {});
+      await device.queue.finish();
+      ts.push(performance.now() - t0);
+    }
+    ts.sort((a, b) => a - b);
+    out({ case: 'empty submit+wait', ms: ts[25] });
+  }
+  device.queue.setProfiling(true);
+  if (process.env.PROBE_SWEEP === 'first') {
+    // Allocation order: the largest buffers first, in a fresh process.
+    const order = (process.env.PROBE_ORDER ?? '28,28,27,26,28').split(',').map(Number);
+    const keep: DeviceArray[] = [];
+    for (const lg of order) {
+      const n = 2 ** lg;
+      const a = DeviceArray.create(device, 'u32', n);
+      if (process.env.PROBE_GPUFILL) await gpuFill(device, a);
+      else a.write(fill(n));
+      keep.push(a);
+      const ms2 = await timeIt(device, 10, () =>
+        transformReduceDevice(device, {
+          label: 'r',
+          inputs: [a],
+          load: identityLoad('u32'),
+          combiner: combinerOf(plus, 'u32'),
+          commutative: true,
+        }),
+      );
+      out({ case: 'reduce alloc order', lg, index: keep.length, ms: ms2, gbs: (4 * n) / ms2 / 1e6 });
+    }
+    // and again, on the same buffers, after all allocations
+    for (const a of keep) {
+      const ms2 = await timeIt(device, 10, () =>
+        transformReduceDevice(device, {
+          label: 'r',
+          inputs: [a],
+          load: identityLoad('u32'),
+          combiner: combinerOf(plus, 'u32'),
+          commutative: true,
+        }),
+      );
+      out({ case: 'reduce again', n: a.length, ms: ms2, gbs: (4 * a.length) / ms2 / 1e6 });
+    }
+    releaseDevices();
+    return;
+  }
+  if (process.env.PROBE_SWEEP === 'alloc') {
+    for (const lg of [26, 27, 28]) {
+      const n = 2 ** lg;
+      const host = fill(n);
+      for (const padElems of [0, 16, 2 ** 19 - 4, 2 ** 19, 2 ** 22, n]) {
+        const big = DeviceArray.create(device, 'u32', n + padElems);
+        const a = big.view(0, n);
+        a.write(host);
+        const ms2 = await timeIt(device, 10, () =>
+          transformReduceDevice(device, {
+            label: 'r',
+            inputs: [a],
+            load: identityLoad('u32'),
+            combiner: combinerOf(plus, 'u32'),
+            commutative: true,
+          }),
+        );
+        out({ case: 'reduce alloc', lg, padElems, bytes: (n + padElems) * 4, ms: ms2, gbs: (4 * n) / ms2 / 1e6 });
+        big.destroy();
+      }
+      // many small buffers: the same data in 64 MiB DeviceArrays
+      const parts: DeviceArray[] = [];
+      const per = 2 ** 24;
+      for (let o = 0; o < n; o += per) parts.push(DeviceArray.from(device, host.subarray(o, o + per)));
+      const ms3 = await timeIt(device, 10, async () => {
+        for (const p of parts)
+          await transformReduceDevice(device, {
+            label: 'r',
+            inputs: [p],
+            load: identityLoad('u32'),
+            combiner: combinerOf(plus, 'u32'),
+            commutative: true,
+          });
+      });
+      out({ case: 'reduce in 64MiB buffers (separate submits)', lg, ms: ms3, gbs: (4 * n) / ms3 / 1e6 });
+      for (const p of parts) p.destroy();
+    }
+    releaseDevices();
+    return;
+  }
+  const copyK = fragment({
+    name: 'probe_copy',
+    code: `@group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> b: array<vec4<u32>>;
+@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let n = arrayLength(&a);
+  for (var i = g.x; i < n; i += nw.x * 256u) { b[i] = a[i]; }
+}`,
+  });
+  const copyP = await getPipeline(device, copyK);
+  const sizes = (process.env.PROBE_SIZES ?? `20,24,${big}`).split(',').map(Number);
+  for (const lg of sizes) {
+    const n = 2 ** lg;
+    const host = fill(n);
+    const a = DeviceArray.from(device, host);
+    const b = DeviceArray.create(device, 'u32', n);
+    const ms = await timeIt(device, lg >= 28 ? 10 : 30, () =>
+      device.queue.submit('copy', (rec) => {
+        const p = rec.beginPass();
+        p.setPipeline(copyP);
+        p.setBindGroup(
+          0,
+          device.gpu.createBindGroup({
+            layout: copyP.getBindGroupLayout(0),
+            entries: [
+              { binding: 0, resource: { buffer: a.buffer, size: n * 4 } },
+              { binding: 1, resource: { buffer: b.buffer, size: n * 4 } },
+            ],
+          }),
+        );
+        p.dispatchWorkgroups(4096);
+        p.end();
+      }),
+    );
+    out({ case: 'copy vec4', lg, ms, gbs: (8 * n) / ms / 1e6 });
+    let want = 0;
+    for (let i = 0; i < n; i++) want = (want + (host[i] as number)) >>> 0;
+    const sweep: Record<string, number | boolean>[] | null =
+      process.env.PROBE_SWEEP === 'binding'
+        ? [
+            {},
+            { maxBindingBytes: 2 ** 26 },
+            { maxBindingBytes: 2 ** 27 },
+            { maxBindingBytes: 2 ** 28 },
+            { maxBindingBytes: 2 ** 29 },
+            { maxBindingBytes: 2 ** 28, vecsPerThread: 8 },
+          ]
+        : null;
+    for (const tuning of sweep ??
+      ([
+        {},
+        { maxWorkgroups: 1024 },
+        { maxWorkgroups: 4096 },
+        { maxWorkgroups: 8192 },
+        { vecsPerThread: 2 },
+        { vecsPerThread: 8 },
+        { workgroupSize: 512, vecsPerThread: 2 },
+        { workgroupSize: 128, vecsPerThread: 4, maxWorkgroups: 4096 },
+        { subgroups: false },
+      ] as Record<string, number | boolean>[])) {
+      let got = 0;
+      const ms2 = await timeIt(device, lg >= 28 ? 10 : 30, async () => {
+        const r = await transformReduceDevice(device, {
+          label: 'reduce',
+          inputs: [a],
+          load: identityLoad('u32'),
+          combiner: combinerOf(plus, 'u32'),
+          commutative: true,
+          tuning,
+        });
+        got = new Uint32Array(r)[0] as number;
+      });
+      out({ case: 'reduce u32 engine', lg, tuning, ms: ms2, gbs: (4 * n) / ms2 / 1e6, ok: got === want });
+    }
+    // whatever algorithms exist now, at default tuning
+    const policy = makeDevicePolicy(device);
+    const alg = algorithms as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const tries: [string, number, () => Promise<unknown>][] = [];
+    if (alg.inclusiveScan) tries.push(['inclusiveScan u32', 8, () => alg.inclusiveScan!(policy, a, b)]);
+    if (alg.transform)
+      tries.push(['transform u32 x*2+1', 8, () => alg.transform!(policy, a, b, (x: number) => x * 2 + 1)]);
+    if (alg.copyIf) tries.push(['copyIf u32 50%', 6, () => alg.copyIf!(policy, a, b, (x: number) => x > 2147483648)]);
+    if (alg.sort) tries.push(['sort u32', 8, () => alg.sort!(policy, b)]);
+    for (const [name, bytes, f] of tries) {
+      try {
+        const ms3 = await timeIt(device, lg >= 28 ? 5 : 10, f);
+        out({ case: name, lg, ms: ms3, gbs: (bytes * n) / ms3 / 1e6 });
+      } catch (e) {
+        out({ case: name, lg, error: (e as Error).message.slice(0, 300) });
+      }
+    }
+    a.destroy();
+    b.destroy();
+  }
+  releaseDevices();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
