@@ -2,6 +2,8 @@
  * WGSL form of a typed lambda: one function whose body is one expression, plus helper fragments
  * (shared by name across lambdas) for everything WGSL does not do the JS way by itself:
  *
+ * - Every f32 add, subtract, multiply and divide result goes through a rounding barrier
+ *   (wdpl_lam_fx), since WGSL compilers may fuse a * b + c into an fma or reassociate sums.
  * - f32 comparisons, min/max, truthiness, sign and abs work on the bits, so NaN behaves as in JS
  *   (every comparison but != is false) even where the shader compiler assumes no NaN, and subnormals
  *   are never flushed by a comparison.

@@ -153,6 +153,33 @@ function fold(e: TExpr): TExpr {
   return { op: 'lit', type: e.type, value: evalConst(e) };
 }
 
+/**
+ * `x | 0`, `x ^ 0`, `x + 0`, `x - 0`, `x & ~0`, `x << 0`, `x >> 0` on integers of the result's type are
+ * `x` (exactly: integers have no -0), so the common `x | 0` and `x >>> 0` idioms cost nothing.
+ */
+function integerIdentity(op: TBinaryOp, type: ValueType, left: TExpr, right: TExpr): TExpr | undefined {
+  if (type !== 'u32' && type !== 'i32') return undefined;
+  const lit = (e: TExpr, v: number) => e.op === 'lit' && e.value === v;
+  const allOnes = type === 'u32' ? 0xffffffff : -1;
+  switch (op) {
+    case 'or':
+    case 'xor':
+    case 'add':
+      if (lit(left, 0) && right.type === type) return right;
+      return lit(right, 0) && left.type === type ? left : undefined;
+    case 'and':
+      if (lit(left, allOnes) && right.type === type) return right;
+      return lit(right, allOnes) && left.type === type ? left : undefined;
+    case 'sub':
+      return lit(right, 0) && left.type === type ? left : undefined;
+    case 'shl':
+    case 'shr':
+      return right.op === 'lit' && ((right.value as number) & 31) === 0 && left.type === type ? left : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** Converts `e` to `to` (no-op when it already has that type). */
 function convert(e: TExpr, to: ValueType | undefined): TExpr {
   if (to === undefined || e.type === to) return e;
@@ -238,19 +265,18 @@ export function inferTypes(parsed: ParsedLambda, argTypes: readonly NumericType[
     return want === 'u32' || want === 'i32' ? want : defaultInt;
   };
 
-  const bin = (op: TBinaryOp, type: ValueType, left: TExpr, right: TExpr): TExpr => fold({ op, type, left, right });
+  const bin = (op: TBinaryOp, type: ValueType, left: TExpr, right: TExpr): TExpr =>
+    integerIdentity(op, type, left, right) ?? fold({ op, type, left, right });
 
   /** Builds `e` in the type it runs in (chosen with `want` for untyped constants), then converts to `want`. */
   const build = (e: Expr, want?: ValueType): TExpr => convert(natural(e, want), want);
 
   const natural = (e: Expr, want: ValueType | undefined): TExpr => {
     switch (e.kind) {
-      case 'number':
-        return {
-          op: 'lit',
-          type: want ?? numEval(kindOf(e), undefined),
-          value: constAs(want ?? numEval(kindOf(e), undefined), e.value),
-        };
+      case 'number': {
+        const t = want ?? numEval(kindOf(e), undefined);
+        return { op: 'lit', type: t, value: constAs(t, e.value) };
+      }
       case 'boolean':
         return { op: 'lit', type: want ?? 'bool', value: constAs(want ?? 'bool', e.value) };
       case 'param':

@@ -283,13 +283,16 @@ const EXACT: readonly Case[] = [
   L('a === b', (a, b) => a === b),
   L('a !== b', (a, b) => a !== b),
   L('a > 0.5', (a) => a > 0.5),
+  // biome-ignore lint/suspicious/noSelfCompare: the NaN check is what is tested
   L('a == a', (a) => a === a),
+  // biome-ignore lint/suspicious/noSelfCompare: the NaN check is what is tested
   L('a != a', (a) => a !== a),
   L('!(a < b) && a !== b', (a, b) => !(a < b) && a !== b),
   L('!a', (a) => !a),
   L('a && b', (a, b) => a && b),
   L('a || b', (a, b) => a || b),
   L('(a > b) + (a < b) * 2', (a, b) => +(a > b) + +(a < b) * 2),
+  // biome-ignore lint/complexity/useMathMinMax: the ternary is what is tested
   L('a > b ? a : b', (a, b) => (a > b ? a : b)),
   L('a ? b : -b', (a, b) => (a ? b : -b)),
   L('a < 0 ? 1.5 : a', (a) => (a < 0 ? 1.5 : a)),

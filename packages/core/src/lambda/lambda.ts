@@ -190,18 +190,22 @@ function translate(core: LambdaCore, types: readonly NumericType[]): Translation
  * - Comparisons and `!` give bool (`x => x > 0.5` is a predicate with result type 'bool'); `&&`,
  *   `||` and `?:` give bool when both sides are bool, else a number picked as JS picks it. A bool used
  *   as a number is 0 or 1; a number used as a condition is false for 0, -0 and NaN.
- * - f32: the JS form rounds every intermediate with Math.fround. + - * / and comparisons are exact
- *   (IEEE; WGSL allows 2.5 ulp for division on other devices). `%` is an exact fmod with the
- *   dividend's sign. NaN compares as in JS (every comparison but != is false), also on compilers
- *   that assume no NaN (comparisons, min/max, abs, sign and truthiness work on the bits). Math.min
- *   and Math.max propagate NaN and order -0 < +0.
+ * - f32: the JS form rounds every intermediate with Math.fround; the WGSL form passes every f32
+ *   result through a rounding barrier, so shader compilers cannot contract a * b + c into an fma or
+ *   reassociate sums (lavapipe does both otherwise). + - * / and comparisons are then exact (IEEE;
+ *   WGSL allows 2.5 ulp for division on other devices; division by zero gives JS's infinities and
+ *   NaN). `%` is an exact fmod with the dividend's sign. NaN compares as in JS (every comparison but
+ *   != is false), also on compilers that assume no NaN: comparisons, min/max, abs, sign and
+ *   truthiness work on the bits. Math.min and Math.max propagate NaN and order -0 < +0. Subnormals
+ *   are kept on lavapipe; WGSL lets other devices flush them to zero in arithmetic.
  * - Math.round is JS's (halves round up, Math.round(-0.5) is -0), computed exactly on the GPU, not
  *   with WGSL's round (half to even) nor floor(x + 0.5) (wrong at 0.49999997 and above 2^23).
  *   floor/ceil/round/trunc/abs/sign on integers keep the integer (abs of i32 MIN is MIN).
- * - sqrt, exp, log, pow, sin, cos, tan (their arguments promote to f32) give JS's results for NaN,
- *   infinities, zeros, negative arguments and tiny arguments; elsewhere the GPU value is the device's,
- *   within WGSL's accuracy (tests on lavapipe hold it to 4 ulp-ish: 1e-6 relative or 1e-6 absolute,
- *   1e-5 for pow). Integer to f32 conversion rounds to nearest.
+ * - sqrt, exp, log, pow, sin, cos, tan (arguments promote to f32; f32 `**` is pow) give JS's results
+ *   for NaN, infinities, zeros, negative and tiny arguments; elsewhere the GPU value is the device's,
+ *   within WGSL's accuracy, not bit-exact. Tests on lavapipe hold sqrt, log, sin, cos, tan to 1e-6
+ *   relative (+1e-6 absolute; sin/cos/tan for |x| <= 100) and exp, pow to 1e-5 relative. Integer
+ *   to f32 conversion rounds to nearest even.
  * - Constant subexpressions are evaluated once at translation with the JS form's semantics.
  *
  * @param fn the arrow function; it must not read outside variables except through captures
