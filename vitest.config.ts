@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts'],
+    setupFiles: ['scripts/test/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 120_000,

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { EntryResult } from './results';
+import { type EntryResult, isWrong } from './results';
 
 /** One point of a chart. */
 export interface ChartPoint {
@@ -125,7 +125,7 @@ export async function svgToPng(svg: string): Promise<Uint8Array | undefined> {
 /** The chart points of an entry: every series with a correct result. */
 export function entryPoints(e: EntryResult): ChartPoint[] {
   return e.measurements
-    .filter((m) => m.check === 'ok')
+    .filter((m) => !isWrong(m.check))
     .map((m) => ({ series: m.label, log2: m.log2, gelems: m.gelems }));
 }
 

@@ -37,7 +37,7 @@ describe('parseArgs', () => {
     expect(o.json).toBeUndefined();
     expect(o.deviceOnly).toBe(false);
     expect(o.quick).toBe(false);
-    expect(o.timeMs).toBe(250);
+    expect(o.timeMs).toBe(100);
     expect(o.charts).toBe(true);
     expect(defaultSizes(o)).toEqual([10, 12, 14, 16, 18, 20, 22, 24]);
   });

@@ -30,7 +30,7 @@ export interface BenchOptions {
   readonly deviceOnly: boolean;
   /** Short time budgets and fewer sizes, for a smoke run. @default false */
   readonly quick: boolean;
-  /** Time budget per measurement in milliseconds. @default 250 (40 with --quick) */
+  /** Time budget per measurement in milliseconds. @default 100 (40 with --quick) */
   readonly timeMs: number;
   /** Skip the SVG/PNG charts. @default false */
   readonly charts: boolean;
@@ -61,7 +61,7 @@ Options:
   --json FILE           write the JSON results to FILE (default DIR/results.json)
   --device-only         GPU device time only, for the CUB comparison (the GPU-machine run)
   --quick               short time budgets and fewer sizes: a smoke run
-  --time MS             time budget per measurement in ms (default 250, 40 with --quick)
+  --time MS             time budget per measurement in ms (default 100, 40 with --quick)
   --no-charts           skip the SVG/PNG charts
   --list                list the benchmark entries and exit
   -h, --help            this text
@@ -205,7 +205,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     json: jsonText,
     deviceOnly,
     quick,
-    timeMs: timeText === undefined ? (quick ? 40 : 250) : parseInteger('--time', timeText, 1, 600_000),
+    timeMs: timeText === undefined ? (quick ? 40 : 100) : parseInteger('--time', timeText, 1, 600_000),
     charts: !switches.has('--no-charts'),
     list: switches.has('--list'),
     help: switches.has('--help'),

@@ -14,7 +14,7 @@ import { type AlgorithmApi, ENTRIES, selectEntries } from './entries';
 import { measure } from './measure';
 import { createProgress } from './progress';
 import { computeCrossover, formatTime, pow2, renderReport } from './report';
-import type { BenchReport, DeviceSummary, EntryResult } from './results';
+import { type BenchReport, type DeviceSummary, type EntryResult, isWrong } from './results';
 import { countSteps, type RunContext, runEntry } from './runner';
 
 function say(line: string): void {
@@ -205,7 +205,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   say(`JSON: ${jsonPath}`);
   if (chartFiles.length) say(`charts: ${chartFiles.length} files in ${join(options.out, 'charts')}`);
   if (floor) say(`floor: ${formatTime(floor.ms)} per empty submit-and-wait`);
-  return results.some((r) => r.measurements.some((m) => m.check !== 'ok')) ? 1 : 0;
+  return results.some((r) => r.measurements.some((m) => isWrong(m.check))) ? 1 : 0;
 }
 
 async function shutdown(options: { par: boolean }): Promise<void> {

@@ -98,19 +98,28 @@ export function algorithmOf(api: AlgorithmApi, name: string): AlgorithmFn {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Checks. Floats get a tolerance: a GPU tree sum and a sequential double sum round differently.
+// Checks. Floats get two tolerances: within 1e-3 of the double-precision reference is 'ok'; within
+// 10% is 'imprecise' (a sequential f32 accumulator over millions of elements drifts that far, and
+// that is the element type's semantics, not a bug); beyond is wrong.
 
-const F32_TOLERANCE = 1e-3;
+const F32_CLOSE = 1e-3;
+const F32_LOOSE = 0.1;
 
-function near(type: BenchType, got: number, want: number, scale = Math.abs(want)): boolean {
-  if (type === 'u32') return got === want;
-  return Math.abs(got - want) <= F32_TOLERANCE * Math.max(1, scale);
+function relativeError(got: number, want: number, scale: number): number {
+  return Math.abs(got - want) / Math.max(1, scale);
+}
+
+function imprecise(got: number, want: number, err: number, where = ''): string {
+  return `imprecise: ${where}got ${got}, expected ${want} (${(err * 100).toPrecision(2)}% off the double-precision result)`;
 }
 
 /** Checks a scalar result. */
 export function checkScalar(type: BenchType, got: unknown, want: number): string | undefined {
   if (typeof got !== 'number') return `expected a number, got ${typeof got}`;
-  return near(type, got, want) ? undefined : `got ${got}, expected ${want}`;
+  if (type === 'u32') return got === want ? undefined : `got ${got}, expected ${want}`;
+  const err = relativeError(got, want, Math.abs(want));
+  if (err <= F32_CLOSE) return undefined;
+  return err <= F32_LOOSE ? imprecise(got, want, err) : `got ${got}, expected ${want}`;
 }
 
 /** Checks the first `count` elements of `got` against `want` (floats relative to the running magnitude). */
@@ -123,12 +132,23 @@ export function checkArray(
   if (!got) return 'no output';
   if (got.length < count) return `output has ${got.length} elements, expected at least ${count}`;
   let scale = 0;
+  let worst = 0;
+  let worstAt = -1;
   for (let i = 0; i < count; i++) {
     const w = want[i] as number;
+    const g = got[i] as number;
+    if (type === 'u32') {
+      if (g !== w) return `element ${i}: got ${g}, expected ${w}`;
+      continue;
+    }
     scale = Math.max(scale, Math.abs(w));
-    if (!near(type, got[i] as number, w, scale)) return `element ${i}: got ${got[i]}, expected ${w}`;
+    const err = relativeError(g, w, scale);
+    if (!(err <= F32_LOOSE)) return `element ${i}: got ${g}, expected ${w}`;
+    if (err > worst) [worst, worstAt] = [err, i];
   }
-  return undefined;
+  return worst > F32_CLOSE
+    ? imprecise(got[worstAt] as number, want[worstAt] as number, worst, `element ${worstAt}: `)
+    : undefined;
 }
 
 function checkArrays(type: BenchType, observed: readonly HostArray[], c: HostCase): string | undefined {

@@ -3,7 +3,7 @@
  * (device time of both, taken in one device run), used by scripts/h100-table.ts.
  */
 import { formatRate, formatTime, pow2 } from './report';
-import type { BenchReport, EntryResult, Measurement } from './results';
+import { type BenchReport, type EntryResult, isWrong, type Measurement } from './results';
 
 /** One line of cub_anchor's output. */
 export interface CubRow {
@@ -38,7 +38,7 @@ export function parseCubOutput(text: string): CubRow[] {
 export const H100_SIZES = [20, 24, 28] as const;
 
 function deviceTime(e: EntryResult, log2: number): Measurement | undefined {
-  return e.measurements.find((m) => m.kind === 'device-time' && m.log2 === log2 && m.check === 'ok');
+  return e.measurements.find((m) => m.kind === 'device-time' && m.log2 === log2 && !isWrong(m.check));
 }
 
 /** Options of the markdown page. */
@@ -140,7 +140,7 @@ export function h100Markdown(report: BenchReport, cub: readonly CubRow[], option
 /** Chart points for one entry: our device time and per-call wall time, and CUB's rows. */
 export function h100Points(e: EntryResult, cub: readonly CubRow[]): { series: string; log2: number; gelems: number }[] {
   const points = e.measurements
-    .filter((m) => (m.kind === 'device-time' || m.kind === 'device-call') && m.check === 'ok')
+    .filter((m) => (m.kind === 'device-time' || m.kind === 'device-call') && !isWrong(m.check))
     .map((m) => ({ series: m.label, log2: m.log2, gelems: m.gelems }));
   for (const r of cub) if (r.name === e.cub) points.push({ series: 'CUB', log2: r.log2, gelems: r.gelems });
   return points;

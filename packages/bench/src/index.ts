@@ -11,3 +11,4 @@ export type { AlgorithmApi, AlgorithmFn, Baseline, BenchEntry, HostCase } from '
 export { ENTRIES, selectEntries } from './entries';
 export { computeCrossover, crossoverOf, formatRate, formatTime, renderReport, textTable } from './report';
 export type { BenchReport, Crossover, DeviceSummary, EntryResult, Failure, Measurement, SeriesKind } from './results';
+export { isWrong } from './results';

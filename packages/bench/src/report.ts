@@ -2,7 +2,7 @@
  * The readable end of a run: crossover sizes, one table per entry, and a summary of speedups over
  * plain JS. Pure functions from results to text.
  */
-import type { BenchReport, Crossover, EntryResult, Measurement } from './results';
+import { type BenchReport, type Crossover, type EntryResult, isWrong, type Measurement } from './results';
 
 /** Milliseconds as a short human time: 812 ns, 12.3 µs, 4.56 ms, 2.31 s. */
 export function formatTime(ms: number): string {
@@ -57,7 +57,7 @@ export function crossoverOf(a: BySize, b: BySize): number | null {
 
 /** Crossover sizes of an entry, or undefined when it has no GPU end-to-end or resident figures. */
 export function computeCrossover(e: EntryResult): Crossover | undefined {
-  const ms = e.measurements.filter((m) => m.check === 'ok');
+  const ms = e.measurements.filter((m) => !isWrong(m.check));
   const e2e = bestOf(ms, (m) => m.kind === 'device-e2e');
   const call = bestOf(ms, (m) => m.kind === 'device-call');
   const cpu = bestOf(ms, (m) => m.kind === 'seq' || m.kind === 'par');
@@ -79,6 +79,12 @@ export function computeCrossover(e: EntryResult): Crossover | undefined {
     `with data resident on the GPU it beats the best CPU policy ${say(residentVsCpu, call, cpu)}`,
   ].join('; ');
   return { e2eVsCpu, e2eVsJs, residentVsCpu, text };
+}
+
+/** Table mark of a check: '' for ok, ' ~' for imprecise, ' !' for wrong. */
+function mark(check: string): string {
+  if (check === 'ok') return '';
+  return isWrong(check) ? ' !' : ' ~';
 }
 
 function pad(s: string, w: number, left = false): string {
@@ -128,7 +134,7 @@ export function entryTable(e: EntryResult, floorMs?: number): string {
   const rows = sizes.map((s) => {
     const cells = cols.map(([id]) => {
       const m = e.measurements.find((x) => x.series === id && x.log2 === s);
-      if (m) return `${formatTime(m.ms)}${m.check === 'ok' ? '' : ' !'}${m.quantized ? ' q' : ''}`;
+      if (m) return `${formatTime(m.ms)}${mark(m.check)}${m.quantized ? ' q' : ''}`;
       return e.failures.some((f) => f.series === id && f.log2 === s) ? 'failed' : '';
     });
     const dt = e.measurements.find((x) => x.kind === 'device-time' && x.log2 === s);
@@ -142,8 +148,10 @@ export function entryTable(e: EntryResult, floorMs?: number): string {
     const ratios = calls.map((m) => `${pow2(m.log2)} ${formatRate(m.ms / floorMs)}x`).join(', ');
     lines.push(`  GPU call / floor (empty submit-and-wait, ${formatTime(floorMs)}): ${ratios}`);
   }
-  const bad = e.measurements.filter((m) => m.check !== 'ok');
-  for (const m of bad) lines.push(`  ! wrong result: ${m.series} at ${pow2(m.log2)}: ${m.check}`);
+  for (const m of e.measurements) {
+    if (isWrong(m.check)) lines.push(`  ! wrong result: ${m.series} at ${pow2(m.log2)}: ${m.check}`);
+    else if (m.check !== 'ok') lines.push(`  ~ ${m.series} at ${pow2(m.log2)}: ${m.check}`);
+  }
   if (e.measurements.some((m) => m.quantized)) {
     lines.push('  q: device timestamps quantized to 65.5 µs by Dawn; the figure is the mean of many samples');
   }
@@ -174,7 +182,7 @@ export function summaryTable(report: BenchReport): string {
   const rows: string[][] = [];
   for (const e of report.entries) {
     if (e.skipped) continue;
-    const ok = e.measurements.filter((m) => m.check === 'ok');
+    const ok = e.measurements.filter((m) => !isWrong(m.check));
     const js = bestOf(ok, (m) => m.kind === 'js');
     const sizes = [...js.keys()].sort((a, b) => b - a);
     const s = sizes.find((x) => ok.some((m) => m.log2 === x && m.kind !== 'js'));

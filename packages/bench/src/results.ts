@@ -42,7 +42,10 @@ export interface Measurement {
   readonly gbps: number;
   /** Elements per second over `ms`, in G elements/s (1e9). */
   readonly gelems: number;
-  /** 'ok' or what was wrong with the result of the checked call. */
+  /**
+   * 'ok'; 'imprecise: ...' for a float result within 10% of the double-precision reference (kept,
+   * marked '~'); anything else says what was wrong (marked '!', left out of charts and crossovers).
+   */
   readonly check: string;
   /** Device timestamps were quantized (see Timing.quantized). */
   readonly quantized?: boolean;
@@ -115,4 +118,9 @@ export interface BenchReport {
   readonly entries: EntryResult[];
   readonly notes: string[];
   durationS: number;
+}
+
+/** True when a measurement's check found a wrong result (not merely an imprecise float). */
+export function isWrong(check: string): boolean {
+  return check !== 'ok' && !check.startsWith('imprecise');
 }

@@ -3,7 +3,10 @@
  * against plain JS baselines (a for loop, Array.prototype.reduce / map, the typed array's own
  * reduce / map). Prints a markdown table for docs/benchmarks/cpu-par.md.
  *
- *   npx tsx packages/policies/bench/par-vs-seq.ts [--log2n 24] [--time 3000]
+ *   npx tsx packages/policies/bench/par-vs-seq.ts [--log2n 24] [--time 3000] [--sweep]
+ *
+ * --sweep adds a table of reduce seq vs par (forced parallel, default chunking) at 2^12..2^20, to
+ * place DEFAULT_PARALLEL_THRESHOLD.
  *
  * Rows named "shared" pass arrays from allocShared (no copies); rows named "plain" pass arrays over
  * a plain ArrayBuffer, so par copies them into shared memory (and the output back): that copy is
@@ -12,7 +15,15 @@
 import { cpus } from 'node:os';
 import { type GpuFunction, lambda, plus } from '@webdpl/core';
 import { Bench } from 'tinybench';
-import { allocShared, type CpuBackend, cpuReduce, cpuTransform, createPool, toShared } from '../src/index';
+import {
+  allocShared,
+  type CpuBackend,
+  cpuReduce,
+  cpuTransform,
+  createPool,
+  DEFAULT_PARALLEL_THRESHOLD,
+  toShared,
+} from '../src/index';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,6 +45,7 @@ const shared = toShared(plain);
 const array: number[] = Array.from(plain);
 const plainOut = new Float32Array(n);
 const sharedOut = allocShared('f32', n);
+const stagingCopy = allocShared('f32', n);
 
 let sink = 0;
 
@@ -62,16 +74,37 @@ const rows: Row[] = [
       sink += s;
     },
   },
-  { group: 'reduce', name: 'Array.prototype.reduce on number[]', run: () => (sink += array.reduce((a, b) => a + b, 0)) },
+  {
+    group: 'reduce',
+    name: 'Array.prototype.reduce on number[]',
+    run: () => (sink += array.reduce((a, b) => a + b, 0)),
+  },
   { group: 'reduce', name: 'Float32Array.prototype.reduce', run: () => (sink += plain.reduce((a, b) => a + b, 0)) },
-  { group: 'reduce', name: 'cpuReduce seq (plain array)', run: async () => (sink += await cpuReduce(seq, plain, 0, plus)) },
-  { group: 'reduce', name: 'cpuReduce par (shared array)', run: async () => (sink += await cpuReduce(par, shared, 0, plus)) },
+  {
+    group: 'reduce',
+    name: 'cpuReduce seq (plain array)',
+    run: async () => (sink += await cpuReduce(seq, plain, 0, plus)),
+  },
+  {
+    group: 'reduce',
+    name: 'cpuReduce par (shared array)',
+    run: async () => (sink += await cpuReduce(par, shared, 0, plus)),
+  },
   {
     group: 'reduce',
     name: 'cpuReduce par (plain array: copy to shared + reduce)',
     run: async () => (sink += await cpuReduce(par, plain, 0, plus)),
   },
-  { group: 'copy', name: 'toShared copy of the 64 MiB input alone', run: () => (sink += toShared(plain).length) },
+  {
+    group: 'copy',
+    name: 'toShared: new 64 MiB SharedArrayBuffer + copy (first touch of fresh pages)',
+    run: () => (sink += toShared(plain).length),
+  },
+  {
+    group: 'copy',
+    name: 'copy of the input into reused shared memory (what par does for a plain input)',
+    run: () => stagingCopy.set(plain),
+  },
   {
     group: 'transform',
     name: 'JS for loop (`y[i] = x[i] * 3 + 1`)',
@@ -79,7 +112,11 @@ const rows: Row[] = [
       for (let i = 0; i < n; i++) plainOut[i] = (plain[i] as number) * 3 + 1;
     },
   },
-  { group: 'transform', name: 'Array.prototype.map on number[]', run: () => (sink += array.map((v) => v * 3 + 1).length) },
+  {
+    group: 'transform',
+    name: 'Array.prototype.map on number[]',
+    run: () => (sink += array.map((v) => v * 3 + 1).length),
+  },
   { group: 'transform', name: 'Float32Array.prototype.map', run: () => (sink += plain.map((v) => v * 3 + 1).length) },
   { group: 'transform', name: 'cpuTransform seq (plain arrays)', run: () => cpuTransform(seq, plain, plainOut, fn) },
   { group: 'transform', name: 'cpuTransform par (shared arrays)', run: () => cpuTransform(par, shared, sharedOut, fn) },
@@ -99,7 +136,8 @@ async function check(): Promise<void> {
     // The lambda has WGSL f32 semantics: each operation rounds to f32.
     await cpuTransform(b, shared, sharedOut, fn);
     for (let i = 0; i < n; i += 4099) {
-      if (sharedOut[i] !== Math.fround(Math.fround((plain[i] as number) * 3) + 1)) throw new Error(`transform ${b.kind} at ${i}`);
+      if (sharedOut[i] !== Math.fround(Math.fround((plain[i] as number) * 3) + 1))
+        throw new Error(`transform ${b.kind} at ${i}`);
     }
   }
 }
@@ -117,6 +155,41 @@ for (const row of rows) {
   const lat = r.latency;
   results.set(row.name, { p50: lat.p50, mean: lat.mean, min: lat.min, rme: lat.rme, samples: lat.samplesCount });
   process.stderr.write(`${row.name}: p50 ${lat.p50.toFixed(2)} ms\n`);
+}
+
+async function timeP50(run: () => unknown, time: number): Promise<number> {
+  const bench = new Bench({ time, iterations: 20, warmupTime: 100, warmupIterations: 5, throws: true });
+  bench.add('t', async () => {
+    await run();
+  });
+  await bench.run();
+  const r = bench.tasks[0]?.result;
+  if (!r || !('latency' in r)) throw new Error('no result');
+  return r.latency.p50;
+}
+
+const sweep: string[] = [];
+if (process.argv.includes('--sweep')) {
+  const forced: CpuBackend = { kind: 'par', pool, tuning: { parallelThreshold: 0 } };
+  sweep.push(
+    '',
+    `Break-even sweep (reduce plus f32; par forced, default chunking; current threshold 2^${Math.log2(DEFAULT_PARALLEL_THRESHOLD)}):`,
+    '',
+  );
+  sweep.push('| n | seq ms | par shared ms | par plain ms | par shared / seq | par plain / seq |');
+  sweep.push('|---:|---:|---:|---:|---:|---:|');
+  for (let k = 12; k <= 20; k++) {
+    const m = 2 ** k;
+    const xs = shared.subarray(0, m);
+    const xp = plain.subarray(0, m);
+    const tSeq = await timeP50(() => cpuReduce(seq, xp, 0, plus), 300);
+    const tShared = await timeP50(() => cpuReduce(forced, xs, 0, plus), 300);
+    const tPlain = await timeP50(() => cpuReduce(forced, xp, 0, plus), 300);
+    sweep.push(
+      `| 2^${k} | ${tSeq.toFixed(3)} | ${tShared.toFixed(3)} | ${tPlain.toFixed(3)} | ${(tSeq / tShared).toFixed(2)}x | ${(tSeq / tPlain).toFixed(2)}x |`,
+    );
+    process.stderr.write(`sweep 2^${k} done\n`);
+  }
 }
 await pool.close();
 
@@ -140,7 +213,12 @@ lines.push(
   `Speedup par/seq (shared arrays): reduce ${(ms('cpuReduce seq (plain array)') / ms('cpuReduce par (shared array)')).toFixed(2)}x, transform ${(ms('cpuTransform seq (plain arrays)') / ms('cpuTransform par (shared arrays)')).toFixed(2)}x`,
 );
 lines.push(
-  `Machine: ${cpus().length} logical cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString()}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+  `Machine: ${cpus().length} logical cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString()}, load average ${(
+    await import('node:os')
+  )
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
 );
-console.log(lines.join('\n'));
+console.log([...lines, ...sweep].join('\n'));
 if (sink === 42) console.log('');

@@ -3,8 +3,6 @@ export { CHUNKS_PER_WORKER, parallelChunks } from './cpu/chunks';
 export type { CpuBackend, CpuTuning } from './cpu/cpu-backend';
 export { cpuTuning, DEFAULT_MIN_CHUNK, DEFAULT_PARALLEL_THRESHOLD, planParallel } from './cpu/cpu-backend';
 export { cpuFindFirst } from './cpu/find';
-export type { KernelJob } from './cpu/kernels';
-export { runKernelJob } from './cpu/kernels';
 export { cpuCountIf, cpuReduce, cpuTransformReduce } from './cpu/reduce';
 export type { CpuScanOptions } from './cpu/scan';
 export { cpuExclusiveScan, cpuInclusiveScan } from './cpu/scan';

@@ -17,7 +17,11 @@ const gpu = await gpuForTests();
 const pool = createPool({ size: 1 });
 afterAll(() => pool.close());
 
-const REQ: BackendRequest = { algorithm: 'reduce', types: ['u32'], functions: [{ fn: plus, argTypes: ['u32', 'u32'] }] };
+const REQ: BackendRequest = {
+  algorithm: 'reduce',
+  types: ['u32'],
+  functions: [{ fn: plus, argTypes: ['u32', 'u32'] }],
+};
 
 describe('execution policies', () => {
   it('host policies have kind, mode and info, and are frozen', () => {
@@ -116,7 +120,11 @@ describe('selectBackend for host policies', () => {
   it('a host policy with its own pool and tuning passes them on (*, engine, then algorithm entries)', async () => {
     const p = makeHostPolicy('par', {
       pool,
-      tuning: { '*': { minChunk: 4, parallelThreshold: 1 }, 'transform-reduce': { minChunk: 8 }, reduce: { parallelThreshold: 0 } },
+      tuning: {
+        '*': { minChunk: 4, parallelThreshold: 1 },
+        'transform-reduce': { minChunk: 8 },
+        reduce: { parallelThreshold: 0 },
+      },
     });
     const b = await selectBackend(p, { ...REQ, engine: 'transform-reduce' });
     expect(b).toEqual({ kind: 'par', pool, tuning: { minChunk: 8, parallelThreshold: 0 } });
@@ -155,7 +163,10 @@ describe.skipIf(!gpu)('device policies and selectBackend on a GPU', () => {
     expect(fromQueue.device).toBe(device);
     expect(fromQueue.fallback).toBe('error');
 
-    const fromPolicy = makeDevicePolicy(fromQueue, { tuning: { reduce: { itemsPerThread: 2 } }, fallbackPolicy: execution.seq });
+    const fromPolicy = makeDevicePolicy(fromQueue, {
+      tuning: { reduce: { itemsPerThread: 2 } },
+      fallbackPolicy: execution.seq,
+    });
     expect(fromPolicy.device).toBe(device);
     expect(fromPolicy.fallback).toBe('cpu');
     expect(fromPolicy.tuning).toEqual({ reduce: { itemsPerThread: 2 } });
@@ -173,14 +184,20 @@ describe.skipIf(!gpu)('device policies and selectBackend on a GPU', () => {
     const req: BackendRequest = { ...REQ, gpuCheck: () => 'no u64 atomics here' };
     const toPar = await selectBackend(makeDevicePolicy(device), req);
     expect(toPar.kind).toBe('par');
-    expect(await selectBackend(makeDevicePolicy(device, { fallbackPolicy: execution.seq }), req)).toEqual({ kind: 'seq' });
+    expect(await selectBackend(makeDevicePolicy(device, { fallbackPolicy: execution.seq }), req)).toEqual({
+      kind: 'seq',
+    });
     const strict = makeDevicePolicy(device, { fallback: 'error' });
     await expect(selectBackend(strict, req)).rejects.toThrow(UnsupportedOnDeviceError);
     await expect(selectBackend(strict, req)).rejects.toThrow(/reduce cannot run on .*: no u64 atomics here/);
   });
 
   it('an operator without a form for the type falls back too', async () => {
-    const req: BackendRequest = { algorithm: 'reduce', types: ['f32'], functions: [{ fn: bitAnd, argTypes: ['f32', 'f32'] }] };
+    const req: BackendRequest = {
+      algorithm: 'reduce',
+      types: ['f32'],
+      functions: [{ fn: bitAnd, argTypes: ['f32', 'f32'] }],
+    };
     expect((await selectBackend(makeDevicePolicy(device), req)).kind).toBe('par');
     await expect(selectBackend(makeDevicePolicy(device, { fallback: 'error' }), req)).rejects.toThrow(/bitAnd/);
   });

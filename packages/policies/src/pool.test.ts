@@ -23,7 +23,12 @@ describe('worker pool', () => {
 
   it('runs concurrent runs independently', async () => {
     const runs = await Promise.all(
-      Array.from({ length: 8 }, (_, r) => pool.run((j: { r: number; i: number }) => j.r * 100 + j.i, [0, 1, 2].map((i) => ({ r, i })))),
+      Array.from({ length: 8 }, (_, r) =>
+        pool.run(
+          (j: { r: number; i: number }) => j.r * 100 + j.i,
+          [0, 1, 2].map((i) => ({ r, i })),
+        ),
+      ),
     );
     runs.forEach((out, r) => {
       expect(out).toEqual([r * 100, r * 100 + 1, r * 100 + 2]);
@@ -79,6 +84,14 @@ describe('worker pool', () => {
   });
 
   it('rejects with the original message and name of an error thrown in a worker', async () => {
+    const run = pool.run(
+      (j: number) => {
+        if (j === 3) throw new RangeError(`job ${j} failed`);
+        return j;
+      },
+      [1, 2, 3, 4],
+    );
+    await expect(run).rejects.toMatchObject({ name: 'RangeError', message: 'job 3 failed' });
     await expect(
       pool.run(
         (j: number) => {
@@ -87,8 +100,15 @@ describe('worker pool', () => {
         },
         [1, 2, 3, 4],
       ),
-    ).rejects.toMatchObject({ name: 'RangeError', message: 'job 3 failed' });
-    await expect(pool.run(async () => Promise.reject(new Error('async failure')), [0])).rejects.toThrow('async failure');
+    ).rejects.toThrow(RangeError);
+    await expect(
+      pool.run(() => {
+        throw Object.assign(new Error('custom'), { name: 'MyError' });
+      }, [0]),
+    ).rejects.toMatchObject({ name: 'MyError', message: 'custom' });
+    await expect(pool.run(async () => Promise.reject(new Error('async failure')), [0])).rejects.toThrow(
+      'async failure',
+    );
     // The pool still works afterwards.
     expect(await pool.run((j: number) => j * 2, [1, 2, 3])).toEqual([2, 4, 6]);
   });
@@ -117,22 +137,21 @@ describe('worker pool', () => {
   });
 
   it('rejects a task that is not a function expression', async () => {
-    const method = { m(j: number) {
-      return j;
-    } };
+    const method = {
+      m(j: number) {
+        return j;
+      },
+    };
     await expect(pool.run(method.m, [1])).rejects.toThrow(/function expression/);
   });
 
   it('close() rejects pending runs, and the next run restarts the workers', async () => {
     const p = createPool({ size: 1 });
-    const pending = p.run(
-      () => {
-        const end = Date.now() + 2000;
-        while (Date.now() < end) {}
-        return 1;
-      },
-      [0, 1],
-    );
+    const pending = p.run(() => {
+      const end = Date.now() + 2000;
+      while (Date.now() < end) {}
+      return 1;
+    }, [0, 1]);
     const settled = pending.then(
       () => undefined,
       (e: Error) => e,

@@ -179,8 +179,19 @@ function getSpawner(): Promise<Spawn | undefined> {
   return spawner;
 }
 
+const ERROR_CLASSES: Readonly<Record<string, ErrorConstructor>> = {
+  Error,
+  TypeError,
+  RangeError,
+  SyntaxError,
+  ReferenceError,
+  EvalError,
+  URIError,
+};
+
+/** The error a worker reported, as the same built-in class when it is one (else an Error with its name). */
 function remoteError(e: NonNullable<WorkerReply['e']>): Error {
-  const err = new Error(e.message);
+  const err = new (ERROR_CLASSES[e.name] ?? Error)(e.message);
   err.name = e.name;
   if (e.stack) err.stack = e.stack;
   return err;

@@ -32,7 +32,13 @@ import {
 } from '../common/args';
 import { copyInto, releaseTemps, toDevice } from '../common/gpu-io';
 import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
-import { type CompactDeviceRequest, compactDevice, compactionLimit, type FinishMode, SCAN_ENGINE } from '../engines/scan';
+import {
+  type CompactDeviceRequest,
+  compactDevice,
+  compactionLimit,
+  type FinishMode,
+  SCAN_ENGINE,
+} from '../engines/scan';
 import { type CpuKeep, cpuCompact, scratchHost } from '../engines/scan/cpu';
 
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
@@ -106,7 +112,8 @@ async function inPlace(
       const side = toDevice(device, data);
       const temp = DeviceArray.create(device, t, n);
       try {
-        const finishMode: FinishMode = mode === 'compact' ? 'prefix' : mode === 'partition' ? 'all' : 'stable-partition';
+        const finishMode: FinishMode =
+          mode === 'compact' ? 'prefix' : mode === 'partition' ? 'all' : 'stable-partition';
         const r = await compactDevice(device, {
           label: algorithm,
           input: side.array,
@@ -152,8 +159,7 @@ async function copyIfGpu(backend: GpuBackend, inp: CheckedArray, out: CheckedArr
       output: direct ? (out.array as DeviceArray) : (temp as DeviceArray),
       keep: gpuKeep(keep, t),
       write: 'compact',
-      finish:
-        !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
+      finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
       readBack: out.kind === 'host',
       tuning: backend.tuning,
       tuningName: 'copyIf',
@@ -179,7 +185,8 @@ export async function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg,
   const inp = checkArray(input, 'input');
   const out = checkArray(output, 'output');
   const t = inp.type;
-  if (out.type !== t) throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
+  if (out.type !== t)
+    throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
   checkNoAlias(inp, out, 'input', 'output');
   const keep: Keep = { pred: checkPredicate(pred, t), negate: false };
   const n = inp.length;

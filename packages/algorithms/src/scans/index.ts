@@ -56,7 +56,9 @@ function bitsOf(type: NumericType, x: number): number {
 function sameElements(a: CheckedArray, b: CheckedArray): boolean {
   if (a.kind === 'host' && b.kind === 'host') {
     return (
-      a.array.buffer === b.array.buffer && a.array.byteOffset === b.array.byteOffset && a.array.length === b.array.length
+      a.array.buffer === b.array.buffer &&
+      a.array.byteOffset === b.array.byteOffset &&
+      a.array.length === b.array.length
     );
   }
   if (a.kind === 'device' && b.kind === 'device') {

@@ -21,7 +21,16 @@ export const TINY_TUNING: TuningOverrides = {
     itemsPerThread: 2,
     maxBindingBytes: 4096,
   },
+  scan: {
+    workgroupSize: 32,
+    itemsPerThread: 4,
+    maxSpins: 2,
+    maxBindingBytes: 4096,
+  },
 };
+
+/** The tile of the tiny scan tuning in elements (32 threads x 4 items). */
+export const TINY_SCAN_TILE = 32 * 4;
 
 /** The tiles of the tiny map tuning in elements (vec path: 32 threads x 2 vec4; scalar: 32 x 2). */
 export const TINY_MAP_TILES = [32 * 2 * 4, 32 * 2] as const;

@@ -2,6 +2,7 @@ import { DeviceArray, type HostArray } from '@webdpl/core';
 import { execution } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { forEach } from '../for-each/index';
+import { expectSameArray } from '../testing/arrays';
 import { parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, TINY_MAP_TILES, testDevice } from '../testing/matrix';
 import { transform } from './index';
@@ -39,11 +40,11 @@ describe.each(matrix)('transform under $name', ({ policy, gpu }) => {
           const copy = data.slice();
           const out = sameKind(type, n);
           await transform(policy, data, out, fn);
-          expect(data, 'input untouched').toEqual(copy);
-          expect(out, `n=${n} ${kind}`).toEqual(mapRef(data, ref, sameKind(type, n)));
+          expectSameArray(data, copy, 'input untouched');
+          expectSameArray(out, mapRef(data, ref, sameKind(type, n)), `n=${n} ${kind}`);
           if (n % 5 === 0) {
             await forEach(policy, data, fn);
-            expect(data, `forEach n=${n}`).toEqual(out);
+            expectSameArray(data, out, `forEach n=${n}`);
           }
         }
       }
@@ -56,26 +57,26 @@ describe.each(matrix)('transform under $name', ({ policy, gpu }) => {
       const b = makeData('i32', n, 'random', 99);
       const out = new Int32Array(n + 3).fill(7);
       await transform(policy, a, b, out, (x: number, y: number) => x - y);
-      for (let i = 0; i < n; i++) expect(out[i], `i=${i}`).toBe((a[i]! - b[i]!) | 0);
+      expectSameArray(out.subarray(0, n), a.map((x, i) => (x - b[i]!) | 0), 'a - b');
       expect([...out.subarray(n)], 'past n untouched').toEqual([7, 7, 7]);
 
       const u = makeData('u32', n, 'random');
       const f = makeData('f32', n, 'random');
       const prod = new Float32Array(n);
       await transform(policy, u, f, prod, (x: number, y: number) => x * y);
-      for (let i = 0; i < n; i++) expect(prod[i]).toBe(Math.fround(Math.fround(u[i]!) * f[i]!));
+      expectSameArray(prod, f.map((y, i) => Math.fround(u[i]!) * y), 'u32 * f32');
 
       const flags = new Int32Array(n);
       await transform(policy, u, flags, (x: number) => x > 2147483648);
-      for (let i = 0; i < n; i++) expect(flags[i]).toBe(u[i]! > 2147483648 ? 1 : 0);
+      expectSameArray(flags, Int32Array.from(u, (x) => (x > 2147483648 ? 1 : 0)), 'bool result');
 
       const halves = new Float32Array(n);
       await transform(policy, u, halves, (x: number) => x * 0.5);
-      for (let i = 0; i < n; i++) expect(halves[i]).toBe(Math.fround(u[i]!) * 0.5);
+      expectSameArray(halves, Float32Array.from(u, (x) => Math.fround(x) * 0.5), 'u32 * 0.5');
 
       const want = a.map((x, i) => (x - b[i]!) | 0);
       await transform(policy, a, b, a, (x: number, y: number) => x - y);
-      expect(a, 'in place on input1').toEqual(want);
+      expectSameArray(a, want, 'in place on input1');
     }
   });
 
@@ -95,13 +96,13 @@ describe.each(matrix)('transform under $name', ({ policy, gpu }) => {
           const src = place(device, data, inOff);
           const dst = place(device, new Uint32Array(n), outOff);
           await transform(policy, src.view, dst.view, affine.u32.fn);
-          expect(await dst.read(), `n=${n} in@${inOff} out@${outOff}`).toEqual(want);
-          expect(await src.read(), 'input untouched').toEqual(data);
+          expectSameArray(await dst.read(), want, `n=${n} in@${inOff} out@${outOff}`);
+          expectSameArray(await src.read(), data, 'input untouched');
           // Chained: forEach on the device output, then a host output from a device input.
           await forEach(policy, dst.view, (x: number) => x ^ 5);
           const host = new Uint32Array(n);
           await transform(policy, dst.view, host, (x: number) => x ^ 5);
-          expect(host).toEqual(want);
+          expectSameArray(host, want, 'chained');
           src.parent.destroy();
           dst.parent.destroy();
         }
@@ -109,9 +110,9 @@ describe.each(matrix)('transform under $name', ({ policy, gpu }) => {
         const both = place(device, Uint32Array.from([...data, ...data]), 1);
         await transform(policy, both.view.view(0, n), both.view.view(n, n), affine.u32.fn);
         const got = await both.read();
-        expect(got.subarray(n), `same buffer n=${n}`).toEqual(want);
+        expectSameArray(got.subarray(n), want, `same buffer n=${n}`);
         await forEach(policy, both.view.view(0, n), affine.u32.fn);
-        expect((await both.read()).subarray(0, n), `in place n=${n}`).toEqual(want);
+        expectSameArray((await both.read()).subarray(0, n), want, `in place n=${n}`);
         both.parent.destroy();
       }
     });

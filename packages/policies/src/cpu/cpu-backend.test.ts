@@ -6,8 +6,16 @@ import { type CpuBackend, cpuTuning, DEFAULT_MIN_CHUNK, DEFAULT_PARALLEL_THRESHO
 import { cpuFindFirst } from './find';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
+import {
+  acquireScratch,
+  dropScratch,
+  MAX_RETAINED_BUFFERS,
+  MAX_RETAINED_BYTES,
+  releaseScratch,
+  retainedScratchBytes,
+} from './scratch';
 import { allocShared, isShared, toShared } from './shared-memory';
-import { equals, mod7is3, times3plus1 } from './test-functions';
+import { equals, inlineFunction, mod7is3, times3plus1 } from './test-functions';
 import { cpuForEach, cpuTransform } from './transform';
 
 describe('parallelChunks', () => {
@@ -54,14 +62,21 @@ describe('planParallel and tuning', () => {
   it('seq never chunks; par chunks from the threshold on', () => {
     expect(planParallel({ kind: 'seq' }, 1e8)).toBeUndefined();
     const par: CpuBackend = { kind: 'par', pool };
-    expect(cpuTuning(par)).toEqual({ parallelThreshold: DEFAULT_PARALLEL_THRESHOLD, minChunk: DEFAULT_MIN_CHUNK });
+    expect(cpuTuning(par)).toEqual({
+      parallelThreshold: DEFAULT_PARALLEL_THRESHOLD,
+      minChunk: DEFAULT_MIN_CHUNK,
+      callerWorks: true,
+    });
     expect(planParallel(par, DEFAULT_PARALLEL_THRESHOLD - 1)).toBeUndefined();
     expect(planParallel(par, DEFAULT_PARALLEL_THRESHOLD)?.length).toBeGreaterThan(1);
     const tiny: CpuBackend = { kind: 'par', pool, tuning: { parallelThreshold: 0, minChunk: 1 } };
     expect(planParallel(tiny, 1)).toBeUndefined();
     expect(planParallel(tiny, 2)).toHaveLength(2);
     expect(planParallel(tiny, 100)).toHaveLength(8);
-    expect(cpuTuning({ kind: 'par', pool, tuning: { minChunk: 0, parallelThreshold: true } })).toEqual(cpuTuning(par));
+    expect(cpuTuning({ kind: 'par', pool, tuning: { minChunk: 0, parallelThreshold: true, callerWorks: 1 } })).toEqual(
+      cpuTuning(par),
+    );
+    expect(cpuTuning({ kind: 'par', pool, tuning: { callerWorks: false } }).callerWorks).toBe(false);
   });
 });
 
@@ -125,4 +140,72 @@ describe('shared memory helpers', () => {
     expect(allocShared('i32', 1)).toBeInstanceOf(Int32Array);
     expect(allocShared('f32', 0)).toBeInstanceOf(Float32Array);
   });
+});
+
+describe('staging scratch', () => {
+  it('keeps large staging buffers for the next call, up to the cap', () => {
+    dropScratch();
+    const a = acquireScratch(4 << 20);
+    expect(a.byteLength).toBe(4 << 20);
+    releaseScratch(a);
+    expect(retainedScratchBytes()).toBe(4 << 20);
+    expect(acquireScratch(3 << 20)).toBe(a); // fits without wasting half
+    expect(retainedScratchBytes()).toBe(0);
+    releaseScratch(a);
+    expect(acquireScratch(1 << 20)).not.toBe(a); // would waste more than half
+    releaseScratch(new SharedArrayBuffer(1024)); // small: not kept
+    expect(retainedScratchBytes()).toBe(4 << 20);
+    for (let i = 0; i < 40; i++) releaseScratch(new SharedArrayBuffer(1 << 16));
+    expect(retainedScratchBytes()).toBe(MAX_RETAINED_BUFFERS * (1 << 16));
+    dropScratch();
+    releaseScratch(a);
+    expect(retainedScratchBytes()).toBe(4 << 20);
+    releaseScratch(new SharedArrayBuffer(MAX_RETAINED_BYTES));
+    expect(retainedScratchBytes()).toBeLessThanOrEqual(MAX_RETAINED_BYTES);
+    dropScratch();
+    expect(retainedScratchBytes()).toBe(0);
+  });
+
+  it('a par call on plain arrays leaves its staging buffers for reuse', async () => {
+    const p = createPool({ size: 2 });
+    try {
+      dropScratch();
+      const x = new Float32Array(1 << 19).fill(1);
+      const y = new Float32Array(1 << 19);
+      await cpuTransform({ kind: 'par', pool: p }, x, y, times3plus1);
+      expect(y[0]).toBe(4);
+      expect(retainedScratchBytes()).toBe(2 * 4 * (1 << 19));
+      await cpuTransform({ kind: 'par', pool: p }, x, y, times3plus1);
+      expect(retainedScratchBytes()).toBe(2 * 4 * (1 << 19));
+    } finally {
+      dropScratch();
+      await p.close();
+    }
+  });
+});
+
+describe('errors thrown by a function inside a par step', () => {
+  const p = createPool({ size: 2 });
+  afterAll(() => p.close());
+  const throwing = inlineFunction({
+    name: 'throwsAt5',
+    arity: 1,
+    source: () => "(x) => { if (x === 5) throw new RangeError('bad element ' + x); return x; }",
+  });
+  for (const callerWorks of [true, false]) {
+    it(`reject the call (callerWorks: ${callerWorks}), and the pool keeps working`, async () => {
+      const backend: CpuBackend = { kind: 'par', pool: p, tuning: { parallelThreshold: 0, minChunk: 4, callerWorks } };
+      const x = new Int32Array(1000);
+      for (const at of [0, 500, 999]) {
+        x.fill(0);
+        x[at] = 5;
+        await expect(cpuTransform(backend, x, new Int32Array(1000), throwing)).rejects.toThrow('bad element 5');
+        await expect(
+          cpuInclusiveScan(backend, x, new Int32Array(1000), plus, 0, { transform: throwing }),
+        ).rejects.toThrow(RangeError);
+      }
+      x.fill(1);
+      expect(await cpuReduce(backend, x, 0, plus)).toBe(1000);
+    });
+  }
 });

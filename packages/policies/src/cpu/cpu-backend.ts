@@ -23,6 +23,11 @@ export interface CpuTuning {
   readonly parallelThreshold: number;
   /** Shortest chunk handed to a worker. @default DEFAULT_MIN_CHUNK (16384) */
   readonly minChunk: number;
+  /**
+   * Whether the calling thread claims chunks too (alongside `pool.size - 1` workers) instead of
+   * waiting for `pool.size` workers. It blocks the caller for the call, as seq does. @default true
+   */
+  readonly callerWorks: boolean;
 }
 
 function num(v: number | boolean | undefined, fallback: number, min: number): number {
@@ -35,6 +40,7 @@ export function cpuTuning(backend: CpuBackend): CpuTuning {
   return {
     parallelThreshold: num(t?.parallelThreshold, DEFAULT_PARALLEL_THRESHOLD, 0),
     minChunk: num(t?.minChunk, DEFAULT_MIN_CHUNK, 1),
+    callerWorks: typeof t?.callerWorks === 'boolean' ? t.callerWorks : true,
   };
 }
 

@@ -36,7 +36,7 @@ export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: Gpu
   const st = stage(x, x2, undefined, n);
   const found = new Int32Array(new SharedArrayBuffer(4));
   found[0] = NOT_FOUND;
-  const hits = await runChunks(backend.pool, chunks, (c) => ({
+  const hits = await runChunks(backend, chunks, (c) => ({
     s,
     x: st.x,
     x2: st.x2,

@@ -196,21 +196,46 @@ export function parKernelSource(spec: KernelSpec): string {
 }
 
 /**
- * The pool task of every CPU engine: compiles `job.s` once per worker (cached by source; the cache
- * is cleared past 256 kernels) and runs it. Self-contained: it is shipped to workers as source.
+ * Chunk jobs shared by the calling thread and the workers of one par step. Each thread claims the
+ * next chunk with `Atomics.add(ctl, 0, 1)`, runs it, stores its result in `out[chunk]` and counts it
+ * in `ctl[1]` (with a notify), until every chunk is claimed.
  */
-export function runKernelJob(job: KernelJob): number {
+export interface KernelBatch {
+  /** [next chunk to claim, chunks completed], over a SharedArrayBuffer. */
+  readonly ctl: Int32Array;
+  /** Result of each chunk, over a SharedArrayBuffer (f64 holds every u32/i32/f32/index exactly). */
+  readonly out: Float64Array;
+  readonly jobs: readonly KernelJob[];
+}
+
+/**
+ * The pool task of every CPU engine (and what the calling thread runs too): claims chunks of `batch`
+ * until none is left; compiles each kernel source once per thread (cached by source; the cache is
+ * cleared past 256 kernels). Returns the number of chunks this thread ran. Self-contained: it is
+ * shipped to workers as source.
+ */
+export function runKernelBatch(batch: KernelBatch): number {
   const g = globalThis as unknown as { __webdplKernels?: Map<string, (j: KernelJob) => number> };
   let cache = g.__webdplKernels;
   if (cache === undefined) {
     cache = new Map();
     g.__webdplKernels = cache;
   }
-  let kernel = cache.get(job.s);
-  if (kernel === undefined) {
-    if (cache.size >= 256) cache.clear();
-    kernel = new Function(`return ${job.s};`)() as (j: KernelJob) => number;
-    cache.set(job.s, kernel);
+  const { ctl, out, jobs } = batch;
+  let ran = 0;
+  for (;;) {
+    const c = Atomics.add(ctl, 0, 1);
+    if (c >= jobs.length) return ran;
+    const job = jobs[c] as KernelJob;
+    let kernel = cache.get(job.s);
+    if (kernel === undefined) {
+      if (cache.size >= 256) cache.clear();
+      kernel = new Function(`return ${job.s};`)() as (j: KernelJob) => number;
+      cache.set(job.s, kernel);
+    }
+    out[c] = kernel(job);
+    Atomics.add(ctl, 1, 1);
+    Atomics.notify(ctl, 1);
+    ran++;
   }
-  return kernel(job);
 }

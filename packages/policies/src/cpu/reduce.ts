@@ -71,7 +71,7 @@ async function foldAll(
   }
   const s = parKernelSource(spec);
   const st = stage(x, x2, undefined, n);
-  const partials = await runChunks(backend.pool, chunks, (c) => ({
+  const partials = await runChunks(backend, chunks, (c) => ({
     s,
     x: st.x,
     x2: st.x2,

@@ -46,7 +46,12 @@ function refScan(
  * f32 sums: |y_i - exact prefix_i| <= (i + 16) * 2^-24 * (|init| + sum_{j<=i} |x_j|), the recursive
  * summation bound with room for the chunk carries (at most 8 chunks on 2 workers).
  */
-function scanWithinTolerance(y: ArrayLike<number>, values: ArrayLike<number>, inclusive: boolean, init: number): string {
+function scanWithinTolerance(
+  y: ArrayLike<number>,
+  values: ArrayLike<number>,
+  inclusive: boolean,
+  init: number,
+): string {
   let exact = init;
   let abs = Math.abs(init);
   for (let i = 0; i < values.length; i++) {

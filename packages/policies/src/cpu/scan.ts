@@ -82,7 +82,7 @@ async function scan(
   const st = stage(x, undefined, output, n);
   // (1) scan chunk 0 from init, reduce chunks 1..C-2 (the last chunk's total is not needed).
   const first = chunks.slice(0, -1);
-  const totals = await runChunks(backend.pool, first, (c, i) =>
+  const totals = await runChunks(backend, first, (c, i) =>
     i === 0
       ? { s: scanSrc, x: st.x, y: st.y, b: c.begin, e: c.end, h: hasInit, c: init }
       : { s: reduceSrc, x: st.x, b: c.begin, e: c.end, h: false, c: 0 },
@@ -92,7 +92,7 @@ async function scan(
   const carries: number[] = [totals[0] as number];
   for (let k = 1; k < totals.length; k++) carries.push(op(carries[k - 1] as number, totals[k] as number));
   // (3) scan chunks 1..C-1 from their carries.
-  await runChunks(backend.pool, chunks.slice(1), (c, i) => ({
+  await runChunks(backend, chunks.slice(1), (c, i) => ({
     s: scanSrc,
     x: st.x,
     y: st.y,

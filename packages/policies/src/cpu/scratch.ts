@@ -3,13 +3,16 @@
  *
  * A fresh SharedArrayBuffer costs its page faults on first touch: on the 2-core bench machine,
  * allocating and filling 64 MiB took 50-90 ms, against 6-10 ms to copy into memory already touched.
- * So staging buffers of 1 MiB and more are kept after a call and handed to the next one: at most
- * `MAX_RETAINED_BYTES` in all, dropped after `IDLE_RELEASE_MS` without use (an unref'ed timer, so it
- * never keeps a process alive). Smaller arrays are allocated fresh (cheap).
+ * So staging buffers of 64 KiB and more are kept after a call and handed to the next one: at most
+ * `MAX_RETAINED_BUFFERS` of them and `MAX_RETAINED_BYTES` in all, dropped after `IDLE_RELEASE_MS`
+ * without use (an unref'ed timer, so it never keeps a process alive). Smaller arrays are allocated
+ * fresh (cheap).
  */
 
 /** Buffers below this size are not kept. */
-const MIN_KEPT_BYTES = 1 << 20;
+const MIN_KEPT_BYTES = 1 << 16;
+/** Most buffers kept for reuse. */
+export const MAX_RETAINED_BUFFERS = 32;
 /** Most bytes kept for reuse. */
 export const MAX_RETAINED_BYTES = 512 * (1 << 20);
 /** Kept buffers are dropped after this long without a call. */
@@ -43,7 +46,7 @@ export function releaseScratch(buffer: SharedArrayBuffer): void {
   if (buffer.byteLength < MIN_KEPT_BYTES || buffer.byteLength > MAX_RETAINED_BYTES) return;
   free.push(buffer);
   retained += buffer.byteLength;
-  while (retained > MAX_RETAINED_BYTES) {
+  while (retained > MAX_RETAINED_BYTES || free.length > MAX_RETAINED_BUFFERS) {
     const old = free.shift() as SharedArrayBuffer;
     retained -= old.byteLength;
   }

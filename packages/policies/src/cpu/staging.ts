@@ -7,9 +7,9 @@ import {
   type HostArray,
   type NumericType,
 } from '@webdpl/core';
-import type { WorkerPool } from '../pool';
 import type { Chunk } from './chunks';
-import { type KernelJob, runKernelJob } from './kernels';
+import { type CpuBackend, cpuTuning } from './cpu-backend';
+import { type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { isShared } from './shared-memory';
 
@@ -130,11 +130,53 @@ export function stage(x: HostArray, x2: HostArray | undefined, y: HostArray | un
   };
 }
 
-/** Runs one kernel job per chunk on the pool; results in chunk order. */
-export function runChunks(
-  pool: WorkerPool,
+type WaitAsync = (
+  array: Int32Array,
+  index: number,
+  value: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> };
+
+/**
+ * Runs one kernel job per chunk and resolves with the results in chunk order. The chunks are claimed
+ * dynamically (see `KernelBatch`) by `pool.size - 1` workers (at least 1) and, unless the tuning
+ * turns it off, by the calling thread itself: so a par step costs one message per worker, never
+ * waits for a worker the OS has not woken up yet when the caller can do the work, and keeps
+ * `pool.size` threads busy. Resolves once every chunk is done (workers that wake up later find no
+ * chunk left and touch nothing). Rejects with the first error of any thread.
+ */
+export async function runChunks(
+  backend: CpuBackend & { kind: 'par' },
   chunks: readonly Chunk[],
   job: (chunk: Chunk, index: number) => KernelJob,
 ): Promise<number[]> {
-  return pool.run(runKernelJob, chunks.map(job));
+  const jobs = chunks.map(job);
+  const total = jobs.length;
+  const batch: KernelBatch = {
+    ctl: new Int32Array(new SharedArrayBuffer(8)),
+    out: new Float64Array(new SharedArrayBuffer(8 * total)),
+    jobs,
+  };
+  const callerWorks = cpuTuning(backend).callerWorks;
+  const workers = Math.min(total, callerWorks ? Math.max(1, backend.pool.size - 1) : backend.pool.size);
+  let failure: { error: unknown } | undefined;
+  const settled = backend.pool.run(runKernelBatch, new Array<KernelBatch>(workers).fill(batch)).then(
+    () => undefined,
+    (error: unknown) => {
+      failure ??= { error };
+    },
+  );
+  if (callerWorks) runKernelBatch(batch);
+  const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
+  for (;;) {
+    if (failure) throw failure.error;
+    const done = Atomics.load(batch.ctl, 1);
+    if (done >= total) break;
+    if (!waitAsync) {
+      await settled;
+      continue;
+    }
+    const w = waitAsync(batch.ctl, 1, done);
+    if (w.async) await Promise.race([w.value, settled]);
+  }
+  return Array.from(batch.out);
 }

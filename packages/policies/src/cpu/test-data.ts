@@ -33,18 +33,43 @@ export function makeData(type: NumericType, n: number, kind: DataKind, seed = 1)
   return a;
 }
 
-/** The backends every engine is checked on: seq, and par with tiny, small and default chunks. */
+/**
+ * The backends every engine is checked on: seq, and par with tiny chunks (run by the workers alone),
+ * small chunks and default chunking (shared by the calling thread and the workers).
+ */
 export function testBackends(pool: WorkerPool): { name: string; backend: CpuBackend }[] {
   return [
     { name: 'seq', backend: { kind: 'seq' } },
-    { name: 'par chunks >= 1', backend: { kind: 'par', pool, tuning: { parallelThreshold: 0, minChunk: 1 } } },
+    {
+      name: 'par chunks >= 1, workers only',
+      backend: { kind: 'par', pool, tuning: { parallelThreshold: 0, minChunk: 1, callerWorks: false } },
+    },
     { name: 'par chunks >= 16', backend: { kind: 'par', pool, tuning: { parallelThreshold: 0, minChunk: 16 } } },
     { name: 'par default tuning', backend: { kind: 'par', pool } },
   ];
 }
 
 /** 0, 1, 2, 3, 7, 100, around the chunk boundaries of minChunk 16 on 2 workers, and 2^17 + 3. */
-export const TEST_SIZES: readonly number[] = [0, 1, 2, 3, 7, 15, 16, 17, 33, 100, 127, 128, 129, 255, 256, 257, 4099, 2 ** 17 + 3];
+export const TEST_SIZES: readonly number[] = [
+  0,
+  1,
+  2,
+  3,
+  7,
+  15,
+  16,
+  17,
+  33,
+  100,
+  127,
+  128,
+  129,
+  255,
+  256,
+  257,
+  4099,
+  2 ** 17 + 3,
+];
 
 export const TYPES: readonly NumericType[] = ['u32', 'i32', 'f32'];
 

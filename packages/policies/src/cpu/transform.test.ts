@@ -53,10 +53,20 @@ describe.each(testBackends(pool))('cpuTransform on $name', ({ backend }) => {
       const x = makeData('i32', n, 'random');
       const yf = new Float32Array(n);
       await cpuTransform(backend, x, yf, times3plus1);
-      expect(diff(yf, Array.from(x, (v) => Math.fround(coerce('i32', Math.imul(v, 3) + 1))))).toBe('');
+      expect(
+        diff(
+          yf,
+          Array.from(x, (v) => Math.fround(coerce('i32', Math.imul(v, 3) + 1))),
+        ),
+      ).toBe('');
       const yb = new Uint32Array(n);
       await cpuTransform(backend, x, yb, mod7is3);
-      expect(diff(yb, Array.from(x, (v) => (Math.abs(v) % 7 === 3 ? 1 : 0)))).toBe('');
+      expect(
+        diff(
+          yb,
+          Array.from(x, (v) => (Math.abs(v) % 7 === 3 ? 1 : 0)),
+        ),
+      ).toBe('');
     }
   });
 
@@ -99,6 +109,8 @@ describe('cpuTransform arguments', () => {
     await expect(cpuTransform(seq, x, x, plus)).rejects.toThrow(/^fn: expected a function of 1 argument/);
     await expect(cpuTransform(seq, [x, x], x, times3plus1)).rejects.toThrow(/^fn:/);
     await expect(cpuTransform(seq, x, x, ((a: number) => a) as never)).rejects.toThrow(/^fn: expected a GpuFunction/);
-    await expect(cpuTransform(seq, [x, new Uint32Array(3)], x, plus)).rejects.toThrow(/^input\[1\]: expected at least 4/);
+    await expect(cpuTransform(seq, [x, new Uint32Array(3)], x, plus)).rejects.toThrow(
+      /^input\[1\]: expected at least 4/,
+    );
   });
 });

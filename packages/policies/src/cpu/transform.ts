@@ -41,7 +41,7 @@ export async function cpuTransform(
   }
   const s = parKernelSource(spec);
   const st = stage(x, x2, output, n);
-  await runChunks(backend.pool, chunks, (c) => ({
+  await runChunks(backend, chunks, (c) => ({
     s,
     x: st.x,
     x2: st.x2,

@@ -173,14 +173,14 @@ fn rs_rank(keys: ptr<function, array<u32, ${k}>>, ranks: ptr<function, array<u32
   for (var i = ids.lid; i < RS_NS * 128u; i += RS_W) { atomicStore(&rs_sgc[i], 0u); }
   workgroupBarrier();
   let lt = rs_lt_mask(ids.lane);
-  let active = ${ballot('true')};
+  let lanes_all = ${ballot('true')};
   let cbase = ids.sg_id * 128u;
   var digs: array<u32, ${k}>;
   for (var j = 0u; j < RS_K; j++) {
     var d = 255u;
     if (rs_pos(j, ids) < valid) { d = rs_digit((*keys)[j], shift); }
     digs[j] = d;
-    var peers = active;
+    var peers = lanes_all;
     for (var b = 0u; b < 8u; b++) {
       let bit = ((d >> b) & 1u) != 0u;
       let bal = ${ballot('bit')};

@@ -10,7 +10,7 @@
  * into the destination. Below the parallel threshold par runs the seq loop.
  * Predicates follow JS truthiness (a number is kept when non-zero and not NaN).
  */
-import { type GpuFunction, type HostArray, type NumericType, allocHost } from '@webdpl/core';
+import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { allocShared, type CpuBackend, planParallel, toShared } from '@webdpl/policies';
 
 /** Which elements are kept. */
@@ -120,7 +120,15 @@ export async function cpuCompact(
   const y = allocShared(type, mode === 'partition' ? n : total);
   let kept = 0;
   const jobs = chunks.map((c, q) => {
-    const job: CompactJob = { s, x, y, b: c.begin, e: c.end, o: kept, r: mode === 'partition' ? total + c.begin - kept : -1 };
+    const job: CompactJob = {
+      s,
+      x,
+      y,
+      b: c.begin,
+      e: c.end,
+      o: kept,
+      r: mode === 'partition' ? total + c.begin - kept : -1,
+    };
     kept += counts[q] as number;
     return job;
   });

@@ -20,15 +20,7 @@
  * output[n - 1 - number rejected before]) straight from the scan, and reads the count back in the
  * same submission. Its output is bound whole, so it must fit one storage binding of the device.
  */
-import {
-  type Combiner,
-  combinerOf,
-  DeviceArray,
-  type GpuDevice,
-  getPipeline,
-  plus,
-  type Recorder,
-} from '@webdpl/core';
+import { type Combiner, combinerOf, DeviceArray, type GpuDevice, getPipeline, plus, type Recorder } from '@webdpl/core';
 import { scratchBuffer } from '../../common/scratch';
 import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '../../common/segments';
 import { bindingLimit, resolveTuning, useSubgroups } from '../../common/tuning';
@@ -240,7 +232,10 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
     const pipelines = new Map<TilePhase, GPUComputePipeline>();
     for (const phase of phases) pipelines.set(phase, await getPipeline(device, tileKernel({ ...base, phase })));
     const spine = plans.some((p) => p.kind === 'rts')
-      ? await getPipeline(device, spineKernel({ combiner: call.combiner, workgroupSize: w, subgroups, minSubgroupSize }))
+      ? await getPipeline(
+          device,
+          spineKernel({ combiner: call.combiner, workgroupSize: w, subgroups, minSubgroupSize }),
+        )
       : undefined;
     const finish = call.finish;
     const finishPipeline = finish
@@ -323,8 +318,14 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
       if (finish && finishPipeline) recordFinish(rec, pass, finishPipeline, finish, call, ctrl, S, outWhole);
       pass.end();
       if (tailCount > 0) {
-        const tailAt = (2 * S) * 4;
-        enc.copyBufferToBuffer(ctrl, tailAt, call.output.buffer, (call.output.offset + n - tailCount) * 4, tailCount * 4);
+        const tailAt = 2 * S * 4;
+        enc.copyBufferToBuffer(
+          ctrl,
+          tailAt,
+          call.output.buffer,
+          (call.output.offset + n - tailCount) * 4,
+          tailCount * 4,
+        );
       }
       if (compaction) countRb = rec.readback(ctrl, (2 * S - 1) * 4, 4);
       if (call.readBack) outRb = rec.readback(call.output.buffer, call.output.byteOffset, n * 4);

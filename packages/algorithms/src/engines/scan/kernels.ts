@@ -384,8 +384,8 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
     let blocked = ${sgMax('select(0u, lane + 1u, flag == 0u && lane + 1u > m)')};
     if (blocked == 0u) {
       // Every tile from the nearest inclusive one (lane m - 1) on is ready: fold them in order.
-      let from = select(0u, m - 1u, m > 0u);
-      let win = ${sgFold(`select(${id}, val, lane >= from)`)};
+      let first = select(0u, m - 1u, m > 0u);
+      let win = ${sgFold(`select(${id}, val, lane >= first)`)};
       prefix = ${comb}(win, prefix);
       if (m > 0u) { break; }
       cur -= sg;
@@ -578,8 +578,8 @@ export function finishKernel(type: NumericType, mode: FinishMode): WgslFragment 
       ? `if (count <= prm.cap && i < count) { dst[prm.dst_base + i] = src[prm.src_base + i]; }`
       : mode === 'all'
         ? `dst[prm.dst_base + i] = src[prm.src_base + i];`
-        : `let from = select(prm.n - 1u - (i - count), i, i < count);
-  dst[prm.dst_base + i] = src[prm.src_base + from];`;
+        : `let at = select(prm.n - 1u - (i - count), i, i < count);
+  dst[prm.dst_base + i] = src[prm.src_base + at];`;
   return fragment({
     name,
     deps: [threadIds(false)],

@@ -1,0 +1,204 @@
+/**
+ * The merge-sort engine: a stable GPU sort by any comparator with a WGSL form (user lambdas, which
+ * a radix sort cannot serve), with optional u32-bit values moving along.
+ *
+ * Strategy (ModernGPU's mergesort): a block sort of tiles of W*K keys in workgroup memory, then
+ * ceil(log2(tiles)) merge passes, each a merge-path partition (one binary search per output tile)
+ * and a merge of one output tile per workgroup. O(n log n) comparisons, 2 reads + 1 write of the
+ * data per pass.
+ *
+ * Size tiers: n <= 1 returns at once; n up to one tile is one block-sort dispatch in place; larger n
+ * adds the merge passes, ping-ponging so the result lands in the caller's buffer (the block sort
+ * writes to the scratch half when the number of merge passes is odd). One command buffer.
+ *
+ * Limits: n*4 bytes within one storage binding.
+ */
+import {
+  ArgumentError,
+  type DeviceArray,
+  type GpuDevice,
+  type GpuFunction,
+  getPipeline,
+  type NumericType,
+  UnsupportedOnDeviceError,
+} from '@webdpl/core';
+import { scratchBuffer } from '../../common/scratch';
+import { resolveTuning } from '../../common/tuning';
+import { blockSortKernel, mergeKernel, PARTITION_THREADS, partitionKernel } from './kernels';
+import { mergeSortTuning } from './tuning';
+
+export type { MergeSortTuning } from './tuning';
+export { mergeSortTuning } from './tuning';
+
+export interface MergeSortOptions {
+  /** Strict weak order "a before b" with a WGSL form for the key type. */
+  readonly comparator: GpuFunction;
+  /** Tuning overrides (see mergeSortTuning). @default {} */
+  readonly tuning?: Readonly<Record<string, number | boolean>>;
+  /** Name the overrides are checked under in error messages. @default 'merge-sort' */
+  readonly tuningName?: string;
+  /** Label of the command buffer. @default 'mergeSort' */
+  readonly label?: string;
+  /** Also read the sorted keys (and values) back in the same command buffer. @default false */
+  readonly readBack?: boolean;
+}
+
+export interface MergeSortResult {
+  readonly keys?: ArrayBuffer;
+  readonly values?: ArrayBuffer;
+}
+
+function entry(binding: number, buffer: GPUBuffer, offset: number, size: number): GPUBindGroupEntry {
+  return { binding, resource: { buffer, offset, size } };
+}
+
+/** Sorts `keys` (stably) by `options.comparator` on the device, permuting `values` along. */
+export async function mergeSortDevice(
+  device: GpuDevice,
+  keys: DeviceArray,
+  values: DeviceArray | undefined,
+  options: MergeSortOptions,
+): Promise<MergeSortResult> {
+  const name = options.tuningName ?? 'merge-sort';
+  const t = resolveTuning(name, mergeSortTuning, options.tuning ?? {});
+  const w = t.workgroupSize;
+  if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
+    throw new ArgumentError(`tuning.${name}.workgroupSize`, 'a power of two >= 32 within the device limit', String(w));
+  }
+  if (!Number.isInteger(t.itemsPerThread) || t.itemsPerThread < 1) {
+    throw new ArgumentError(`tuning.${name}.itemsPerThread`, 'a positive integer', String(t.itemsPerThread));
+  }
+  keys.check(device, 'keys');
+  values?.check(device, 'values');
+  const keyType = keys.type as NumericType;
+  if (keyType !== 'u32' && keyType !== 'i32' && keyType !== 'f32') {
+    throw new ArgumentError('keys', 'a DeviceArray of u32, i32 or f32', `${keys.type} elements`);
+  }
+  if (values && values.type === 'f16') throw new ArgumentError('values', 'an array of 4-byte elements', 'f16');
+  const n = keys.length;
+  if (values && values.length !== n) {
+    throw new ArgumentError('values', `${n} elements (the length of keys)`, `${values.length}`);
+  }
+  if (n * 4 > device.limits.maxStorageBufferBindingSize) {
+    throw new UnsupportedOnDeviceError(
+      `merge sort of ${n} keys needs ${n * 4} bytes in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize}`,
+    );
+  }
+  const label = options.label ?? 'mergeSort';
+  const bytes = n * 4;
+  const readBack = options.readBack ?? false;
+  if (n <= 1) {
+    if (!readBack) return {};
+    if (n === 0) return { keys: new ArrayBuffer(0), values: values ? new ArrayBuffer(0) : undefined };
+    let rb: { k: { data(): ArrayBuffer }; v?: { data(): ArrayBuffer } } | undefined;
+    await device.queue.submit(label, (rec) => {
+      rb = {
+        k: rec.readback(keys.buffer, keys.byteOffset, 4),
+        v: values ? rec.readback(values.buffer, values.byteOffset, 4) : undefined,
+      };
+    });
+    return { keys: rb?.k.data(), values: rb?.v?.data() };
+  }
+
+  const hasValues = values !== undefined;
+  const kp = {
+    keyType,
+    comparator: options.comparator.wgsl([keyType, keyType]),
+    hasValues,
+    workgroupSize: w,
+    itemsPerThread: t.itemsPerThread,
+  };
+  const tile = w * t.itemsPerThread;
+  const tiles = Math.ceil(n / tile);
+  const mergePasses = tiles > 1 ? Math.ceil(Math.log2(tiles)) : 0;
+  const inPlace = mergePasses % 2 === 0;
+  const [blockPipe, partPipe, mergePipe] = await Promise.all([
+    getPipeline(device, blockSortKernel({ ...kp, inPlace })),
+    mergePasses ? getPipeline(device, partitionKernel(kp)) : undefined,
+    mergePasses ? getPipeline(device, mergeKernel(kp)) : undefined,
+  ]);
+
+  const align = device.limits.minStorageBufferOffsetAlignment;
+  const direct = keys.byteOffset % align === 0 && (!values || values.byteOffset % align === 0);
+  const keysA = direct ? keys.buffer : scratchBuffer(device, 'ms-keys-a', bytes);
+  const keysAOff = direct ? keys.byteOffset : 0;
+  const valsA = values ? (direct ? values.buffer : scratchBuffer(device, 'ms-vals-a', bytes)) : undefined;
+  const valsAOff = values && direct ? values.byteOffset : 0;
+  const keysB = mergePasses ? scratchBuffer(device, 'ms-keys-b', bytes) : undefined;
+  const valsB = mergePasses && hasValues ? scratchBuffer(device, 'ms-vals-b', bytes) : undefined;
+  const parts = mergePasses ? scratchBuffer(device, 'ms-parts', (tiles + 1) * 4) : undefined;
+  const maxDim = device.limits.maxComputeWorkgroupsPerDimension;
+  if (tiles > maxDim * maxDim) throw new UnsupportedOnDeviceError(`merge sort of ${n} keys: too many tiles`);
+
+  let rb: { k: { data(): ArrayBuffer }; v?: { data(): ArrayBuffer } } | undefined;
+  await device.queue.submit(label, (rec) => {
+    const gpu = device.gpu;
+    if (!direct) {
+      rec.encoder.copyBufferToBuffer(keys.buffer, keys.byteOffset, keysA, 0, bytes);
+      if (values && valsA) rec.encoder.copyBufferToBuffer(values.buffer, values.byteOffset, valsA, 0, bytes);
+    }
+    const sides = [
+      { k: keysA, ko: keysAOff, v: valsA, vo: valsAOff },
+      { k: keysB as GPUBuffer, ko: 0, v: valsB, vo: 0 },
+    ];
+    let pass = rec.beginPass(`${label} block sort`);
+    pass.setPipeline(blockPipe);
+    {
+      const params = { buffer: rec.uniform(new Uint32Array([n, 0, tiles, 0])) };
+      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: params }, entry(1, keysA, keysAOff, bytes)];
+      if (valsA) entries.push(entry(3, valsA, valsAOff, bytes));
+      if (!inPlace) {
+        entries.push(entry(2, sides[1].k, 0, bytes));
+        if (sides[1].v) entries.push(entry(4, sides[1].v, 0, bytes));
+      }
+      pass.setBindGroup(0, gpu.createBindGroup({ layout: blockPipe.getBindGroupLayout(0), entries }));
+      rec.dispatch(pass, tiles);
+    }
+    pass.end();
+    let cur = inPlace ? 0 : 1;
+    for (let m = 0, width = tile; m < mergePasses; m++, width *= 2) {
+      const src = sides[cur] as (typeof sides)[0];
+      const dst = sides[1 - cur] as (typeof sides)[0];
+      const params = { buffer: rec.uniform(new Uint32Array([n, width, tiles, 0])) };
+      pass = rec.beginPass(`${label} merge ${m}`);
+      const pp = partPipe as GPUComputePipeline;
+      pass.setPipeline(pp);
+      pass.setBindGroup(
+        0,
+        gpu.createBindGroup({
+          layout: pp.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: params },
+            entry(1, src.k, src.ko, bytes),
+            { binding: 2, resource: { buffer: parts as GPUBuffer } },
+          ],
+        }),
+      );
+      rec.dispatch(pass, Math.ceil((tiles + 1) / PARTITION_THREADS));
+      const mp = mergePipe as GPUComputePipeline;
+      pass.setPipeline(mp);
+      const entries: GPUBindGroupEntry[] = [
+        { binding: 0, resource: params },
+        entry(1, src.k, src.ko, bytes),
+        entry(2, dst.k, dst.ko, bytes),
+        { binding: 3, resource: { buffer: parts as GPUBuffer } },
+      ];
+      if (src.v && dst.v) entries.push(entry(4, src.v, src.vo, bytes), entry(5, dst.v, dst.vo, bytes));
+      pass.setBindGroup(0, gpu.createBindGroup({ layout: mp.getBindGroupLayout(0), entries }));
+      rec.dispatch(pass, tiles);
+      pass.end();
+      cur = 1 - cur;
+    }
+    if (!direct) {
+      rec.encoder.copyBufferToBuffer(keysA, 0, keys.buffer, keys.byteOffset, bytes);
+      if (values && valsA) rec.encoder.copyBufferToBuffer(valsA, 0, values.buffer, values.byteOffset, bytes);
+    }
+    if (readBack) {
+      rb = {
+        k: rec.readback(keys.buffer, keys.byteOffset, bytes),
+        v: values ? rec.readback(values.buffer, values.byteOffset, bytes) : undefined,
+      };
+    }
+  });
+  return readBack ? { keys: rb?.k.data(), values: rb?.v?.data() } : {};
+}

@@ -1,0 +1,303 @@
+/**
+ * WGSL kernels of the merge sort (any strict weak order given as a WGSL comparator, stable):
+ *
+ *  - blockSortKernel: each workgroup sorts one tile (W*K keys) in workgroup memory: a stable
+ *    insertion sort of each thread's K keys, then log2(W) rounds of merge-path merges.
+ *  - partitionKernel: for a merge pass of runs of `width` keys, the merge-path split (keys taken
+ *    from the left run) at the start of every output tile.
+ *  - mergeKernel: each workgroup merges one output tile's share of a pair of runs through workgroup
+ *    memory (coalesced loads and stores, per-thread merge-path splits inside the tile).
+ *
+ * Ties always take the left run first, so every step is stable. Values (u32 bits) move along.
+ */
+import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+
+export interface MergeKernelParams {
+  /** WGSL type of the keys (u32, i32, f32). */
+  readonly keyType: string;
+  /** Declares `fn <name>(a: T, b: T) -> bool`: a strict weak order ("a before b"). */
+  readonly comparator: WgslFragment;
+  readonly hasValues: boolean;
+  /** Threads per workgroup (power of two). */
+  readonly workgroupSize: number;
+  readonly itemsPerThread: number;
+}
+
+/** Threads per workgroup of the partition kernel. */
+export const PARTITION_THREADS = 64;
+
+function key(kind: string, p: MergeKernelParams, extra: (string | number | boolean)[] = []): string {
+  return mangle(kind, p.keyType, p.comparator.name, p.hasValues ? 'kv' : 'k', p.workgroupSize, p.itemsPerThread, ...extra);
+}
+
+/** Tile memory, the in-tile merge path and the serial merge of K outputs into registers. */
+function tileMerge(p: MergeKernelParams): string {
+  const t = p.keyType;
+  const k = p.itemsPerThread;
+  const tile = p.workgroupSize * k;
+  const cmp = p.comparator.name;
+  const v = p.hasValues;
+  return `const MS_W: u32 = ${p.workgroupSize}u;
+const MS_K: u32 = ${k}u;
+const MS_TILE: u32 = ${tile}u;
+var<workgroup> ms_keys: array<${t}, ${tile}>;
+${v ? `var<workgroup> ms_vals: array<u32, ${tile}>;` : ''}
+
+/** Keys taken from run A ([a_beg, a_beg + a_len)) among the first diag outputs of merging A and B. */
+fn ms_merge_path(a_beg: u32, a_len: u32, b_beg: u32, b_len: u32, diag: u32) -> u32 {
+  var lo = select(0u, diag - b_len, diag > b_len);
+  var hi = min(diag, a_len);
+  while (lo < hi) {
+    let mid = (lo + hi) >> 1u;
+    if (!${cmp}(ms_keys[b_beg + diag - 1u - mid], ms_keys[a_beg + mid])) { lo = mid + 1u; } else { hi = mid; }
+  }
+  return lo;
+}
+
+/** Merges \`count\` (<= K) outputs from A at i0 (< a_end) and B at j0 (< b_end) into registers. */
+fn ms_merge_serial(a_end: u32, b_end: u32, i0: u32, j0: u32, count: u32, rk: ptr<function, array<${t}, ${k}>>${
+    v ? `, rv: ptr<function, array<u32, ${k}>>` : ''
+  }) {
+  var i = i0;
+  var j = j0;
+  for (var k = 0u; k < MS_K; k++) {
+    if (k < count) {
+      let take_a = i < a_end && (j >= b_end || !${cmp}(ms_keys[j], ms_keys[i]));
+      let s = select(j, i, take_a);
+      (*rk)[k] = ms_keys[s];
+      ${v ? '(*rv)[k] = ms_vals[s];' : ''}
+      if (take_a) { i++; } else { j++; }
+    }
+  }
+}`;
+}
+
+function vDecl(p: MergeKernelParams): string {
+  return p.hasValues ? `var rv: array<u32, ${p.itemsPerThread}>;` : '';
+}
+function vArg(p: MergeKernelParams): string {
+  return p.hasValues ? ', &rv' : '';
+}
+function vIf(p: MergeKernelParams, code: string): string {
+  return p.hasValues ? code : '';
+}
+
+/**
+ * Sorts each tile of W*K keys in workgroup memory (stable). Bindings: 0 uniform {n}, 1 keys src,
+ * 2 keys dst, 3/4 values src/dst; `inPlace` binds one read_write array at 1 (and 3) instead.
+ * Workgroup memory: tile x (4 + 4 with values) bytes. Cost: K^2/2 comparisons per thread, then
+ * log2(W) rounds of a log2(tile) search and K comparisons per thread.
+ */
+export function blockSortKernel(p: MergeKernelParams & { readonly inPlace: boolean }): WgslFragment {
+  const t = p.keyType;
+  const cmp = p.comparator.name;
+  const src = 'keys_src';
+  const dst = p.inPlace ? 'keys_src' : 'keys_dst';
+  const vsrc = 'vals_src';
+  const vdst = p.inPlace ? 'vals_src' : 'vals_dst';
+  const bindings = p.inPlace
+    ? `@group(0) @binding(1) var<storage, read_write> keys_src: array<${t}>;
+${vIf(p, '@group(0) @binding(3) var<storage, read_write> vals_src: array<u32>;')}`
+    : `@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
+@group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
+${vIf(p, `@group(0) @binding(3) var<storage, read> vals_src: array<u32>;
+@group(0) @binding(4) var<storage, read_write> vals_dst: array<u32>;`)}`;
+  const code = `${tileMerge(p)}
+struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> ms_params: MsParams;
+${bindings}
+
+@compute @workgroup_size(${p.workgroupSize})
+fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let n = ms_params.n;
+  let base = wg_index * MS_TILE;
+  if (base >= n) { return; }
+  let valid = min(MS_TILE, n - base);
+  for (var k = 0u; k < MS_K; k++) {
+    let q = k * MS_W + ids.lid;
+    if (q < valid) {
+      ms_keys[q] = ${src}[base + q];
+      ${vIf(p, `ms_vals[q] = ${vsrc}[base + q];`)}
+    }
+  }
+  workgroupBarrier();
+  let out0 = ids.lid * MS_K;
+  var cnt = 0u;
+  if (out0 < valid) { cnt = min(MS_K, valid - out0); }
+  var rk: array<${t}, ${p.itemsPerThread}>;
+  ${vDecl(p)}
+  for (var k = 0u; k < MS_K; k++) {
+    if (k < cnt) {
+      rk[k] = ms_keys[out0 + k];
+      ${vIf(p, 'rv[k] = ms_vals[out0 + k];')}
+    }
+  }
+  for (var a = 1u; a < MS_K; a++) {
+    if (a < cnt) {
+      let x = rk[a];
+      ${vIf(p, 'let xv = rv[a];')}
+      var b = a;
+      while (b > 0u && ${cmp}(x, rk[b - 1u])) {
+        rk[b] = rk[b - 1u];
+        ${vIf(p, 'rv[b] = rv[b - 1u];')}
+        b--;
+      }
+      rk[b] = x;
+      ${vIf(p, 'rv[b] = xv;')}
+    }
+  }
+  for (var k = 0u; k < cnt; k++) {
+    ms_keys[out0 + k] = rk[k];
+    ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
+  }
+  for (var width = MS_K; width < MS_TILE; width = width * 2u) {
+    workgroupBarrier();
+    if (out0 < valid) {
+      let pair = (out0 / (2u * width)) * (2u * width);
+      let a_end = min(pair + width, valid);
+      let b_end = min(pair + 2u * width, valid);
+      let diag = out0 - pair;
+      let i = ms_merge_path(pair, a_end - pair, a_end, b_end - a_end, diag);
+      ms_merge_serial(a_end, b_end, pair + i, a_end + diag - i, cnt, &rk${vArg(p)});
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < cnt; k++) {
+      ms_keys[out0 + k] = rk[k];
+      ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
+    }
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < MS_K; k++) {
+    let q = k * MS_W + ids.lid;
+    if (q < valid) {
+      ${dst}[base + q] = ms_keys[q];
+      ${vIf(p, `${vdst}[base + q] = ms_vals[q];`)}
+    }
+  }
+}`;
+  const bytes = p.workgroupSize * p.itemsPerThread * (p.hasValues ? 8 : 4);
+  return fragment({
+    name: key('ms_block', p, [p.inPlace ? 'ip' : 'oop']),
+    code,
+    deps: [threadIds(false), p.comparator],
+    workgroupBytes: bytes,
+  });
+}
+
+/**
+ * The merge-path split at the start of every output tile of a merge pass (runs of `width` keys
+ * merged pairwise): `parts[s]` = keys taken from the pair's left run before output s*tile.
+ * Bindings: 0 uniform {n, width, tiles}, 1 keys, 2 parts. One thread per split, log2(width) reads.
+ */
+export function partitionKernel(p: MergeKernelParams): WgslFragment {
+  const t = p.keyType;
+  const cmp = p.comparator.name;
+  const tile = p.workgroupSize * p.itemsPerThread;
+  const code = `struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> ms_params: MsParams;
+@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
+@group(0) @binding(2) var<storage, read_write> parts: array<u32>;
+
+@compute @workgroup_size(${PARTITION_THREADS})
+fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let s = wg_index * ${PARTITION_THREADS}u + ids.lid;
+  if (s > ms_params.tiles) { return; }
+  let n = ms_params.n;
+  let w2 = 2u * ms_params.width;
+  let d = min(s * ${tile}u, n);
+  let pair = (d / w2) * w2;
+  let a_end = min(pair + ms_params.width, n);
+  let b_end = min(pair + w2, n);
+  let a_len = a_end - pair;
+  let b_len = b_end - a_end;
+  let diag = d - pair;
+  var lo = select(0u, diag - b_len, diag > b_len);
+  var hi = min(diag, a_len);
+  while (lo < hi) {
+    let mid = (lo + hi) >> 1u;
+    if (!${cmp}(keys_src[a_end + diag - 1u - mid], keys_src[pair + mid])) { lo = mid + 1u; } else { hi = mid; }
+  }
+  parts[s] = lo;
+}`;
+  return fragment({ name: key('ms_partition', p), code, deps: [threadIds(false), p.comparator] });
+}
+
+/**
+ * One merge pass: workgroup t produces output tile t of the merge of its pair of runs, loading
+ * exactly the keys it needs (split by `parts`) into workgroup memory. Bindings: 0 uniform
+ * {n, width, tiles}, 1 keys src, 2 keys dst, 3 parts, 4/5 values src/dst. Workgroup memory as the
+ * block sort. Traffic: keys (and values) read once and written once per pass.
+ */
+export function mergeKernel(p: MergeKernelParams): WgslFragment {
+  const t = p.keyType;
+  const code = `${tileMerge(p)}
+struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> ms_params: MsParams;
+@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
+@group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
+@group(0) @binding(3) var<storage, read> parts: array<u32>;
+${vIf(
+  p,
+  `@group(0) @binding(4) var<storage, read> vals_src: array<u32>;
+@group(0) @binding(5) var<storage, read_write> vals_dst: array<u32>;`,
+)}
+
+@compute @workgroup_size(${p.workgroupSize})
+fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let n = ms_params.n;
+  let base = wg_index * MS_TILE;
+  if (base >= n) { return; }
+  let valid = min(MS_TILE, n - base);
+  let width = ms_params.width;
+  let w2 = 2u * width;
+  let pair = (base / w2) * w2;
+  let a_end = min(pair + width, n);
+  let b_end = min(pair + w2, n);
+  let len_a = a_end - pair;
+  let len_b = b_end - a_end;
+  let d0 = base - pair;
+  let d1 = d0 + valid;
+  let i0 = parts[wg_index];
+  var i1 = len_a;
+  if (d1 < len_a + len_b) { i1 = parts[wg_index + 1u]; }
+  let j0 = d0 - i0;
+  let na = i1 - i0;
+  for (var k = 0u; k < MS_K; k++) {
+    let q = k * MS_W + ids.lid;
+    if (q < valid) {
+      var src = pair + i0 + q;
+      if (q >= na) { src = a_end + j0 + (q - na); }
+      ms_keys[q] = keys_src[src];
+      ${vIf(p, 'ms_vals[q] = vals_src[src];')}
+    }
+  }
+  workgroupBarrier();
+  let out0 = ids.lid * MS_K;
+  var cnt = 0u;
+  if (out0 < valid) { cnt = min(MS_K, valid - out0); }
+  var rk: array<${t}, ${p.itemsPerThread}>;
+  ${vDecl(p)}
+  if (out0 < valid) {
+    let i = ms_merge_path(0u, na, na, valid - na, out0);
+    ms_merge_serial(na, valid, i, na + out0 - i, cnt, &rk${vArg(p)});
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < cnt; k++) {
+    ms_keys[out0 + k] = rk[k];
+    ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < MS_K; k++) {
+    let q = k * MS_W + ids.lid;
+    if (q < valid) {
+      keys_dst[base + q] = ms_keys[q];
+      ${vIf(p, 'vals_dst[base + q] = ms_vals[q];')}
+    }
+  }
+}`;
+  const bytes = p.workgroupSize * p.itemsPerThread * (p.hasValues ? 8 : 4);
+  return fragment({ name: key('ms_merge', p), code, deps: [threadIds(false), p.comparator], workgroupBytes: bytes });
+}

@@ -1,0 +1,185 @@
+import { DeviceArray, type GpuDevice, gpuForTests } from '@webdpl/core';
+import { describe, expect, it } from 'vitest';
+import { rng } from '../../testing/matrix';
+import { radixSortDevice } from '.';
+
+const gpu = await gpuForTests();
+
+type Keys = Uint32Array | Int32Array | Float32Array;
+
+/** Reference: TypedArray#sort (ascending) or its reverse with NaN kept last (descending). */
+function reference(keys: Keys, descending: boolean): Keys {
+  const s = keys.slice().sort();
+  if (!descending) return s;
+  let nan = 0;
+  while (nan < s.length && Number.isNaN(s[s.length - 1 - nan] as number)) nan++;
+  const head = s.subarray(0, s.length - nan).reverse();
+  const out = s.slice();
+  out.set(head, 0);
+  return out;
+}
+
+/** Stable reference for pairs: indices sorted by key order, ties by index. */
+function stableOrder(keys: Keys, descending: boolean): number[] {
+  const idx = Array.from(keys, (_, i) => i);
+  const rank = (x: number) => (Number.isNaN(x) ? 2 : 0);
+  const cmp = (a: number, b: number) => {
+    const x = keys[a] as number;
+    const y = keys[b] as number;
+    const na = rank(x);
+    const nb = rank(y);
+    if (na || nb) return na - nb || a - b;
+    if (x !== y) return descending ? (x > y ? -1 : 1) : x < y ? -1 : 1;
+    if (x === 0 && Object.is(x, -0) !== Object.is(y, -0)) {
+      const xNeg = Object.is(x, -0);
+      return (descending ? !xNeg : xNeg) ? -1 : 1;
+    }
+    return a - b;
+  };
+  return idx.sort(cmp);
+}
+
+function bitsOf(a: Keys): Uint32Array {
+  return new Uint32Array(a.buffer, a.byteOffset, a.length);
+}
+
+/** Compares as bits, except NaNs compare as NaN (payloads irrelevant). */
+function expectSameKeys(got: Keys, want: Keys, what: string): void {
+  expect(got.length).toBe(want.length);
+  const g = bitsOf(got);
+  const w = bitsOf(want);
+  for (let i = 0; i < want.length; i++) {
+    if (g[i] !== w[i] && !(Number.isNaN(got[i] as number) && Number.isNaN(want[i] as number))) {
+      throw new Error(`${what}: index ${i}: got ${got[i]} (0x${g[i]?.toString(16)}), want ${want[i]} (0x${w[i]?.toString(16)})`);
+    }
+  }
+}
+
+function makeKeys(type: 'u32' | 'i32' | 'f32', n: number, kind: string, seed: number): Keys {
+  const r = rng(seed);
+  const out = type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
+  const bits = bitsOf(out);
+  const specials = [0x7fc00000, 0xffc00000, 0x7f800001, 0x80000000, 0, 0x7f800000, 0xff800000, 1, 0x80000001, 0x007fffff];
+  for (let i = 0; i < n; i++) {
+    switch (kind) {
+      case 'random':
+        bits[i] = r();
+        if (type === 'f32' && Number.isNaN(out[i] as number) && r() % 2) bits[i] = 0x3f800000;
+        break;
+      case 'dups':
+        out[i] = (r() % 7) - 3;
+        break;
+      case 'equal':
+        out[i] = 5;
+        break;
+      case 'sorted':
+        out[i] = i - (n >> 1);
+        break;
+      case 'reversed':
+        out[i] = n - i;
+        break;
+      case 'small':
+        bits[i] = r() & 0x3ff;
+        break;
+      case 'specials':
+        bits[i] = r() % 3 === 0 ? (specials[r() % specials.length] as number) : r();
+        break;
+      default:
+        throw new Error(kind);
+    }
+  }
+  return out;
+}
+
+async function sortOnDevice(
+  device: GpuDevice,
+  keys: Keys,
+  opts: { values?: boolean; descending?: boolean; tuning?: Record<string, number | boolean> },
+) {
+  const k = DeviceArray.from(device, keys);
+  const v = opts.values ? DeviceArray.from(device, Uint32Array.from(keys, (_, i) => i)) : undefined;
+  try {
+    await radixSortDevice(device, k, v, { descending: opts.descending, tuning: opts.tuning });
+    const gotKeys = (await k.read()) as Keys;
+    const gotVals = v ? ((await v.read()) as Uint32Array) : undefined;
+    return { gotKeys, gotVals };
+  } finally {
+    k.destroy();
+    v?.destroy();
+  }
+}
+
+async function check(
+  device: GpuDevice,
+  keys: Keys,
+  opts: { values?: boolean; descending?: boolean; tuning?: Record<string, number | boolean> },
+  what: string,
+) {
+  console.log('run', what); const t0 = performance.now(); const { gotKeys, gotVals } = await sortOnDevice(device, keys, opts); console.log('took', performance.now() - t0);
+  expectSameKeys(gotKeys, reference(keys, opts.descending ?? false), what);
+  if (gotVals) {
+    const want = stableOrder(keys, opts.descending ?? false);
+    for (let i = 0; i < want.length; i++) {
+      if (gotVals[i] !== want[i]) throw new Error(`${what}: value ${i}: got ${gotVals[i]}, want ${want[i]}`);
+    }
+  }
+}
+
+const TINY = { workgroupSize: 32, keysPerThread: 2, histogramWorkgroupSize: 32, histogramKeysPerThread: 2, histogramMaxWorkgroups: 3 };
+
+describe.skipIf(!gpu)('radixSortDevice', () => {
+  const device = gpu as GpuDevice;
+  const sgVariants = device?.features.has('subgroups') ? [true, false] : [false];
+  for (const subgroups of sgVariants) {
+    const tag = subgroups ? 'subgroup ranking' : 'workgroup-memory ranking';
+    it(`${tag}, tiny tiles: sizes 0..16, tile +-1, many tiles, every type and kind`, async () => {
+      const tuning = { ...TINY, subgroups };
+      const sizes = [...Array.from({ length: 17 }, (_, i) => i), 63, 64, 65, 127, 129, 1000, 4099];
+      for (const type of ['u32', 'i32', 'f32'] as const) {
+        for (const kind of ['random', 'dups', 'equal', 'sorted', 'reversed', 'small', 'specials']) {
+          for (const n of sizes) {
+            const keys = makeKeys(type, n, kind, n * 31 + kind.length);
+            await check(device, keys, { tuning, values: n % 2 === 1 }, `${type} ${kind} n=${n}`);
+          }
+        }
+      }
+    });
+    it(`${tag}, default tiles: single workgroup and multi-tile, descending, pairs`, async () => {
+      const tuning = { subgroups };
+      for (const type of ['u32', 'i32', 'f32'] as const) {
+        for (const n of [100, 1919, 1920, 1921, 3839, 3840, 3841, 20000, 100003]) {
+          const keys = makeKeys(type, n, type === 'f32' ? 'specials' : 'random', n);
+          await check(device, keys, { tuning, values: true }, `${type} n=${n}`);
+          await check(device, keys, { tuning, descending: true, values: n > 5000 }, `${type} desc n=${n}`);
+        }
+      }
+    });
+    it(`${tag}, look-back fallback forced`, async () => {
+      const tuning = { ...TINY, subgroups, lookbackForceFallback: true };
+      for (const n of [65, 500, 3001]) {
+        await check(device, makeKeys('f32', n, 'specials', n), { tuning, values: true }, `ff n=${n}`);
+      }
+      const spins0 = { ...TINY, subgroups, lookbackSpins: 0 };
+      await check(device, makeKeys('u32', 5000, 'random', 9), { tuning: spins0, values: true }, 'spins 0');
+    });
+  }
+  it('2^20 random u32 pairs and f32 keys', async () => {
+    const n = 1 << 20;
+    await check(device, makeKeys('u32', n, 'random', 1), { values: true }, 'u32 2^20');
+    await check(device, makeKeys('f32', n + 3, 'specials', 2), {}, 'f32 2^20+3');
+  });
+  it('sorts views at unaligned offsets in place, leaving the rest of the buffer alone', async () => {
+    const all = makeKeys('u32', 9000, 'random', 77) as Uint32Array;
+    const d = DeviceArray.from(device, all);
+    try {
+      const view = d.view(3, 8000);
+      await radixSortDevice(device, view);
+      const got = await d.read();
+      const want = all.slice();
+      want.subarray(3, 8003).sort();
+      expectSameKeys(got, want, 'view');
+    } finally {
+      d.destroy();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Engine paths the policy matrix does not reach on its own: the look-back fallback taken at every
+ * wait (maxSpins 0), reduce-then-scan, scalar tiles of odd item counts, segments of one and two
+ * default tiles, and a grid of more than 65,535 tiles.
+ */
+import { DeviceArray, type GpuDevice, lambda, plus } from '@webdpl/core';
+import { makeDevicePolicy, type Policy } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { copyIf, stablePartition, unique } from '../../compaction/index';
+import { exclusiveScan, inclusiveScan } from '../../scans/index';
+import { makeData, rng, testDevice } from '../../testing/matrix';
+import { lastNonZero } from '../../testing/ops';
+import { expectSameArray, type Op, refScan, refSplit, uniqueKeep } from '../../testing/scan-reference';
+
+const lnz: Op = (a, b) => (b !== 0 ? b : a);
+const addU32: Op = (a, b) => (a + b) >>> 0;
+const negative = lambda((x) => x < 0);
+const odd = lambda((x) => (x & 1) !== 0);
+
+const tiny = { workgroupSize: 32, itemsPerThread: 4 };
+const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
+  { name: 'fallback at every wait, default tiles', tuning: { maxSpins: 0 } },
+  { name: 'fallback at every wait, tiny tiles', tuning: { ...tiny, maxSpins: 0 } },
+  { name: 'fallback at every wait, tiny tiles, no subgroups', tuning: { ...tiny, maxSpins: 0, subgroups: false } },
+  { name: 'reduce-then-scan', tuning: { reduceThenScan: true } },
+  { name: 'reduce-then-scan, tiny segmented', tuning: { ...tiny, reduceThenScan: true, maxBindingBytes: 4096 } },
+  { name: 'reduce-then-scan, tiny, no subgroups', tuning: { ...tiny, reduceThenScan: true, subgroups: false } },
+  { name: 'scalar tiles of 64 x 3 items', tuning: { workgroupSize: 64, itemsPerThread: 3, maxSpins: 1 } },
+  { name: 'segments of one default tile', tuning: { maxBindingBytes: 16384 + 300 } },
+  { name: 'segments of two default tiles', tuning: { maxBindingBytes: 32768 + 300, maxSpins: 0 } },
+];
+
+function runsOf(n: number, seed: number): Uint32Array {
+  const r = rng(seed);
+  const out = makeData('u32', n, 'random', seed) as Uint32Array;
+  for (let i = 1; i < n; i++) if (r() % 4 !== 0) out[i] = out[i - 1] as number;
+  return out;
+}
+
+describe.skipIf(!testDevice)('scan engine paths', () => {
+  const device = testDevice as GpuDevice;
+  for (const v of variants) {
+    it(v.name, async () => {
+      const policy: Policy = makeDevicePolicy(device, { fallback: 'error', tuning: { scan: v.tuning } });
+      for (const n of [1, 100, 4097, 33333, 200001]) {
+        const du = makeData('u32', n, 'random').map((x) => (x % 5 === 0 ? x : 0));
+        const out = new Uint32Array(n);
+        await inclusiveScan(policy, du, out, lastNonZero);
+        expectSameArray(out, refScan(du, lnz, undefined, false), `lnz n=${n}`);
+        const df = makeData('f32', n, 'small');
+        const of = new Float32Array(n);
+        await exclusiveScan(policy, df, of, 0.5);
+        expectSameArray(
+          of,
+          refScan(df, (a, b) => a + b, 0.5, true),
+          `f32 n=${n}`,
+        );
+        const dr = makeData('f32', n, 'random');
+        const [yes, no] = refSplit(dr, (x) => x < 0);
+        const oc = new Float32Array(n);
+        const count = await copyIf(policy, dr, oc, negative);
+        expect(count).toBe(yes.length);
+        expectSameArray(oc.subarray(0, count), yes, `copyIf n=${n}`);
+        const dp = DeviceArray.from(device, dr as Float32Array);
+        expect(await stablePartition(policy, dp, negative)).toBe(yes.length);
+        expectSameArray(await dp.read(), [...yes, ...no], `stablePartition n=${n}`);
+        dp.destroy();
+        const dun = runsOf(n, n);
+        const [u] = refSplit(dun, uniqueKeep(dun));
+        expect(await unique(policy, dun)).toBe(u.length);
+        expectSameArray(dun.subarray(0, u.length), u, `unique n=${n}`);
+        const di = DeviceArray.from(device, makeData('u32', n + 1, 'random') as Uint32Array);
+        const src = (await di.read()).subarray(1);
+        const view = di.view(1, n);
+        await inclusiveScan(policy, view, view, plus, 3);
+        expectSameArray(await view.read(), refScan(src, addU32, 3, false), `in place n=${n}`);
+        di.destroy();
+      }
+    });
+  }
+
+  it('more than 65,535 tiles (a 2-D grid): 32-element tiles over 2,097,253 elements', async () => {
+    const policy = makeDevicePolicy(device, {
+      fallback: 'error',
+      tuning: { scan: { workgroupSize: 32, itemsPerThread: 1 } },
+    });
+    const n = 65_536 * 32 + 101;
+    const data = makeData('u32', n, 'random');
+    const out = new Uint32Array(n);
+    await inclusiveScan(policy, data, out);
+    let acc = 0;
+    for (let i = 0; i < n; i++) {
+      acc = (acc + (data[i] as number)) >>> 0;
+      if (out[i] !== acc) expect.fail(`scan element ${i}`);
+    }
+    const kept = await copyIf(policy, data, out, odd);
+    let j = 0;
+    for (let i = 0; i < n; i++)
+      if ((data[i] as number) & 1 && out[j++] !== data[i]) expect.fail(`copyIf element ${j - 1}`);
+    expect(kept).toBe(j);
+  });
+});
