@@ -53,6 +53,7 @@ async function main(): Promise<void> {
   const charts: Record<string, string> = {};
   const subtitle = `${report.device?.name ?? 'GPU'} · device time · ${report.date.slice(0, 10)}`;
   for (const e of report.entries) {
+    if (!e.cub) continue;
     const points = h100Points(e, cub);
     if (!points.some((p) => p.series !== 'CUB')) continue;
     const files = await writeChart(chartDir, e.id, chartSpec(`${e.label} vs CUB`, subtitle, points));

@@ -2,6 +2,8 @@
 // Each family adds its exports below its own marker line (keep the markers).
 
 // @family:transform-reduce
+export type { OperatorArg } from './reduce/index';
+export { reduce } from './reduce/index';
 export { allOf, anyOf, noneOf } from './any-of/index';
 export { count, countIf } from './count/index';
 export { findIf } from './find-if/index';

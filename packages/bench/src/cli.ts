@@ -62,6 +62,9 @@ function listEntries(): string {
   return `Entries (id, what runs, compulsory traffic, default runs that include it):\n${rows.join('\n')}\n`;
 }
 
+/** Whether a run reached the par policy, whose worker pool must be closed at the end. */
+let usedPool = false;
+
 /** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   let options: BenchOptions;
@@ -105,9 +108,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const software = device?.info.kind === 'software-gpu';
   const gpuMaxLog2 = software ? softwareGpuMax(options) : MAX_LOG2;
   if (device && sizes.some((s) => s > gpuMaxLog2)) {
-    notes.push(
-      `${device.info.name} is a software GPU: sizes above ${pow2(gpuMaxLog2)} ran on the CPU only (--software-gpu-max)`,
-    );
+    const where = options.deviceOnly ? 'were not run' : 'ran on the CPU only';
+    notes.push(`${device.info.name} is a software GPU: sizes above ${pow2(gpuMaxLog2)} ${where} (--software-gpu-max)`);
   }
   const devicePolicy = device ? makeDevicePolicy(device, { fallback: 'error' }) : undefined;
   say(
@@ -144,6 +146,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     onDone: () => progress.done(),
   };
   for (const e of entries) total += countSteps(e, sizes, ctx);
+  usedPool = options.policies.has('par') && !options.deviceOnly;
   const bar = createProgress(total);
   progress.step = bar.step;
   progress.done = bar.done;
@@ -208,9 +211,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   return results.some((r) => r.measurements.some((m) => isWrong(m.check))) ? 1 : 0;
 }
 
-async function shutdown(options: { par: boolean }): Promise<void> {
+async function shutdown(): Promise<void> {
   releaseDevices();
-  if (options.par) {
+  if (usedPool) {
     try {
       await defaultPool().close();
     } catch {
@@ -226,7 +229,7 @@ main(argv)
     return 1;
   })
   .then(async (code) => {
-    await shutdown({ par: !argv.includes('--device-only') });
+    await shutdown();
     process.exitCode = code;
     // Everything is released; if a handle still keeps Node alive, say so and leave anyway.
     setTimeout(() => {

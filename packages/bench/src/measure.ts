@@ -50,31 +50,41 @@ const QUANTUM_NS = 65536;
 
 /** Times `spec.run` as described at the top of this file. Throws what the probe call throws. */
 export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
+  const deviceTime = spec.deviceTimeNs;
   await spec.before?.();
   const t0 = performance.now();
   const first = spec.run();
   const isAsync = first instanceof Promise;
   const probe = await first;
   const probeMs = performance.now() - t0;
+  if (deviceTime && deviceTime() <= 0) {
+    throw new Error('no device time: the call recorded no timed compute pass (a buffer copy, or nothing to do)');
+  }
   const check = (await spec.verify?.(probe)) ?? 'ok';
   const budget = spec.budgetMs;
-  // A call that alone fills the budget runs once more; one that fills half of it, twice.
   const deviceNs: number[] = [];
+  // A safety net: whatever tinybench decides, a measurement ends after this long.
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), 10 * budget + 5 * probeMs + 1_000);
   const bench = new Bench({
     time: budget,
+    // A call that alone fills the budget runs once more; one that fills half of it, twice.
     iterations: probeMs >= budget ? 1 : probeMs >= budget / 2 ? 2 : 5,
     warmup: probeMs < budget / 20,
     warmupTime: budget / 10,
     warmupIterations: 8,
     throws: true,
+    signal: limit.signal,
   });
-  const deviceTime = spec.deviceTimeNs;
   const task = deviceTime
     ? async () => {
+        const w0 = performance.now();
         await spec.run();
+        const wall = performance.now() - w0;
         const ns = deviceTime();
         deviceNs.push(ns);
-        return { overriddenDuration: ns / 1e6 };
+        // Samples are device time; the time budget is spent in wall time.
+        return { overriddenDuration: ns / 1e6, overriddenIterationCost: wall };
       }
     : isAsync
       ? async () => {
@@ -85,14 +95,18 @@ export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
         };
   const before = spec.before;
   bench.add('t', task, before ? { beforeEach: async () => before() } : {});
-  await bench.run();
+  try {
+    await bench.run();
+  } finally {
+    clearTimeout(timer);
+  }
   const result = bench.tasks[0]?.result;
   if (!result || (result.state !== 'completed' && result.state !== 'aborted-with-statistics')) {
     const why = result && 'error' in result ? result.error.message : (result?.state ?? 'no result');
     throw new Error(`tinybench: ${why}`);
   }
   const lat = result.latency;
-  const quantized = deviceTime !== undefined && deviceNs.length > 0 && deviceNs.every((ns) => ns % QUANTUM_NS === 0);
+  const quantized = deviceNs.length > 0 && deviceNs.every((ns) => ns % QUANTUM_NS === 0);
   return {
     ms: quantized ? lat.mean : lat.p50,
     medianMs: lat.p50,

@@ -108,7 +108,7 @@ describe('computeCrossover', () => {
     expect(c?.e2eVsCpu).toBe(20);
     expect(c?.residentVsCpu).toBe(20);
     expect(c?.e2eVsJs).toBeNull();
-    expect(c?.text).toContain('from 2^20');
+    expect(c?.text).toContain('GPU e2e vs best CPU policy: from 2^20');
   });
 
   it('is undefined without GPU figures', () => {

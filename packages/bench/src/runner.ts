@@ -6,7 +6,7 @@
 import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
 import { type DevicePolicy, execution, type HostPolicy } from '@webdpl/policies';
 import type { BenchOptions } from './cli-args';
-import { type AlgorithmApi, type BenchEntry, type BenchType, type HostCase, MissingExportError } from './entries';
+import { type AlgorithmApi, alloc, type BenchEntry, type HostCase, MissingExportError } from './entries';
 import { type Measured, measure } from './measure';
 import type { EntryResult, Failure, Measurement, SeriesKind } from './results';
 
@@ -47,10 +47,6 @@ const GPU_SERIES = ['device-e2e', 'device-call', 'device-time'] as const;
 
 /** A series that takes longer than this per call is not run at larger sizes. */
 const SLOW_CALL_MS = 20_000;
-
-function alloc(type: BenchType, n: number): HostArray {
-  return type === 'u32' ? new Uint32Array(n) : new Float32Array(n);
-}
 
 /** Host arrays for one series: working inputs (copies when the call sorts in place) and outputs. */
 function hostArgs(entry: BenchEntry, c: HostCase) {
@@ -112,7 +108,8 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
   const budgetMs = options.timeMs;
   const out: Planned[] = [];
   const policies = options.policies;
-  if (!options.deviceOnly && policies.has('js')) {
+  const host = !options.deviceOnly && !entry.residentOnly;
+  if (host && policies.has('js')) {
     for (const b of entry.baselines) {
       if (b.maxLog2 !== undefined && log2 > b.maxLog2) continue;
       out.push({
@@ -126,7 +123,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
       });
     }
   }
-  const host = (kind: 'seq' | 'par', policy: HostPolicy): Planned => ({
+  const hostSeries = (kind: 'seq' | 'par', policy: HostPolicy): Planned => ({
     series: kind,
     kind,
     label: SERIES_LABELS[kind],
@@ -140,13 +137,13 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
       });
     },
   });
-  if (!options.deviceOnly && policies.has('seq')) out.push(host('seq', execution.seq));
-  if (!options.deviceOnly && policies.has('par')) out.push(host('par', execution.par));
+  if (host && policies.has('seq')) out.push(hostSeries('seq', execution.seq));
+  if (host && policies.has('par')) out.push(hostSeries('par', execution.par));
   const device = ctx.device;
   const policy = ctx.devicePolicy;
   if (!device || !policy || !policies.has('device') || log2 > ctx.gpuMaxLog2) return out;
   const queue = device.queue;
-  if (!options.deviceOnly) {
+  if (host) {
     out.push({
       series: 'device-e2e',
       kind: 'device-e2e',
@@ -176,17 +173,14 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
       queue.setProfiling(profiling);
       try {
         return await measure({
-          run: profiling
-            ? async () => {
-                queue.resetDeviceTime();
-                return entry.call(api, policy, a.inputs, a.outputs);
-              }
-            : async () => {
-                // The caller's view of one call: until the device is idle again (matches the floor).
-                const r = await entry.call(api, policy, a.inputs, a.outputs);
-                await queue.finish();
-                return r;
-              },
+          run: async () => {
+            if (profiling) queue.resetDeviceTime();
+            // Until the device is idle again: the caller's view of one call (as the floor is
+            // measured), and for device time, work the call left in flight still counts.
+            const r = await entry.call(api, policy, a.inputs, a.outputs);
+            await queue.finish();
+            return r;
+          },
           before: entry.inPlace ? () => res.restore() : undefined,
           verify: async (r) => entry.verify(r, (await Promise.all(observed.map((d) => d.read()))) as HostArray[], c),
           deviceTimeNs: profiling ? () => queue.totalDeviceTimeNs : undefined,

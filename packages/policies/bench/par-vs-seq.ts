@@ -3,8 +3,9 @@
  * against plain JS baselines (a for loop, Array.prototype.reduce / map, the typed array's own
  * reduce / map). Prints a markdown table for docs/benchmarks/cpu-par.md.
  *
- *   npx tsx packages/policies/bench/par-vs-seq.ts [--log2n 24] [--time 3000] [--sweep]
+ *   npx tsx packages/policies/bench/par-vs-seq.ts [--log2n 24] [--time 3000] [--paired] [--sweep]
  *
+ * --paired adds seq/par measured in alternating rounds (the fairest ratio on a shared machine).
  * --sweep adds a table of reduce seq vs par (forced parallel, default chunking) at 2^12..2^20, to
  * place DEFAULT_PARALLEL_THRESHOLD.
  *
@@ -142,7 +143,33 @@ async function check(): Promise<void> {
   }
 }
 
+/**
+ * How many cores this process can get right now: the same busy loop on 1 worker, then on 2 workers
+ * at once. 2 means two free cores; about 1 means the scheduler gives this process one core's worth
+ * (Linux autogroup shares CPU per session, so other sessions' load caps a process, not a thread).
+ */
+async function availableParallelism(): Promise<number> {
+  const spin = (ms: number) => {
+    const t0 = performance.now();
+    let ops = 0;
+    while (performance.now() - t0 < ms) {
+      for (let i = 0; i < 10000; i++) ops += i & 1;
+    }
+    return ops;
+  };
+  const probe = createPool({ size: 2 });
+  try {
+    await probe.run(spin, [50, 50]);
+    const one = (await probe.run(spin, [1000]))[0] as number;
+    const two = await probe.run(spin, [1000, 1000]);
+    return (two[0] as number) / one + (two[1] as number) / one;
+  } finally {
+    await probe.close();
+  }
+}
+
 await check();
+const parallelismBefore = await availableParallelism();
 const results = new Map<string, { p50: number; mean: number; min: number; rme: number; samples: number }>();
 for (const row of rows) {
   const bench = new Bench({ time: timeMs, iterations: 10, warmupTime: 500, warmupIterations: 3, throws: true });
@@ -166,6 +193,47 @@ async function timeP50(run: () => unknown, time: number): Promise<number> {
   const r = bench.tasks[0]?.result;
   if (!r || !('latency' in r)) throw new Error('no result');
   return r.latency.p50;
+}
+
+/**
+ * seq and par measured in alternation (rounds of 400 ms each), so both see the same load when the
+ * machine is shared: the median of the per-round ratios is the speedup least skewed by load changes.
+ */
+async function paired(seqRun: () => unknown, parRun: () => unknown, rounds: number): Promise<string> {
+  const ratios: number[] = [];
+  const seqMs: number[] = [];
+  const parMs: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const a = await timeP50(seqRun, 400);
+    const b = await timeP50(parRun, 400);
+    seqMs.push(a);
+    parMs.push(b);
+    ratios.push(a / b);
+  }
+  const med = (v: number[]) => {
+    const sorted = [...v].sort((x, y) => x - y);
+    return sorted[sorted.length >> 1] as number;
+  };
+  return `seq ${med(seqMs).toFixed(2)} ms, par ${med(parMs).toFixed(2)} ms, median ratio ${med(ratios).toFixed(2)}x (rounds: ${ratios.map((x) => x.toFixed(2)).join(' ')})`;
+}
+
+const pairedLines: string[] = [];
+if (process.argv.includes('--paired')) {
+  pairedLines.push('', 'Paired rounds (seq and par alternating, shared arrays):', '');
+  pairedLines.push(
+    `- reduce: ${await paired(
+      () => cpuReduce(seq, shared, 0, plus),
+      () => cpuReduce(par, shared, 0, plus),
+      8,
+    )}`,
+  );
+  pairedLines.push(
+    `- transform: ${await paired(
+      () => cpuTransform(seq, shared, sharedOut, fn),
+      () => cpuTransform(par, shared, sharedOut, fn),
+      8,
+    )}`,
+  );
 }
 
 const sweep: string[] = [];
@@ -192,6 +260,7 @@ if (process.argv.includes('--sweep')) {
   }
 }
 await pool.close();
+const parallelismAfter = await availableParallelism();
 
 const ms = (name: string) => results.get(name)?.p50 ?? Number.NaN;
 const lines: string[] = [];
@@ -220,5 +289,8 @@ lines.push(
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 );
-console.log([...lines, ...sweep].join('\n'));
+lines.push(
+  `Cores available to this process (2 workers spinning 1 s vs 1 worker): ${parallelismBefore.toFixed(2)} before, ${parallelismAfter.toFixed(2)} after`,
+);
+console.log([...lines, ...pairedLines, ...sweep].join('\n'));
 if (sink === 42) console.log('');

@@ -22,7 +22,7 @@ import {
 } from '@webdpl/core';
 import { cpuTransform } from '@webdpl/policies';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNoAlias, checkOutput } from '../common/args';
-import { copyInto, releaseTemps, toDevice } from '../common/gpu-io';
+import { copyInto, type DeviceSide, releaseTemps, toDevice } from '../common/gpu-io';
 import { resultTypeOf } from '../common/predicates';
 import { functionElement, identityElement } from '../engines/map/elements';
 import { mapDevice } from '../engines/map/index';
@@ -41,12 +41,14 @@ async function gpuAdjacentDifference(
   tuning: Readonly<Record<string, number | boolean>>,
 ): Promise<void> {
   const t = input.type;
-  const src = toDevice(device, input);
-  const dst =
-    output.kind === 'device'
-      ? { array: output.array.view(0, n), temp: false }
-      : { array: DeviceArray.create(device, t, n), temp: true };
+  let src: DeviceSide | undefined;
+  let dst: DeviceSide | undefined;
   try {
+    src = toDevice(device, input);
+    dst =
+      output.kind === 'device'
+        ? { array: output.array.view(0, n), temp: false }
+        : { array: DeviceArray.create(device, t, n), temp: true };
     const x = src.array;
     const y = dst.array;
     const sameBuffer = x.buffer === y.buffer;
@@ -96,7 +98,7 @@ async function gpuAdjacentDifference(
 /**
  * Writes input[0] and then the differences op(input[i], input[i - 1]) to `output`.
  * @param output at least input.length elements of the input's element type, not overlapping it
- * @param op default: minus (a - b in the element type; u32/i32 wrap)
+ * @param op op(input[i], input[i - 1]). @default minus (a - b in the element type; u32/i32 wrap)
  */
 export async function adjacentDifference(
   policy: unknown,

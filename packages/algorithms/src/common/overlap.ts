@@ -35,7 +35,12 @@ export function sameStart(a: CheckedArray, b: CheckedArray): boolean {
 }
 
 /** Throws unless `output` is exactly `input` (same start) or does not overlap it. */
-export function checkInPlaceOrDisjoint(input: CheckedArray, output: CheckedArray, nameIn: string, nameOut: string): void {
+export function checkInPlaceOrDisjoint(
+  input: CheckedArray,
+  output: CheckedArray,
+  nameIn: string,
+  nameOut: string,
+): void {
   if (overlaps(input, output) && !sameStart(input, output)) {
     throw new ArgumentError(nameOut, `${nameIn} itself (in place) or memory that does not overlap ${nameIn}`);
   }

@@ -1,8 +1,11 @@
 /**
- * Stable comparison sorts on the CPU for user comparators: a bottom-up merge sort (insertion-sorted
+ * Stable comparison sorting on the CPU for user comparators: a bottom-up merge sort (insertion-sorted
  * runs of 32, then pairwise merges through one scratch array, skipping merges of runs already in
- * order), and the merge step alone for the parallel sort's merge rounds. Values (u32 bits) move with
- * their keys. O(n log n) comparisons; n extra elements of scratch.
+ * order) and a merge of two sorted ranges. Values (u32 bits) move with their keys. O(n log n)
+ * comparisons; n extra elements of scratch.
+ *
+ * Everything lives in one self-contained task function, `mergeSortTask`, so the worker pool runs
+ * exactly the code the calling thread runs (workers rebuild the comparator from its source).
  */
 
 /** Keys as any numeric typed array. */
@@ -11,72 +14,153 @@ export type KeyArray = Uint32Array | Int32Array | Float32Array;
 /** "a goes before b": a strict weak order. */
 export type Before = (a: number, b: number) => boolean;
 
-const RUN = 32;
-
-function insertionSort(k: KeyArray, v: Uint32Array | undefined, lo: number, hi: number, before: Before): void {
-  for (let i = lo + 1; i < hi; i++) {
-    const x = k[i] as number;
-    const xv = v ? (v[i] as number) : 0;
-    let j = i;
-    while (j > lo && before(x, k[j - 1] as number)) {
-      k[j] = k[j - 1] as number;
-      if (v) v[j] = v[j - 1] as number;
-      j--;
-    }
-    k[j] = x;
-    if (v) v[j] = xv;
-  }
+/** One job of mergeSortTask. */
+export interface MergeSortJob {
+  /** 'sort': sort keys[begin, end) in place. 'merge': merge src runs [aLo, aHi) and [bLo, bHi) into dst at out. */
+  readonly op: 'sort' | 'merge';
+  readonly keys: KeyArray;
+  readonly values?: Uint32Array;
+  /** The comparator on the calling thread. */
+  readonly before?: Before;
+  /** The comparator's source (a function expression), for workers. */
+  readonly source?: string;
+  readonly begin?: number;
+  readonly end?: number;
+  readonly dst?: KeyArray;
+  readonly dstValues?: Uint32Array;
+  readonly aLo?: number;
+  readonly aHi?: number;
+  readonly bLo?: number;
+  readonly bHi?: number;
+  readonly out?: number;
 }
 
-/**
- * Merges the sorted runs src[lo, mid) and src[mid, hi) into dst[out, out + (hi - lo)), stably
- * (ties take the left run). Values follow when both value arrays are given.
- */
-export function mergeRuns(
-  src: KeyArray,
-  srcV: Uint32Array | undefined,
-  dst: KeyArray,
-  dstV: Uint32Array | undefined,
-  lo: number,
-  mid: number,
-  hi: number,
-  out: number,
-  before: Before,
-): void {
-  let i = lo;
-  let j = mid;
-  let o = out;
-  if (srcV && dstV) {
-    while (i < mid && j < hi) {
-      if (before(src[j] as number, src[i] as number)) {
-        dstV[o] = srcV[j] as number;
-        dst[o++] = src[j++] as number;
+/** The task (self-contained: shipped to workers as source). */
+export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
+  const before: Before = job.before ?? (new Function(`return (${job.source});`)() as Before);
+  const merge = (
+    src: KeyArray,
+    sv: Uint32Array | undefined,
+    dst: KeyArray,
+    dv: Uint32Array | undefined,
+    aLo: number,
+    aHi: number,
+    bLo: number,
+    bHi: number,
+    out: number,
+  ): void => {
+    let i = aLo;
+    let j = bLo;
+    let o = out;
+    if (sv && dv) {
+      while (i < aHi && j < bHi) {
+        if (before(src[j] as number, src[i] as number)) {
+          dv[o] = sv[j] as number;
+          dst[o++] = src[j++] as number;
+        } else {
+          dv[o] = sv[i] as number;
+          dst[o++] = src[i++] as number;
+        }
+      }
+      dv.set(sv.subarray(i, aHi), o);
+      dst.set(src.subarray(i, aHi) as never, o);
+      o += aHi - i;
+      dv.set(sv.subarray(j, bHi), o);
+      dst.set(src.subarray(j, bHi) as never, o);
+      return;
+    }
+    while (i < aHi && j < bHi) {
+      if (before(src[j] as number, src[i] as number)) dst[o++] = src[j++] as number;
+      else dst[o++] = src[i++] as number;
+    }
+    dst.set(src.subarray(i, aHi) as never, o);
+    o += aHi - i;
+    dst.set(src.subarray(j, bHi) as never, o);
+  };
+  if (job.op === 'merge') {
+    merge(
+      job.keys,
+      job.values,
+      job.dst as KeyArray,
+      job.dstValues,
+      job.aLo as number,
+      job.aHi as number,
+      job.bLo as number,
+      job.bHi as number,
+      job.out as number,
+    );
+    return 0;
+  }
+  const begin = job.begin ?? 0;
+  const end = job.end ?? job.keys.length;
+  const n = end - begin;
+  const RUN = 32;
+  const k0 = job.keys.subarray(begin, end) as KeyArray;
+  const v0 = job.values?.subarray(begin, end);
+  for (let s = 0; s < n; s += RUN) {
+    const hi = Math.min(s + RUN, n);
+    for (let i = s + 1; i < hi; i++) {
+      const x = k0[i] as number;
+      const xv = v0 ? (v0[i] as number) : 0;
+      let j = i;
+      while (j > s && before(x, k0[j - 1] as number)) {
+        k0[j] = k0[j - 1] as number;
+        if (v0) v0[j] = v0[j - 1] as number;
+        j--;
+      }
+      k0[j] = x;
+      if (v0) v0[j] = xv;
+    }
+  }
+  if (n <= RUN) return 0;
+  const Ctor = k0.constructor as new (len: number) => KeyArray;
+  let src = k0;
+  let dst = new Ctor(n);
+  let sv: Uint32Array | undefined = v0;
+  let dv: Uint32Array | undefined = v0 ? new Uint32Array(n) : undefined;
+  for (let width = RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      if (mid >= hi || !before(src[mid] as number, src[mid - 1] as number)) {
+        dst.set(src.subarray(lo, hi) as never, lo);
+        if (sv && dv) dv.set(sv.subarray(lo, hi), lo);
       } else {
-        dstV[o] = srcV[i] as number;
-        dst[o++] = src[i++] as number;
+        merge(src, sv, dst, dv, lo, mid, mid, hi, lo);
       }
     }
-    dstV.set(srcV.subarray(i, mid), o);
-    dst.set(src.subarray(i, mid) as never, o);
-    o += mid - i;
-    dstV.set(srcV.subarray(j, hi), o);
-    dst.set(src.subarray(j, hi) as never, o);
-    return;
+    const t = src;
+    src = dst;
+    dst = t;
+    const tv = sv;
+    sv = dv;
+    dv = tv;
   }
-  while (i < mid && j < hi) {
-    if (before(src[j] as number, src[i] as number)) dst[o++] = src[j++] as number;
-    else dst[o++] = src[i++] as number;
+  if (src !== k0) {
+    k0.set(src as never);
+    if (v0 && sv) v0.set(sv);
   }
-  dst.set(src.subarray(i, mid) as never, o);
-  o += mid - i;
-  dst.set(src.subarray(j, hi) as never, o);
+  return 0;
+};
+
+/** Sorts `keys` (with `values` along) stably by `before`, in place, on the calling thread. */
+export function mergeSortBy(keys: KeyArray, values: Uint32Array | undefined, before: Before): void {
+  mergeSortTask({ op: 'sort', keys, values, before });
 }
 
 /**
  * The merge-path split: how many of the first `diag` outputs of merging a[aLo, aHi) and
- * b[bLo, bHi) (stable, ties from a) come from a. O(log) comparisons.
+ * a[bLo, bHi) (stable, ties from the first run) come from the first run. O(log) comparisons.
  */
-export function mergePath(a: KeyArray, aLo: number, aHi: number, bLo: number, bHi: number, diag: number, before: Before): number {
+export function mergePath(
+  a: KeyArray,
+  aLo: number,
+  aHi: number,
+  bLo: number,
+  bHi: number,
+  diag: number,
+  before: Before,
+): number {
   let lo = Math.max(0, diag - (bHi - bLo));
   let hi = Math.min(diag, aHi - aLo);
   while (lo < hi) {
@@ -85,34 +169,4 @@ export function mergePath(a: KeyArray, aLo: number, aHi: number, bLo: number, bH
     else hi = mid;
   }
   return lo;
-}
-
-/** Sorts `keys` (with `values` along) stably by `before`, in place. */
-export function mergeSortBy(keys: KeyArray, values: Uint32Array | undefined, before: Before): void {
-  const n = keys.length;
-  for (let s = 0; s < n; s += RUN) insertionSort(keys, values, s, Math.min(s + RUN, n), before);
-  if (n <= RUN) return;
-  const Ctor = keys.constructor as new (n: number) => KeyArray;
-  let src = keys;
-  let dst = new Ctor(n);
-  let srcV = values;
-  let dstV = values ? new Uint32Array(n) : undefined;
-  for (let width = RUN; width < n; width *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n);
-      const hi = Math.min(lo + 2 * width, n);
-      if (mid >= hi || !before(src[mid] as number, src[mid - 1] as number)) {
-        dst.set(src.subarray(lo, hi) as never, lo);
-        if (srcV && dstV) dstV.set(srcV.subarray(lo, hi), lo);
-      } else {
-        mergeRuns(src, srcV, dst, dstV, lo, mid, hi, lo, before);
-      }
-    }
-    [src, dst] = [dst, src];
-    [srcV, dstV] = [dstV, srcV];
-  }
-  if (src !== keys) {
-    keys.set(src as never);
-    if (values && srcV) values.set(srcV);
-  }
 }

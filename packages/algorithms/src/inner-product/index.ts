@@ -12,9 +12,10 @@ import { type FunctionArg, transformReduceChecked } from '../transform-reduce/in
 
 /**
  * The inner product of `a` and `b` (equal lengths).
- * @param init default: the identity of `reduceOp` for the product's type (0 for plus)
- * @param reduceOp default: plus
- * @param productOp default: multiplies (u32/i32 wrap, f32 rounding)
+ * @param init the starting value, converted to the product's type.
+ *   @default the identity of `reduceOp` for the product's type (0 for plus)
+ * @param reduceOp combines the products; GPU runs need an identity. @default plus
+ * @param productOp makes one value of a[i] and b[i]. @default multiplies (u32/i32 wrap, f32 rounding)
  */
 export async function innerProduct(
   policy: unknown,

@@ -17,7 +17,7 @@ import { runMap, runMapCall } from '../engines/map/run';
 
 /**
  * Sets `data[i] = start + i` in the element type.
- * @param start default: 0 (converted to the element type)
+ * @param start the first value, converted to the element type. @default 0
  */
 export async function iota(policy: unknown, data: ArrayArg, start = 0): Promise<void> {
   const d = checkArray(data, 'data');

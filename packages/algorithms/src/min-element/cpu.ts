@@ -56,7 +56,12 @@ function bitsOf(x: HostArray): Uint32Array {
 }
 
 /** [minIndex, maxIndex] of a non-empty `input` (first occurrences; -1 for what `want` leaves out). */
-export async function cpuMinMaxIndex(backend: CpuBackend, input: HostArray, type: NumericType, want: Want): Promise<[number, number]> {
+export async function cpuMinMaxIndex(
+  backend: CpuBackend,
+  input: HostArray,
+  type: NumericType,
+  want: Want,
+): Promise<[number, number]> {
   const n = input.length;
   const m = type === 'u32' ? 0 : type === 'i32' ? 1 : 2;
   const chunks = planParallel(backend, n);
@@ -69,14 +74,11 @@ export async function cpuMinMaxIndex(backend: CpuBackend, input: HostArray, type
     scanChunk,
     chunks.map((c) => ({ u, m, w: want, b: c.begin, e: c.end })),
   );
-  let best = parts[0] as ScanResult;
+  // Chunks are in index order: a later chunk wins only with a strictly better key.
+  let [minK, minI, maxK, maxI] = parts[0] as ScanResult;
   for (const p of parts.slice(1)) {
-    best = [
-      p[0] < best[0] ? p[0] : best[0],
-      p[0] < best[0] ? p[1] : best[1],
-      p[2] > best[2] ? p[2] : best[2],
-      p[2] > best[2] ? p[3] : best[3],
-    ];
+    if (p[0] < minK) [minK, minI] = [p[0], p[1]];
+    if (p[2] > maxK) [maxK, maxI] = [p[2], p[3]];
   }
-  return [best[1], best[3]];
+  return [minI, maxI];
 }

@@ -34,7 +34,12 @@ export interface MinMax {
 
 const NONE: ElementAt = Object.freeze({ index: -1, value: undefined });
 
-async function minMax(policy: unknown, algorithm: string, input: ArrayArg, want: Want): Promise<[ElementAt, ElementAt]> {
+async function minMax(
+  policy: unknown,
+  algorithm: string,
+  input: ArrayArg,
+  want: Want,
+): Promise<[ElementAt, ElementAt]> {
   const a = checkArray(input, 'input');
   const t: NumericType = a.type;
   return runTransformReduce(policy, {
@@ -51,7 +56,9 @@ async function minMax(policy: unknown, algorithm: string, input: ArrayArg, want:
       const combiner = want === 1 ? argMinCombiner : want === 2 ? argMaxCombiner : argMinMaxCombiner;
       const acc = want === 3 ? 'vec4<u32>' : 'vec2<u32>';
       const body =
-        want === 3 ? `let k = ${key.name}(x0);\n  return vec4<u32>(k, i, k, i);` : `return vec2<u32>(${key.name}(x0), i);`;
+        want === 3
+          ? `let k = ${key.name}(x0);\n  return vec4<u32>(k, i, k, i);`
+          : `return vec2<u32>(${key.name}(x0), i);`;
       const bytes = await transformReduceDevice(device, {
         label: algorithm,
         inputs: arrays,

@@ -54,3 +54,13 @@ export function place<T extends HostArray>(device: GpuDevice, data: T, offset: n
 
 /** A par policy whose calls use the worker pool from the first elements on (chunks of 64). */
 export const parPool: Policy = makeHostPolicy('par', { tuning: { '*': { parallelThreshold: 0, minChunk: 64 } } });
+
+/**
+ * GPU variants of the matrix whose kernels differ from the 'device' variant only in engine code
+ * (tiny tiles, subgroups off). Pipelines compile slowly on lavapipe (seconds each, cold), so
+ * per-type tests run one element type under them and every type under 'device' (and 'auto', which
+ * shares its pipelines); the engine code itself is what the variants exist to cover.
+ */
+export function isEngineVariant(name: string): boolean {
+  return name.startsWith('device ');
+}

@@ -19,6 +19,7 @@ export const TINY_TUNING: TuningOverrides = {
     workgroupSize: 32,
     vecsPerThread: 2,
     itemsPerThread: 2,
+    maxWorkgroups: 3,
     maxBindingBytes: 4096,
   },
   scan: {

@@ -11,14 +11,20 @@
  */
 import { coerce, combinerOf, DeviceArray, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { cpuTransformReduce } from '@webdpl/policies';
-import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNumber, checkSameLength } from '../common/args';
+import {
+  type ArrayArg,
+  type CheckedArray,
+  checkArray,
+  checkFunction,
+  checkNumber,
+  checkSameLength,
+} from '../common/args';
 import { checkBuiltinArgTypes, decodeScalar, resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
 import { loadFragment, runTransformReduce } from './run';
 
 /** A function argument: a GpuFunction (built-in operator or lambda) or an arrow function. */
 export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean) | object;
-
 
 /**
  * The shared implementation of transformReduce and innerProduct: checked inputs, `init` (undefined:

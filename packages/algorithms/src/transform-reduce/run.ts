@@ -29,7 +29,11 @@ export interface TransformReduceCall<R> {
   /** The answer for empty inputs. */
   readonly empty: () => R;
   readonly cpu: (backend: CpuBackend, inputs: HostArray[]) => Promise<R>;
-  readonly gpu: (device: GpuDevice, inputs: DeviceArray[], tuning: Readonly<Record<string, number | boolean>>) => Promise<R>;
+  readonly gpu: (
+    device: GpuDevice,
+    inputs: DeviceArray[],
+    tuning: Readonly<Record<string, number | boolean>>,
+  ) => Promise<R>;
 }
 
 /** Runs one call of the family under `policy`. */

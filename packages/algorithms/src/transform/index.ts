@@ -14,7 +14,14 @@
  */
 import { DeviceArray, type GpuFunction, type HostArray } from '@webdpl/core';
 import { cpuTransform } from '@webdpl/policies';
-import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkOutput, checkSameLength } from '../common/args';
+import {
+  type ArrayArg,
+  type CheckedArray,
+  checkArray,
+  checkFunction,
+  checkOutput,
+  checkSameLength,
+} from '../common/args';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { checkBuiltinArgTypes, resultTypeOf } from '../common/predicates';
 import { functionElement } from '../engines/map/elements';
@@ -38,7 +45,7 @@ async function transformChecked(
   const r = resultTypeOf(fn, inTypes, 'fn');
   const n = (inputs[0] as CheckedArray).length;
   const output = checkOutput(outputArg, 'output', n, r === 'bool' ? undefined : r);
-  inputs.forEach((a, k) => checkInPlaceOrDisjoint(a, output, names[k] as string, 'output'));
+  for (const [k, a] of inputs.entries()) checkInPlaceOrDisjoint(a, output, names[k] as string, 'output');
   await runMapCall(policy, {
     algorithm: 'transform',
     n,

@@ -43,8 +43,8 @@ function refScan(
 }
 
 /**
- * f32 sums: |y_i - exact prefix_i| <= (i + 16) * 2^-24 * (|init| + sum_{j<=i} |x_j|), the recursive
- * summation bound with room for the chunk carries (at most 8 chunks on 2 workers).
+ * f32 sums: |y_i - exact prefix_i| <= (i + 32) * 2^-24 * (|init| + sum_{j<=i} |x_j|), the recursive
+ * summation bound with room for the chunk carries (at most 32 chunks on 2 workers).
  */
 function scanWithinTolerance(
   y: ArrayLike<number>,
@@ -61,7 +61,7 @@ function scanWithinTolerance(
       abs += Math.abs(v);
     }
     const err = Math.abs((y[i] as number) - exact);
-    if (!(err <= (i + 16) * 2 ** -24 * abs)) return `at ${i}: got ${y[i]}, exact ${exact}`;
+    if (!(err <= (i + 32) * 2 ** -24 * abs)) return `at ${i}: got ${y[i]}, exact ${exact}`;
     if (!inclusive) {
       exact += v;
       abs += Math.abs(v);

@@ -5,7 +5,8 @@
  * Size tiers: n = 0 never reaches the engine (callers return at once). Otherwise, when every array
  * starts on a 16-byte boundary, the largest multiple of 4 elements runs the vec4 kernel and the < 4
  * trailing elements the scalar kernel (two dispatches of one pass); else the scalar kernel runs over
- * everything. Each kernel runs one tile per workgroup on a 2-D grid past 65,535 workgroups. Arrays
+ * everything. Each kernel runs one tile per workgroup (or loops over tiles when the tuning caps the
+ * workgroups) on a 2-D grid past 65,535 workgroups. Arrays
  * larger than one storage binding are split into segments (one dispatch each). Everything, the
  * optional readback of the output included, is recorded into one command buffer.
  *
@@ -125,7 +126,8 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
           const wins = inputs.map((a) => windowOf(device, a, abs));
           const count = p.path === 'vec' ? s.length / 4 : s.length;
           const per = p.path === 'vec' ? p.tile / 4 : p.tile;
-          const wgs = Math.max(1, Math.ceil(count / per));
+          const tiles = Math.max(1, Math.ceil(count / per));
+          const wgs = t.maxWorkgroups > 0 ? Math.min(tiles, t.maxWorkgroups) : tiles;
           const params = new Uint32Array([
             s.length,
             wo.localBase,
@@ -135,6 +137,10 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
             wgs,
             c0 >>> 0,
             c1 >>> 0,
+            tiles,
+            0,
+            0,
+            0,
           ]);
           const entries: GPUBindGroupEntry[] = [
             { binding: 0, resource: { buffer: rec.uniform(params) } },

@@ -6,12 +6,20 @@
  *    consecutive vec4s) before computing and storing any, so that many 16-byte loads are in flight
  *    per thread; full tiles have no bounds checks, only the last (partial) tile does.
  *  - 'scalar': any alignment; the same shape with `itemsPerThread` coalesced scalar accesses.
- * One tile per workgroup; `wg_index` comes from the 2-D grid (see gridFor), workgroups past
- * `num_wg` return at once. An input that is the output itself (in place) is read through the
+ * Workgroup w runs tiles w, w + num_wg, ... (one tile each unless the tuning caps the grid);
+ * `wg_index` comes from the 2-D grid (see gridFor), workgroups past `num_wg` return at once. An input that is the output itself (in place) is read through the
  * output's binding, so no buffer is bound twice in one dispatch.
  * Workgroup memory: none. Subgroups: not used.
  */
-import { entryParams, entryPrologue, fragment, mangle, type NumericType, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  mangle,
+  type NumericType,
+  threadIds,
+  type WgslFragment,
+} from '@webdpl/core';
 
 export type MapPath = 'vec' | 'scalar';
 
@@ -31,7 +39,7 @@ export interface MapKernelParams {
   readonly itemsPerThread: number;
 }
 
-/** Uniform parameters (8 u32). `n` is the length of the dispatched range in elements. */
+/** Uniform parameters (12 u32). `n` is the length of the dispatched range in elements. */
 export const MAP_PARAMS_STRUCT = `struct MapParams {
   n: u32,
   base_out: u32,
@@ -41,6 +49,10 @@ export const MAP_PARAMS_STRUCT = `struct MapParams {
   num_wg: u32,
   c0: u32,
   c1: u32,
+  num_tiles: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }`;
 
 /** Builds the kernel. Bindings: 0 params, 1 output, 2 + k input k (when read from its own binding). */
@@ -66,7 +78,11 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const ks = p.inTypes.map((_, k) => k);
   const comps = ['x', 'y', 'z', 'w'];
   const value = (j: string, idxVar: string) => {
-    if (!vec) return call(ks.map((k) => `a${k}_${j}`), `prm.index_start + ${idxVar}`);
+    if (!vec)
+      return call(
+        ks.map((k) => `a${k}_${j}`),
+        `prm.index_start + ${idxVar}`,
+      );
     const parts = comps.map((cc, q) =>
       call(
         ks.map((k) => `a${k}_${j}.${cc}`),
@@ -110,11 +126,13 @@ ${entryPrologue(false)}
   let count = prm.n${div};
   let ob = prm.base_out${div};
 ${ks.map((k) => `  let b${k} = prm.base${k}${div};`).join('\n')}
-  let t = wg_index * ${tile}u;
-  if (t + ${tile}u <= count) {
-    ${full.join('\n    ')}
-  } else {
-    ${partial.join('\n    ')}
+  for (var tl = wg_index; tl < prm.num_tiles; tl += prm.num_wg) {
+    let t = tl * ${tile}u;
+    if (t + ${tile}u <= count) {
+      ${full.join('\n      ')}
+    } else {
+      ${partial.join('\n      ')}
+    }
   }
 }`,
   });

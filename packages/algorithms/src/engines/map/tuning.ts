@@ -12,6 +12,8 @@ export const mapTuning = {
   vecsPerThread: 4,
   /** Scalar elements per thread per tile (unaligned path: some array starts off a 16-byte boundary). */
   itemsPerThread: 8,
+  /** Cap on workgroups per dispatch (0: one per tile); capped workgroups loop over tiles, grid-stride. */
+  maxWorkgroups: 0,
   /** Accepted for uniformity with the other engines (test matrices turn it off everywhere); map kernels use no subgroup operations. */
   subgroups: true,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented arrays. */

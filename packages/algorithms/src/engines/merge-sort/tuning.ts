@@ -10,6 +10,8 @@ export const mergeSortTuning = {
   workgroupSize: 128,
   /** Keys per thread (tile = workgroupSize x itemsPerThread keys). */
   itemsPerThread: 8,
+  /** Accepted for uniform test matrices; the merge sort uses no subgroup operations. */
+  subgroups: true,
 };
 
 export type MergeSortTuning = typeof mergeSortTuning;

@@ -210,42 +210,71 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     throw new Error('scan engine: in-place vec kernels have no scalar input view');
   }
 
-  // ---- generate: x{j} (element), ok{j} (in range), v{j} (value), k{j} (kept; compaction)
+  // ---- layout: R rows of W threads x C items. vec: C = 4 (one vec4 per thread per row, coalesced
+  // across the workgroup); scalar: one row of C = itemsPerThread consecutive items per thread.
+  // Row r of the tile covers elements [r*W*C, (r+1)*W*C); thread t holds b{r} = tile start +
+  // r*W*C + t*C .. + C - 1. Rows are scanned in order, threads in order within a row.
+  const C = p.vec ? 4 : k;
+  const R = k / C;
+  const item = (r: number, j: number) => `${r}_${j}`;
   const genValue = (x: string): string => {
     if (p.gen.kind === 'value') return p.gen.fn ? `${p.gen.fn.name}(${x})` : x;
     return '';
   };
   const loadLines: string[] = [];
-  for (let j = 0; j < k; j++) loadLines.push(`var x${j}: ${T};`);
-  if (p.vec) {
-    for (let q = 0; q < k / 4; q++) {
+  for (let r = 0; r < R; r++) {
+    loadLines.push(`let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`);
+    for (let j = 0; j < C; j++) loadLines.push(`var x${item(r, j)}: ${T};`);
+    if (p.vec) {
       loadLines.push(
-        `if (full || i0 + ${4 * q}u < prm.n) { let a = ${inV}[(prm.in_base + i0) / 4u + ${q}u]; x${4 * q} = a.x; x${4 * q + 1} = a.y; x${4 * q + 2} = a.z; x${4 * q + 3} = a.w; }`,
+        `if (full || b${r} < prm.n) { let a = ${inV}[(prm.in_base + b${r}) / 4u]; x${item(r, 0)} = a.x; x${item(r, 1)} = a.y; x${item(r, 2)} = a.z; x${item(r, 3)} = a.w; }`,
       );
-    }
-  } else {
-    for (let j = 0; j < k; j++) {
-      loadLines.push(`if (full || i0 + ${j}u < prm.n) { x${j} = ${inS}[prm.in_base + i0 + ${j}u]; }`);
-    }
-  }
-  for (let j = 0; j < k; j++) loadLines.push(`let ok${j} = full || i0 + ${j}u < prm.n;`);
-  if (p.gen.kind === 'value') {
-    for (let j = 0; j < k; j++) loadLines.push(`let v${j} = select(${id}, ${genValue(`x${j}`)}, ok${j});`);
-  } else {
-    if (p.gen.kind === 'predicate') {
-      const f = p.gen.fn.name;
-      for (let j = 0; j < k; j++) loadLines.push(`let k${j} = ok${j} && ${f}(x${j});`);
     } else {
-      loadLines.push(`var xp = x0;`);
-      loadLines.push(`let first_elem = prm.seg_start + i0 == 0u;`);
-      loadLines.push(`if (ok0 && !first_elem) { xp = ${inS}[prm.in_base + i0 - 1u]; }`);
-      loadLines.push(`let k0 = ok0 && (first_elem || ${differs(T, 'x0', 'xp')});`);
-      for (let j = 1; j < k; j++) loadLines.push(`let k${j} = ok${j} && ${differs(T, `x${j}`, `x${j - 1}`)};`);
+      for (let j = 0; j < C; j++) {
+        loadLines.push(`if (full || b${r} + ${j}u < prm.n) { x${item(r, j)} = ${inS}[prm.in_base + b${r} + ${j}u]; }`);
+      }
     }
-    for (let j = 0; j < k; j++) loadLines.push(`let v${j} = select(0u, 1u, k${j});`);
+    for (let j = 0; j < C; j++) loadLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
+    if (p.gen.kind === 'value') {
+      for (let j = 0; j < C; j++) {
+        loadLines.push(`let v${item(r, j)} = select(${id}, ${genValue(`x${item(r, j)}`)}, ok${item(r, j)});`);
+      }
+    } else {
+      if (p.gen.kind === 'predicate') {
+        const f = p.gen.fn.name;
+        for (let j = 0; j < C; j++) loadLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(x${item(r, j)});`);
+      } else {
+        const x0 = `x${item(r, 0)}`;
+        loadLines.push(`var xp${r} = ${x0};`);
+        loadLines.push(`let first${r} = prm.seg_start + b${r} == 0u;`);
+        loadLines.push(`if (ok${item(r, 0)} && !first${r}) { xp${r} = ${inS}[prm.in_base + b${r} - 1u]; }`);
+        loadLines.push(`let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(T, x0, `xp${r}`)});`);
+        for (let j = 1; j < C; j++) {
+          loadLines.push(
+            `let k${item(r, j)} = ok${item(r, j)} && ${differs(T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
+          );
+        }
+      }
+      for (let j = 0; j < C; j++) loadLines.push(`let v${item(r, j)} = select(0u, 1u, k${item(r, j)});`);
+    }
   }
-  const foldLines = [`var acc = v0;`];
-  for (let j = 1; j < k; j++) foldLines.push(`acc = ${comb}(acc, v${j});`);
+  // Per row: the thread's fold, then the row's workgroup scan (or reduce); rb{r} is the fold of the
+  // rows before r, `total` the tile's aggregate.
+  const foldLines: string[] = [];
+  for (let r = 0; r < R; r++) {
+    foldLines.push(`var s${r} = v${item(r, 0)};`);
+    for (let j = 1; j < C; j++) foldLines.push(`s${r} = ${comb}(s${r}, v${item(r, j)});`);
+  }
+  if (p.phase === 'reduce') {
+    foldLines.push(`var total = ${red?.name}(s0, ids);`);
+    for (let r = 1; r < R; r++) foldLines.push(`total = ${comb}(total, ${red?.name}(s${r}, ids));`);
+  } else {
+    foldLines.push(`let rb0 = ${id};`);
+    for (let r = 0; r < R; r++) {
+      foldLines.push(`var tot${r}: ${V};`, `let tp${r} = ${scan?.name}(s${r}, ids, &tot${r});`);
+      foldLines.push(`let ${r + 1 < R ? `rb${r + 1}` : 'total'} = ${comb}(rb${r}, tot${r});`);
+    }
+  }
 
   // ---- scalar generate for the fallback: the value of segment-local element i
   let genScalar = '';
@@ -267,40 +296,44 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // ---- write
   const writeLines: string[] = [];
   if (p.phase !== 'reduce') {
-    if (!compaction) {
-      writeLines.push(`var run = ${comb}(prefix, tp);`);
-      for (let j = 0; j < k; j++) {
-        writeLines.push(
-          p.write === 'inclusive'
-            ? `run = ${comb}(run, v${j}); let r${j} = run;`
-            : `let r${j} = run; run = ${comb}(run, v${j});`,
-        );
-      }
-      if (vecStores) {
-        for (let q = 0; q < k / 4; q++) {
-          const r = [0, 1, 2, 3].map((cc) => `r${4 * q + cc}`);
-          writeLines.push(`if (full || i0 + ${4 * q + 3}u < prm.n) {
-    out_v[(prm.out_base + i0) / 4u + ${q}u] = vec4<${V}>(${r.join(', ')});
-  } else if (i0 + ${4 * q}u < prm.n) {
+    for (let r = 0; r < R; r++) {
+      if (!compaction) {
+        writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
+        for (let j = 0; j < C; j++) {
+          const v = `v${item(r, j)}`;
+          writeLines.push(
+            p.write === 'inclusive'
+              ? `run${r} = ${comb}(run${r}, ${v}); let r${item(r, j)} = run${r};`
+              : `let r${item(r, j)} = run${r}; run${r} = ${comb}(run${r}, ${v});`,
+          );
+        }
+        if (vecStores) {
+          const rs = [0, 1, 2, 3].map((j) => `r${item(r, j)}`);
+          writeLines.push(`if (full || b${r} + 3u < prm.n) {
+    out_v[(prm.out_base + b${r}) / 4u] = vec4<${V}>(${rs.join(', ')});
+  } else if (b${r} < prm.n) {
     // The array's last partial vec4: its results go to ctrl and the host copies them into place.
     let tail = 2u * prm.num_segs;
-    atomicStore(&ctrl[tail], bitcast<u32>(${r[0]}));
-    if (i0 + ${4 * q + 1}u < prm.n) { atomicStore(&ctrl[tail + 1u], bitcast<u32>(${r[1]})); }
-    if (i0 + ${4 * q + 2}u < prm.n) { atomicStore(&ctrl[tail + 2u], bitcast<u32>(${r[2]})); }
+    atomicStore(&ctrl[tail], bitcast<u32>(${rs[0]}));
+    if (b${r} + 1u < prm.n) { atomicStore(&ctrl[tail + 1u], bitcast<u32>(${rs[1]})); }
+    if (b${r} + 2u < prm.n) { atomicStore(&ctrl[tail + 2u], bitcast<u32>(${rs[2]})); }
   }`);
+        } else {
+          for (let j = 0; j < C; j++) {
+            writeLines.push(`if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = r${item(r, j)}; }`);
+          }
         }
       } else {
-        for (let j = 0; j < k; j++) writeLines.push(`if (ok${j}) { out_s[prm.out_base + i0 + ${j}u] = r${j}; }`);
-      }
-    } else {
-      writeLines.push(`var run = prefix + tp;`);
-      for (let j = 0; j < k; j++) {
-        const rejected =
-          p.write === 'partition'
-            ? ` else if (ok${j}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + i0 + ${j}u - run)] = x${j}; }`
-            : '';
-        writeLines.push(`if (k${j}) { out_s[prm.out_base + run] = x${j}; }${rejected}`);
-        writeLines.push(`run += v${j};`);
+        writeLines.push(`var run${r} = prefix + rb${r} + tp${r};`);
+        for (let j = 0; j < C; j++) {
+          const x = `x${item(r, j)}`;
+          const rejected =
+            p.write === 'partition'
+              ? ` else if (ok${item(r, j)}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})] = ${x}; }`
+              : '';
+          writeLines.push(`if (k${item(r, j)}) { out_s[prm.out_base + run${r}] = ${x}; }${rejected}`);
+          writeLines.push(`run${r} += v${item(r, j)};`);
+        }
       }
     }
   }
@@ -434,11 +467,8 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       : '  let tile = wg_index;';
   const body =
     p.phase === 'reduce'
-      ? `  let total = ${red?.name}(acc, ids);
-  if (ids.lid == 0u) { sums[prm.tile_offset + tile] = bitcast<u32>(total); }`
-      : `  var total: ${V};
-  let tp = ${scan?.name}(acc, ids, &total);
-${prefixCode}
+      ? `  if (ids.lid == 0u) { sums[prm.tile_offset + tile] = bitcast<u32>(total); }`
+      : `${prefixCode}
   ${writeLines.join('\n  ')}`;
 
   const name = mangle(
@@ -482,7 +512,6 @@ ${entryPrologue(p.subgroups)}
   if (wg_index >= prm.num_tiles) { return; }
 ${tileAcquire}
   let full = (tile + 1u) * ${tile}u <= prm.n;
-  let i0 = tile * ${tile}u + ids.lid * ${k}u;
   ${loadLines.join('\n  ')}
   ${foldLines.join('\n  ')}
 ${body}

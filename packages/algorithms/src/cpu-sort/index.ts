@@ -1,0 +1,90 @@
+/**
+ * CPU sorting for the sort family (sort, stableSort, sortByKey), every variant stable:
+ *
+ *  - built-in orders (less / greater): seq: TypedArray#sort below SEQ_RADIX_MIN keys (keys alone),
+ *    a single-thread LSD radix sort (3 passes of 11 bits) above it and for pairs; par: the parallel
+ *    LSD radix sort on the worker pool from PAR_RADIX_MIN keys (tuning `parallelThreshold`), seq
+ *    below.
+ *  - user comparators: a stable merge sort; par runs it on the pool (chunk sorts + merge-path split
+ *    merges) when the comparator has a shippable source, else on the calling thread.
+ *
+ * Keys sort in place in the caller's array; values (any 4-byte typed array) move along as bits.
+ */
+import type { NumericType } from '@webdpl/core';
+import { type CpuBackend, cpuTuning } from '@webdpl/policies';
+import { bitsView, fromKeyBits, toKeyBits } from './key-bits';
+import { mergeSortPar } from './merge-par';
+import { type Before, type KeyArray, mergeSortBy } from './merge-sort';
+import { radixSortPar } from './radix-par';
+import { radixSortBits } from './radix-seq';
+
+export type { Before, KeyArray } from './merge-sort';
+export { fromKeyBits, toKeyBits } from './key-bits';
+
+/** Below this many keys (alone), seq uses TypedArray#sort rather than the radix sort. */
+export const SEQ_RADIX_MIN = 1 << 12;
+/** Pairs below this many elements use the merge sort (the radix sort's histograms cost more). */
+export const SEQ_PAIRS_MERGE_MAX = 256;
+/** Default number of keys from which par sorts on the pool (a radix pass over 2^17 keys is ~1 ms). */
+export const PAR_RADIX_MIN = 1 << 17;
+
+/** A comparator for the CPU: a built-in order, or a function (with its source for workers, if any). */
+export type CpuComparator =
+  | { readonly kind: 'builtin'; readonly descending: boolean; readonly before: Before }
+  | { readonly kind: 'function'; readonly before: Before; readonly source?: string };
+
+/** Sorts `keys` (of element type `type`) stably by `comp`, permuting `values` along. */
+export async function cpuSort(
+  backend: CpuBackend,
+  keys: KeyArray,
+  values: KeyArray | undefined,
+  type: NumericType,
+  comp: CpuComparator,
+): Promise<void> {
+  const n = keys.length;
+  if (n < 2) return;
+  const t = cpuTuning(backend);
+  const parMin = backend.kind === 'par' && backend.tuning?.parallelThreshold !== undefined ? t.parallelThreshold : PAR_RADIX_MIN;
+  const usePool = backend.kind === 'par' && n >= parMin;
+  if (comp.kind === 'function') {
+    if (usePool && comp.source !== undefined && backend.kind === 'par') {
+      await mergeSortPar(backend.pool, keys, values, comp.before, comp.source, t.minChunk);
+      return;
+    }
+    mergeSortBy(keys, values ? bitsView(values) : undefined, comp.before);
+    return;
+  }
+  if (usePool && backend.kind === 'par') {
+    await radixSortPar(backend.pool, keys, values, type, comp.descending, t.minChunk);
+    return;
+  }
+  sortSeq(keys, values, type, comp);
+}
+
+/** The calling-thread sort of built-in orders. */
+function sortSeq(
+  keys: KeyArray,
+  values: KeyArray | undefined,
+  type: NumericType,
+  comp: { readonly descending: boolean; readonly before: Before },
+): void {
+  const n = keys.length;
+  if (!values && n < SEQ_RADIX_MIN) {
+    keys.sort();
+    if (comp.descending) {
+      let end = n;
+      if (type === 'f32') while (end > 0 && Number.isNaN(keys[end - 1] as number)) end--;
+      keys.subarray(0, end).reverse();
+    }
+    return;
+  }
+  if (values && n <= SEQ_PAIRS_MERGE_MAX) {
+    mergeSortBy(keys, bitsView(values), comp.before);
+    return;
+  }
+  const bits = bitsView(keys);
+  toKeyBits(bits, type, comp.descending);
+  const vbits = values ? bitsView(values) : undefined;
+  radixSortBits(bits, vbits, new Uint32Array(n), vbits ? new Uint32Array(n) : undefined);
+  fromKeyBits(bits, type, comp.descending);
+}
