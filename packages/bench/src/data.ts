@@ -4,6 +4,8 @@
  * in [0, 1) with 24 significant bits.
  */
 
+import { tagGenerated } from './gpu-data';
+
 /** The seed cub_anchor.cu uses. */
 export const CUB_SEED = 1234;
 
@@ -20,12 +22,12 @@ export function hashU32(i: number, seed: number = CUB_SEED): number {
 export function fillU32(n: number, seed: number = CUB_SEED): Uint32Array {
   const a = new Uint32Array(n);
   for (let i = 0; i < n; i++) a[i] = hashU32(i, seed);
-  return a;
+  return tagGenerated(a, seed);
 }
 
 /** `n` f32 values of cub_anchor's `u32_to_f32(fill_u32(...))`: uniform in [0, 1). */
 export function fillF32(n: number, seed: number = CUB_SEED): Float32Array {
   const a = new Float32Array(n);
   for (let i = 0; i < n; i++) a[i] = (hashU32(i, seed) >>> 8) * (1 / 16777216);
-  return a;
+  return tagGenerated(a, seed);
 }

@@ -31,6 +31,8 @@ export interface MeasureSpec<R> {
   readonly before?: () => void | Promise<void>;
   /** Checks the probe call's result: a message when wrong (the timing still happens, flagged). */
   readonly verify?: (result: R) => string | undefined | Promise<string | undefined>;
+  /** Check the last timed call's result after timing instead of the probe's before it. @default false */
+  readonly verifyAfter?: boolean;
   /**
    * Device time of the call just made, in nanoseconds (timestamp queries). When given, the
    * statistics are over device time instead of wall time.
@@ -60,7 +62,8 @@ export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
   if (deviceTime && deviceTime() <= 0) {
     throw new Error('no device time: the call recorded no timed compute pass (a buffer copy, or nothing to do)');
   }
-  const check = (await spec.verify?.(probe)) ?? 'ok';
+  let last: R = probe;
+  const check0 = spec.verifyAfter ? undefined : ((await spec.verify?.(probe)) ?? 'ok');
   const budget = spec.budgetMs;
   const deviceNs: number[] = [];
   // A safety net: whatever tinybench decides, a measurement ends after this long.
@@ -79,7 +82,7 @@ export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
   const task = deviceTime
     ? async () => {
         const w0 = performance.now();
-        await spec.run();
+        last = await spec.run();
         const wall = performance.now() - w0;
         const ns = deviceTime();
         deviceNs.push(ns);
@@ -88,10 +91,10 @@ export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
       }
     : isAsync
       ? async () => {
-          await spec.run();
+          last = await spec.run();
         }
       : () => {
-          spec.run();
+          last = spec.run() as R;
         };
   const before = spec.before;
   bench.add('t', task, before ? { beforeEach: async () => before() } : {});
@@ -105,6 +108,7 @@ export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
     const why = result && 'error' in result ? result.error.message : (result?.state ?? 'no result');
     throw new Error(`tinybench: ${why}`);
   }
+  const check = check0 ?? (await spec.verify?.(last)) ?? 'ok';
   const lat = result.latency;
   const quantized = deviceNs.length > 0 && deviceNs.every((ns) => ns % QUANTUM_NS === 0);
   return {

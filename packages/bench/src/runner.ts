@@ -3,10 +3,12 @@
  * the GPU: end to end, resident call, device time), each through `measure`. A series that fails at a
  * size is skipped at the larger sizes with the reason recorded; nothing here throws for one series.
  */
+
 import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
 import { type DevicePolicy, execution, type HostPolicy } from '@webdpl/policies';
 import type { BenchOptions } from './cli-args';
 import { type AlgorithmApi, alloc, type BenchEntry, type HostCase, MissingExportError } from './entries';
+import { generateOnDevice, generatorOf } from './gpu-data';
 import { type Measured, measure } from './measure';
 import type { EntryResult, Failure, Measurement, SeriesKind } from './results';
 
@@ -69,23 +71,28 @@ class Resident {
     private readonly entry: BenchEntry,
     private readonly c: HostCase,
     private readonly device: GpuDevice | undefined,
+    /** Make generated inputs on the GPU instead of uploading them (device-time runs). */
+    private readonly gpuData = false,
   ) {}
 
-  get(): { inputs: DeviceArray[]; pristine: DeviceArray[]; outputs: DeviceArray[] } {
+  async get(): Promise<{ inputs: DeviceArray[]; pristine: DeviceArray[]; outputs: DeviceArray[] }> {
     if (this.arrays) return this.arrays;
     const d = this.device as GpuDevice;
-    const up = (a: HostArray) => DeviceArray.from(d, a);
-    this.arrays = {
-      inputs: this.c.inputs.map(up),
-      pristine: this.entry.inPlace ? this.c.inputs.map(up) : [],
-      outputs: this.c.outputs.map((o) => DeviceArray.create(d, o.type, o.length)),
+    const up = async (a: HostArray) => {
+      const g = this.gpuData ? generatorOf(a, this.c.inputs) : undefined;
+      return g ? generateOnDevice(d, g.type, a.length, g.seed) : DeviceArray.from(d, a);
     };
+    const inputs: DeviceArray[] = [];
+    for (const a of this.c.inputs) inputs.push(await up(a));
+    const pristine: DeviceArray[] = [];
+    if (this.entry.inPlace) for (const a of this.c.inputs) pristine.push(await up(a));
+    this.arrays = { inputs, pristine, outputs: this.c.outputs.map((o) => DeviceArray.create(d, o.type, o.length)) };
     return this.arrays;
   }
 
   /** Copies the pristine inputs over the working ones (in-place entries), untimed. */
   async restore(): Promise<void> {
-    const a = this.get();
+    const a = await this.get();
     const d = this.device as GpuDevice;
     await d.queue.submit('bench restore', (rec) => {
       for (const [k, p] of a.pristine.entries()) {
@@ -164,7 +171,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
     kind,
     label: SERIES_LABELS[kind],
     exec: async (c, res) => {
-      const a = res.get();
+      const a = await res.get();
       const observed = entry.inPlace ? a.inputs : a.outputs;
       const profiling = kind === 'device-time';
       if (profiling && !device.features.has('timestamp-query')) {
@@ -183,6 +190,9 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
           },
           before: entry.inPlace ? () => res.restore() : undefined,
           verify: async (r) => entry.verify(r, (await Promise.all(observed.map((d) => d.read()))) as HostArray[], c),
+          // Device-time runs check the last call's result after timing: reading gigabytes back
+          // first could slow what follows (docs/benchmarks/h100-notes.md).
+          verifyAfter: options.deviceOnly,
           deviceTimeNs: profiling ? () => queue.totalDeviceTimeNs : undefined,
           budgetMs,
         });
@@ -240,7 +250,7 @@ export async function runEntry(entry: BenchEntry, sizes: readonly number[], ctx:
     if (steps.length === 0) continue;
     const n = 2 ** log2;
     const c = entry.make(n);
-    const resident = new Resident(entry, c, ctx.device);
+    const resident = new Resident(entry, c, ctx.device, ctx.options.deviceOnly);
     try {
       for (const step of steps) {
         ctx.onStep(`${entry.id} 2^${log2} ${step.series}`);

@@ -1,0 +1,78 @@
+/**
+ * Inputs made on the GPU for device-time runs, with the same bits as data.ts (cub_anchor's fill_u32
+ * hash and its f32 conversion). Why not upload them: on the H100, after about a gigabyte of host
+ * uploads every later kernel of the process ran at ~55% of its bandwidth (docs/benchmarks/
+ * h100-notes.md); cub_anchor makes its data on the GPU too.
+ */
+import { DeviceArray, fragment, type GpuDevice, getPipeline, type NumericType } from '@webdpl/core';
+
+/** Which generator produced a host array (set by data.ts callers through `tagGenerated`). */
+const generated = new WeakMap<object, { type: 'u32' | 'f32'; seed: number }>();
+
+/** Marks `a` as made by fillU32 / fillF32 with `seed`. */
+export function tagGenerated<T extends Uint32Array | Float32Array>(a: T, seed: number): T {
+  generated.set(a, { type: a instanceof Uint32Array ? 'u32' : 'f32', seed });
+  return a;
+}
+
+/** The generator of `a`, if `a` is (a byte-for-byte copy of) a tagged array among `known`. */
+export function generatorOf(
+  a: ArrayBufferView,
+  known: readonly ArrayBufferView[] = [],
+): { type: 'u32' | 'f32'; seed: number } | undefined {
+  const g = generated.get(a);
+  if (g) return g;
+  for (const k of known) {
+    const kg = generated.get(k);
+    if (!kg || k.byteLength !== a.byteLength || k.constructor !== a.constructor) continue;
+    const x = Buffer.from(k.buffer, k.byteOffset, k.byteLength);
+    const y = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    if (Buffer.compare(x, y) === 0) return kg;
+  }
+  return undefined;
+}
+
+/** A DeviceArray of `n` generated elements, filled by a kernel. */
+export async function generateOnDevice(
+  device: GpuDevice,
+  type: 'u32' | 'f32',
+  n: number,
+  seed: number,
+): Promise<DeviceArray> {
+  const out = DeviceArray.create(device, type as NumericType, n);
+  if (n === 0) return out;
+  const store = type === 'u32' ? 'x' : 'f32(x >> 8u) * (1.0 / 16777216.0)';
+  const k = fragment({
+    name: `bench_fill_${type}`,
+    code: `struct P { n: u32, seed: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> a: array<${type}>;
+@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  for (var i = g.x; i < p.n; i += nw.x * 256u) {
+    var x = (i * 2654435761u) ^ p.seed;
+    x ^= x >> 13u;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15u;
+    a[i] = ${store};
+  }
+}`,
+  });
+  const pipeline = await getPipeline(device, k);
+  await device.queue.submit('bench generate', (rec) => {
+    const pass = rec.beginPass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(
+      0,
+      device.gpu.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, seed])) } },
+          { binding: 1, resource: { buffer: out.buffer, offset: 0, size: Math.ceil((n * 4) / 16) * 16 } },
+        ],
+      }),
+    );
+    pass.dispatchWorkgroups(Math.min(4096, Math.ceil(n / 256)));
+    pass.end();
+  });
+  return out;
+}
