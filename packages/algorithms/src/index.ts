@@ -28,3 +28,14 @@ export type { ScanOperatorArg, TransformArg } from './scans/index';
 export { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './scans/index';
 
 // @family:sort
+export type { SearchResult } from './binary-search/index';
+export { binarySearch, lowerBound, upperBound } from './binary-search/index';
+export type { MergeSortOptions, MergeSortResult } from './engines/merge-sort/index';
+export { mergeSortDevice } from './engines/merge-sort/index';
+export type { RadixKeyType, RadixSortOptions, RadixSortResult } from './engines/radix-sort/index';
+export { radixSortDevice } from './engines/radix-sort/index';
+export { isSorted, isSortedUntil } from './is-sorted/index';
+export type { BuiltinComparator, ComparatorArg } from './sort/index';
+export { greater, less, sort } from './sort/index';
+export { sortByKey } from './sort-by-key/index';
+export { stableSort } from './stable-sort/index';

@@ -18,8 +18,8 @@ import { type Before, type KeyArray, mergeSortBy } from './merge-sort';
 import { radixSortPar } from './radix-par';
 import { radixSortBits } from './radix-seq';
 
-export type { Before, KeyArray } from './merge-sort';
 export { fromKeyBits, toKeyBits } from './key-bits';
+export type { Before, KeyArray } from './merge-sort';
 
 /** Below this many keys (alone), seq uses TypedArray#sort rather than the radix sort. */
 export const SEQ_RADIX_MIN = 1 << 12;
@@ -30,7 +30,7 @@ export const PAR_RADIX_MIN = 1 << 17;
 
 /** A comparator for the CPU: a built-in order, or a function (with its source for workers, if any). */
 export type CpuComparator =
-  | { readonly kind: 'builtin'; readonly descending: boolean; readonly before: Before }
+  | { readonly kind: 'builtin'; readonly descending: boolean; readonly before: Before; readonly source?: string }
   | { readonly kind: 'function'; readonly before: Before; readonly source?: string };
 
 /** Sorts `keys` (of element type `type`) stably by `comp`, permuting `values` along. */
@@ -44,7 +44,8 @@ export async function cpuSort(
   const n = keys.length;
   if (n < 2) return;
   const t = cpuTuning(backend);
-  const parMin = backend.kind === 'par' && backend.tuning?.parallelThreshold !== undefined ? t.parallelThreshold : PAR_RADIX_MIN;
+  const parMin =
+    backend.kind === 'par' && backend.tuning?.parallelThreshold !== undefined ? t.parallelThreshold : PAR_RADIX_MIN;
   const usePool = backend.kind === 'par' && n >= parMin;
   if (comp.kind === 'function') {
     if (usePool && comp.source !== undefined && backend.kind === 'par') {

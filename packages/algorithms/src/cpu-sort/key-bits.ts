@@ -7,7 +7,13 @@
 import type { NumericType } from '@webdpl/core';
 
 /** Maps keys (their raw bits in `bits[begin, end)`) to order-preserving bits, in place. */
-export function toKeyBits(bits: Uint32Array, type: NumericType, descending: boolean, begin = 0, end = bits.length): void {
+export function toKeyBits(
+  bits: Uint32Array,
+  type: NumericType,
+  descending: boolean,
+  begin = 0,
+  end = bits.length,
+): void {
   if (type === 'u32') {
     if (descending) for (let i = begin; i < end; i++) bits[i] = ~(bits[i] as number);
   } else if (type === 'i32') {
@@ -24,7 +30,13 @@ export function toKeyBits(bits: Uint32Array, type: NumericType, descending: bool
 }
 
 /** Inverse of toKeyBits, in place. */
-export function fromKeyBits(bits: Uint32Array, type: NumericType, descending: boolean, begin = 0, end = bits.length): void {
+export function fromKeyBits(
+  bits: Uint32Array,
+  type: NumericType,
+  descending: boolean,
+  begin = 0,
+  end = bits.length,
+): void {
   if (type === 'u32') {
     if (descending) for (let i = begin; i < end; i++) bits[i] = ~(bits[i] as number);
   } else if (type === 'i32') {

@@ -148,7 +148,15 @@ export async function radixSortPar(
   const base = { type, descending, shift: 0, mask: 0, chunk: 0 };
   await pool.run(
     radixTask,
-    chunks.map((ch, i) => ({ ...base, op: 'prep' as const, keys: a, begin: ch.begin, end: ch.end, hist: prepHist, chunk: i })),
+    chunks.map((ch, i) => ({
+      ...base,
+      op: 'prep' as const,
+      keys: a,
+      begin: ch.begin,
+      end: ch.end,
+      hist: prepHist,
+      chunk: i,
+    })),
   );
   const passHist = sharedU32(c * 2048);
   let moved = false;
@@ -160,7 +168,17 @@ export async function radixSortPar(
       const src = a;
       await pool.run(
         radixTask,
-        chunks.map((ch, i) => ({ ...base, op: 'hist' as const, keys: src, begin: ch.begin, end: ch.end, hist: passHist, chunk: i, shift, mask })),
+        chunks.map((ch, i) => ({
+          ...base,
+          op: 'hist' as const,
+          keys: src,
+          begin: ch.begin,
+          end: ch.end,
+          hist: passHist,
+          chunk: i,
+          shift,
+          mask,
+        })),
       );
     } else {
       for (let i = 0; i < c; i++) {

@@ -60,7 +60,7 @@ export function checkComparatorType(c: Comparator, type: NumericType, argument: 
   if (rt !== 'bool') {
     throw new ArgumentError(
       argument,
-      "a predicate (a, b) => boolean that is true when a goes before b (not a three-way comparator such as (a, b) => a - b)",
+      'a predicate (a, b) => boolean that is true when a goes before b (not a three-way comparator such as (a, b) => a - b)',
       `a function returning ${rt}`,
     );
   }
@@ -70,7 +70,12 @@ export function checkComparatorType(c: Comparator, type: NumericType, argument: 
 export function cpuComparator(c: Comparator, type: NumericType): CpuComparator {
   switch (c.kind) {
     case 'builtin':
-      return { kind: 'builtin', descending: c.descending, before: c.fn.js([type, type]) as (a: number, b: number) => boolean };
+      return {
+        kind: 'builtin',
+        descending: c.descending,
+        before: c.fn.js([type, type]) as (a: number, b: number) => boolean,
+        source: c.fn.jsSource([type, type]),
+      };
     case 'gpu': {
       const before = c.fn.js([type, type]) as (a: number, b: number) => boolean;
       let source: string | undefined;

@@ -71,11 +71,13 @@ function sameKeys(got: ArrayLike<number>, want: ArrayLike<number>, what: string)
 }
 
 const SIZES = [0, 1, 2, 3, 5, 8, 13, 16, 63, 64, 65, 129, 1000, 5003];
+/** GPU policies run fewer sizes: lavapipe is slow, and the engine tests cover the sizes in depth. */
+const GPU_SIZES = [0, 1, 2, 5, 16, 65, 1000, 5003];
 
 describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
   it('sort: every type, ascending and descending, TypedArray#sort order', async () => {
     for (const type of ['u32', 'i32', 'f32'] as const) {
-      for (const n of SIZES) {
+      for (const n of usesGpu ? GPU_SIZES : SIZES) {
         const keys = makeKeys(type, n, n * 3 + type.length);
         const a = keys.slice();
         await sort(policy, a);
@@ -88,7 +90,7 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
   });
   it('sortByKey and stableSort are stable (values = original indices)', async () => {
     for (const type of ['u32', 'i32', 'f32'] as const) {
-      for (const n of [0, 1, 7, 64, 65, 300, 5003]) {
+      for (const n of usesGpu ? [1, 65, 5003] : [0, 1, 7, 64, 65, 300, 5003]) {
         const keys = makeKeys(type, n, n + 11, 'dups');
         for (const comp of [less, greater]) {
           const k = keys.slice();
@@ -96,7 +98,11 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
           await sortByKey(policy, k, v, comp);
           const want = stableOrder(keys, comp.js([type, type]) as (a: number, b: number) => boolean);
           sameKeys(v, want, `${type} ${comp.name} n=${n} values`);
-          sameKeys(k, Array.from(want, (i) => keys[i] as number), `${type} ${comp.name} n=${n} keys`);
+          sameKeys(
+            k,
+            Array.from(want, (i) => keys[i] as number),
+            `${type} ${comp.name} n=${n} keys`,
+          );
         }
         const s = keys.slice();
         await stableSort(policy, s);
@@ -106,18 +112,30 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
   });
   it('user comparators: a lambda (stable, many ties) and i32 values', async () => {
     const byLow3 = (a: number, b: number) => a % 8 < b % 8;
-    for (const n of [0, 2, 33, 65, 700, 3000]) {
+    for (const n of usesGpu ? [2, 65, 3000] : [0, 2, 33, 65, 700, 3000]) {
       const keys = makeKeys('u32', n, n + 1) as Uint32Array;
       const k = keys.slice();
       const v = Int32Array.from(keys, (_, i) => -i);
       await sortByKey(policy, k, v, byLow3);
       const want = stableOrder(keys, byLow3);
-      sameKeys(v, Array.from(want, (i) => -i | 0), `lambda n=${n}`);
+      sameKeys(
+        v,
+        Array.from(want, (i) => -i | 0),
+        `lambda n=${n}`,
+      );
       const f = makeKeys('f32', n, n + 2, 'dups') as Float32Array;
       const g = f.slice();
-      await sort(policy, g, lambda((a: number, b: number) => Math.abs(a) < Math.abs(b)));
+      await sort(
+        policy,
+        g,
+        lambda((a: number, b: number) => Math.abs(a) < Math.abs(b)),
+      );
       const wantF = stableOrder(f, (a, b) => Math.abs(a) < Math.abs(b));
-      sameKeys(g, Array.from(wantF, (i) => f[i] as number), `abs f32 n=${n}`);
+      sameKeys(
+        g,
+        Array.from(wantF, (i) => f[i] as number),
+        `abs f32 n=${n}`,
+      );
     }
   });
   it.runIf(usesGpu)('sorts DeviceArrays on the device', async () => {
@@ -125,7 +143,10 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
     if (!device) return;
     const keys = makeKeys('f32', 4000, 5);
     const d = DeviceArray.from(device, keys as Float32Array);
-    const vals = DeviceArray.from(device, Uint32Array.from(keys, (_, i) => i));
+    const vals = DeviceArray.from(
+      device,
+      Uint32Array.from(keys, (_, i) => i),
+    );
     try {
       await sortByKey(policy, d, vals);
       sameKeys(await d.read(), reference(keys, false), 'device keys');
@@ -146,9 +167,7 @@ describe('sort family: arguments', () => {
     await expect(sort(execution.seq, [3, 1, 2] as never)).rejects.toThrow(/data/);
     await expect(sort(execution.seq, data, 42 as never)).rejects.toThrow(/comp/);
     await expect(sort(execution.seq, data, ((a: number) => a > 0) as never)).rejects.toThrow(/comp/);
-    await expect(sort(execution.seq, data, ((a: number, b: number) => a - b) as never)).rejects.toThrow(
-      /three-way/,
-    );
+    await expect(sort(execution.seq, data, ((a: number, b: number) => a - b) as never)).rejects.toThrow(/three-way/);
     await expect(sortByKey(execution.seq, data, new Uint32Array(2))).rejects.toThrow(/values/);
     await expect(sortByKey(execution.seq, data, data)).rejects.toThrow(/values/);
     await expect(sortByKey(execution.seq, data, undefined as never)).rejects.toThrow(/values/);

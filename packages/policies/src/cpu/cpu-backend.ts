@@ -6,15 +6,17 @@ import { type Chunk, parallelChunks } from './chunks';
 export type CpuBackend = Extract<Backend, { kind: 'seq' } | { kind: 'par' }>;
 
 /**
- * Below this many elements `par` runs the `seq` loop on the calling thread: a pool run costs
- * ~0.1-0.3 ms of messaging and a plain-array input a copy into shared memory, more than the work
- * saved. Measured on the 2-core bench machine (see docs/benchmarks/cpu-par.md): break-even for
- * reduce/transform lies between 2^15 and 2^16 elements.
- * Override per call through the backend's tuning: `{ parallelThreshold: n }`.
+ * Below this many elements `par` runs the `seq` loop on the calling thread. A par step costs one
+ * message per worker (a round trip of ~90 us was measured on the loaded 2-core machine) and, for
+ * plain-ArrayBuffer arrays, a copy into shared memory; a 2^16-element f32 reduce takes ~0.16 ms
+ * seq there, so below 2^16 half the work cannot pay for waking a worker. With no free core a par
+ * step above the threshold costs 5-10% over seq (docs/benchmarks/cpu-par.md, `--sweep`); the
+ * break-even on a quiet machine is still to be measured.
+ * Override per call through the policy's tuning: `{ parallelThreshold: n }`.
  */
 export const DEFAULT_PARALLEL_THRESHOLD = 1 << 16;
 
-/** Shortest chunk handed to a worker. Override through the backend's tuning: `{ minChunk: n }`. */
+/** Shortest chunk handed to a thread. Override through the policy's tuning: `{ minChunk: n }`. */
 export const DEFAULT_MIN_CHUNK = 1 << 14;
 
 /** CPU tuning read from a par backend's `tuning` record. */

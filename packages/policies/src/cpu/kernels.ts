@@ -11,7 +11,8 @@
  * One kernel is `(t, r) => (job) => result`: `t` is the transform or predicate (unary over `x`, or
  * binary over `x` and `x2`) and `r` the binary operator. The seq path binds `fn.js(argTypes)` on the
  * calling thread; the par path ships the kernel source with `fn.jsSource(argTypes)` spliced in, and
- * the pool task `runKernelJob` compiles it once per worker, cached by source.
+ * `runKernelBatch` (the pool task, also run by the calling thread) compiles it once per thread,
+ * cached by source.
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
 

@@ -27,7 +27,15 @@ export interface MergeKernelParams {
 export const PARTITION_THREADS = 64;
 
 function key(kind: string, p: MergeKernelParams, extra: (string | number | boolean)[] = []): string {
-  return mangle(kind, p.keyType, p.comparator.name, p.hasValues ? 'kv' : 'k', p.workgroupSize, p.itemsPerThread, ...extra);
+  return mangle(
+    kind,
+    p.keyType,
+    p.comparator.name,
+    p.hasValues ? 'kv' : 'k',
+    p.workgroupSize,
+    p.itemsPerThread,
+    ...extra,
+  );
 }
 
 /** Tile memory, the in-tile merge path and the serial merge of K outputs into registers. */
@@ -100,8 +108,11 @@ export function blockSortKernel(p: MergeKernelParams & { readonly inPlace: boole
 ${vIf(p, '@group(0) @binding(3) var<storage, read_write> vals_src: array<u32>;')}`
     : `@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
 @group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
-${vIf(p, `@group(0) @binding(3) var<storage, read> vals_src: array<u32>;
-@group(0) @binding(4) var<storage, read_write> vals_dst: array<u32>;`)}`;
+${vIf(
+  p,
+  `@group(0) @binding(3) var<storage, read> vals_src: array<u32>;
+@group(0) @binding(4) var<storage, read_write> vals_dst: array<u32>;`,
+)}`;
   const code = `${tileMerge(p)}
 struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> ms_params: MsParams;

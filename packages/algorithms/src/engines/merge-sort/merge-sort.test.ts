@@ -23,7 +23,10 @@ async function check(
   what: string,
 ) {
   const k = DeviceArray.from(device, keys);
-  const v = DeviceArray.from(device, Uint32Array.from(keys, (_, i) => i));
+  const v = DeviceArray.from(
+    device,
+    Uint32Array.from(keys, (_, i) => i),
+  );
   try {
     await mergeSortDevice(device, k, v, { comparator: comp, tuning });
     const gotK = await k.read();
@@ -72,7 +75,13 @@ describe.skipIf(!gpu)('mergeSortDevice', () => {
   it('2^17 keys with default tiles', async () => {
     const n = 1 << 17;
     const r = rng(3);
-    await check(device, Uint32Array.from({ length: n }, () => r()), byLow4, {}, 'large');
+    await check(
+      device,
+      Uint32Array.from({ length: n }, () => r()),
+      byLow4,
+      {},
+      'large',
+    );
   });
   it('rejects mismatched lengths', async () => {
     const k = DeviceArray.from(device, new Uint32Array(4));

@@ -24,7 +24,6 @@ import {
 } from '@webdpl/core';
 import { scratchBuffer } from '../../common/scratch';
 import { resolveTuning, useSubgroups } from '../../common/tuning';
-import type { RadixKeyType } from './key-bits';
 import {
   COPY_PER_THREAD,
   COPY_THREADS,
@@ -37,6 +36,7 @@ import {
   singleWorkgroupKernel,
   type TileParams,
 } from './kernels';
+import type { RadixKeyType } from './key-bits';
 import { type RadixSortTuning, radixSortTuningFor } from './tuning';
 
 export type { RadixKeyType } from './key-bits';
@@ -94,7 +94,8 @@ function checkTuning(device: GpuDevice, t: RadixSortTuning, name: string): void 
     }
   }
   for (const k of ['keysPerThread', 'histogramKeysPerThread', 'histogramMaxWorkgroups'] as const) {
-    if (!Number.isInteger(t[k]) || t[k] < 1) throw new ArgumentError(`tuning.${name}.${k}`, 'a positive integer', String(t[k]));
+    if (!Number.isInteger(t[k]) || t[k] < 1)
+      throw new ArgumentError(`tuning.${name}.${k}`, 'a positive integer', String(t[k]));
   }
   if (t.workgroupSize * t.keysPerThread >= 65536) {
     throw new ArgumentError(`tuning.${name}.keysPerThread`, 'a tile (workgroupSize x keysPerThread) under 65536 keys');
@@ -114,8 +115,7 @@ function tileParams(
 ): TileParams {
   const min = device.info.subgroupMinSize;
   const max = device.info.subgroupMaxSize;
-  const subgroups =
-    useSubgroups(device, t.subgroups) && min >= 4 && max <= 128 && max >= min && t.workgroupSize >= max;
+  const subgroups = useSubgroups(device, t.subgroups) && min >= 4 && max <= 128 && max >= min && t.workgroupSize >= max;
   return {
     keyType,
     descending,

@@ -142,7 +142,6 @@ fn rs_scan_digits(ids: WdplIds) {
   if (p.subgroups) {
     const ns = Math.max(1, Math.floor(w / minSg));
     const wide = p.maxSubgroupSize > 32;
-    const mask = wide ? 'vec4<u32>' : 'u32';
     const ballot = (e: string) => (wide ? `subgroupBallot(${e})` : `subgroupBallot(${e}).x`);
     const helpers = wide
       ? `fn rs_lt_word(i: u32, w: u32, b: u32) -> u32 { return select(select(0u, b, i == w), 0xffffffffu, i < w); }

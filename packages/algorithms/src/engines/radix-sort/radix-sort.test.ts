@@ -50,7 +50,9 @@ function expectSameKeys(got: Keys, want: Keys, what: string): void {
   const w = bitsOf(want);
   for (let i = 0; i < want.length; i++) {
     if (g[i] !== w[i] && !(Number.isNaN(got[i] as number) && Number.isNaN(want[i] as number))) {
-      throw new Error(`${what}: index ${i}: got ${got[i]} (0x${g[i]?.toString(16)}), want ${want[i]} (0x${w[i]?.toString(16)})`);
+      throw new Error(
+        `${what}: index ${i}: got ${got[i]} (0x${g[i]?.toString(16)}), want ${want[i]} (0x${w[i]?.toString(16)})`,
+      );
     }
   }
 }
@@ -59,7 +61,9 @@ function makeKeys(type: 'u32' | 'i32' | 'f32', n: number, kind: string, seed: nu
   const r = rng(seed);
   const out = type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
   const bits = bitsOf(out);
-  const specials = [0x7fc00000, 0xffc00000, 0x7f800001, 0x80000000, 0, 0x7f800000, 0xff800000, 1, 0x80000001, 0x007fffff];
+  const specials = [
+    0x7fc00000, 0xffc00000, 0x7f800001, 0x80000000, 0, 0x7f800000, 0xff800000, 1, 0x80000001, 0x007fffff,
+  ];
   for (let i = 0; i < n; i++) {
     switch (kind) {
       case 'random':
@@ -97,7 +101,12 @@ async function sortOnDevice(
   opts: { values?: boolean; descending?: boolean; tuning?: Record<string, number | boolean> },
 ) {
   const k = DeviceArray.from(device, keys);
-  const v = opts.values ? DeviceArray.from(device, Uint32Array.from(keys, (_, i) => i)) : undefined;
+  const v = opts.values
+    ? DeviceArray.from(
+        device,
+        Uint32Array.from(keys, (_, i) => i),
+      )
+    : undefined;
   try {
     await radixSortDevice(device, k, v, { descending: opts.descending, tuning: opts.tuning });
     const gotKeys = (await k.read()) as Keys;
@@ -125,7 +134,13 @@ async function check(
   }
 }
 
-const TINY = { workgroupSize: 32, keysPerThread: 2, histogramWorkgroupSize: 32, histogramKeysPerThread: 2, histogramMaxWorkgroups: 3 };
+const TINY = {
+  workgroupSize: 32,
+  keysPerThread: 2,
+  histogramWorkgroupSize: 32,
+  histogramKeysPerThread: 2,
+  histogramMaxWorkgroups: 3,
+};
 
 describe.skipIf(!gpu)('radixSortDevice', () => {
   const device = gpu as GpuDevice;

@@ -26,6 +26,7 @@ import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '.
 import { bindingLimit, resolveTuning, useSubgroups } from '../../common/tuning';
 import {
   BINDING,
+  type CompactWrite,
   ctrlWords,
   type FinishMode,
   finishKernel,
@@ -220,6 +221,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
       subgroups,
       minSubgroupSize,
       maxSpins: Math.max(0, Math.floor(t.maxSpins)),
+      compactWrite: compactWriteOf(t.compactionWrite, compaction, subgroups, vec, tile, device),
     };
     const phases = new Set<TilePhase>();
     for (const p of plans) {
@@ -335,6 +337,20 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   } finally {
     if (copyInput) input.destroy();
   }
+}
+
+function compactWriteOf(
+  code: number,
+  compaction: boolean,
+  subgroups: boolean,
+  vec: boolean,
+  tile: number,
+  device: GpuDevice,
+): CompactWrite {
+  if (!compaction) return 'scatter';
+  if (code === 2 && subgroups && vec) return 'subgroup';
+  if (code === 1 && tile * 4 + 2048 <= device.limits.maxComputeWorkgroupStorageSize) return 'staged';
+  return 'scatter';
 }
 
 function recordFinish(

@@ -80,7 +80,17 @@ export interface TileKernelParams {
   readonly minSubgroupSize: number;
   /** Look-back polls before the fallback ('chained'). */
   readonly maxSpins: number;
+  /**
+   * How compaction writes ('scatter' for scans): 'scatter' stores each kept element from its thread;
+   * 'staged' puts the tile's output in workgroup memory in output order before the look-back, then
+   * writes it out coalesced (tile x 4 more bytes of workgroup memory); 'subgroup' compacts each
+   * subgroup's elements of a row with shuffles so consecutive lanes store consecutive elements
+   * (needs subgroups and the vec4 layout).
+   */
+  readonly compactWrite: CompactWrite;
 }
+
+export type CompactWrite = 'scatter' | 'staged' | 'subgroup';
 
 /** Uniform parameters of every engine kernel (12 u32). */
 export const PARAMS_STRUCT = `struct ScnParams {
@@ -123,6 +133,65 @@ export const BINDING = {
   inScalar: 4,
   out: 5,
 } as const;
+
+/**
+ * Compaction stores of row r with subgroup shuffles: each thread compacts its kept items into
+ * c0..c3, then for every output slot s of the subgroup's run, lane s % sg finds the source lane by a
+ * binary search over the lanes' exclusive counts (log2(sg) shuffles) and fetches the item (4
+ * shuffles), so each store instruction writes consecutive elements. Rejected elements (partition)
+ * go the same way to their slots counted from the end.
+ */
+function subgroupCompactRow(r: number, C: number, T: NumericType, partition: boolean): string[] {
+  const out: string[] = [];
+  const it = (j: number) => `${r}_${j}`;
+  const stream = (name: string, flag: (j: number) => string, baseExpr: string, store: (slot: string) => string) => {
+    const cnt = `cnt${name}`;
+    out.push(`var ${cnt} = 0u;`);
+    for (let q = 0; q < C; q++) out.push(`var c${name}_${q} = x${it(0)};`);
+    for (let j = 0; j < C; j++) {
+      const f = flag(j);
+      for (let q = 0; q < C; q++) {
+        out.push(`c${name}_${q} = select(c${name}_${q}, x${it(j)}, ${f} && ${cnt} == ${q}u);`);
+      }
+      out.push(`${cnt} += select(0u, 1u, ${f});`);
+    }
+    out.push(`let ex${name} = subgroupExclusiveAdd(${cnt});`);
+    out.push(`let all${name} = subgroupAdd(${cnt});`);
+    out.push(`let base${name} = ${baseExpr};`);
+    const pick = Array.from({ length: C }, (_, q) => `subgroupShuffle(c${name}_${q}, src)`);
+    let val = pick[C - 1] as string;
+    for (let q = C - 2; q >= 0; q--) val = `select(${val}, ${pick[q]}, j == ${q}u)`;
+    out.push(`for (var s0 = 0u; s0 < all${name}; s0 += ids.sg_size) {
+    let s = s0 + ids.lane;
+    var src = 0u;
+    for (var step = ids.sg_size >> 1u; step > 0u; step = step >> 1u) {
+      let e = subgroupShuffle(ex${name}, src + step);
+      if (e <= s) { src += step; }
+    }
+    let j = s - subgroupShuffle(ex${name}, src);
+    let val: ${T} = ${val};
+    if (s < all${name}) { ${store(`base${name} + s`)} }
+  }`);
+  };
+  // Kept: the subgroup's first kept element of this row has global rank prefix + rb + tp(lane 0).
+  out.push(`let first_tp${r} = subgroupBroadcast(tp${r}, 0u);`);
+  stream(
+    `k${r}`,
+    (j) => `k${it(j)}`,
+    `prefix + rb${r} + first_tp${r}`,
+    (slot) => `out_s[prm.out_base + ${slot}] = val;`,
+  );
+  if (partition) {
+    // Rejected: rank = global index - kept before it.
+    stream(
+      `r${r}`,
+      (j) => `(ok${it(j)} && !k${it(j)})`,
+      `prm.seg_start + subgroupBroadcast(b${r}, 0u) - (prefix + rb${r} + first_tp${r})`,
+      (slot) => `out_s[prm.out_base + prm.n_total - 1u - (${slot})] = val;`,
+    );
+  }
+  return out;
+}
 
 /** Binding numbers a tile kernel declares (and uses), in order. */
 export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace'>): number[] {
@@ -182,6 +251,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (p.inPlace && p.phase === 'chained') throw new Error('scan engine: the chained phase never runs in place');
   if (p.inPlace && compaction) throw new Error('scan engine: compaction never runs in place');
   if (p.vec && k % 4 !== 0) throw new Error('scan engine: the vec4 path needs itemsPerThread % 4 == 0');
+  if (compaction && p.compactWrite === 'subgroup' && !(p.subgroups && p.vec)) {
+    throw new Error("scan engine: compactWrite 'subgroup' needs subgroups and the vec4 layout");
+  }
 
   // ---- bindings
   const lines = [
@@ -323,7 +395,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
             writeLines.push(`if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = r${item(r, j)}; }`);
           }
         }
-      } else {
+      } else if (p.compactWrite === 'subgroup') {
+        writeLines.push(...subgroupCompactRow(r, C, T, p.write === 'partition'));
+      } else if (p.compactWrite === 'scatter') {
         writeLines.push(`var run${r} = prefix + rb${r} + tp${r};`);
         for (let j = 0; j < C; j++) {
           const x = `x${item(r, j)}`;
@@ -335,6 +409,34 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
           writeLines.push(`run${r} += v${item(r, j)};`);
         }
       }
+    }
+  }
+  // Staged compaction: kept elements go to scn_stage[kept before them in the tile], rejected ones
+  // (partition) to scn_stage[tile - 1 - rejected before them]; after the look-back (a barrier) the
+  // workgroup copies both runs out with consecutive threads on consecutive elements.
+  const stageLines: string[] = [];
+  if (compaction && p.compactWrite === 'staged' && p.phase !== 'reduce') {
+    for (let r = 0; r < R; r++) {
+      stageLines.push(`var lrun${r} = rb${r} + tp${r};`);
+      for (let j = 0; j < C; j++) {
+        const x = `x${item(r, j)}`;
+        const loc = `${r * w * C + j}u + ids.lid * ${C}u`;
+        const rejected =
+          p.write === 'partition'
+            ? ` else if (ok${item(r, j)}) { scn_stage[${tile - 1}u - (${loc} - lrun${r})] = ${x}; }`
+            : '';
+        stageLines.push(`if (k${item(r, j)}) { scn_stage[lrun${r}] = ${x}; }${rejected}`);
+        stageLines.push(`lrun${r} += v${item(r, j)};`);
+      }
+    }
+    if (p.phase === 'downsweep') writeLines.push('workgroupBarrier();');
+    writeLines.push(`for (var i = ids.lid; i < total; i += ${w}u) { out_s[prm.out_base + prefix + i] = scn_stage[i]; }`);
+    if (p.write === 'partition') {
+      writeLines.push(`let rej = min(${tile}u, prm.n - tile * ${tile}u) - total;
+  let rej_base = prm.seg_start + tile * ${tile}u - prefix;
+  for (var i = ids.lid; i < rej; i += ${w}u) {
+    out_s[prm.out_base + prm.n_total - 1u - (rej_base + i)] = scn_stage[${tile - 1}u - i];
+  }`);
     }
   }
 
@@ -485,7 +587,10 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
     k,
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
     p.maxSpins,
+    compaction ? p.compactWrite : '',
   );
+  const staged = compaction && p.compactWrite === 'staged' && p.phase !== 'reduce';
+  const stageDecl = staged ? `var<workgroup> scn_stage: array<${T}, ${tile}>;` : '';
   const floatEq = p.gen.kind === 'adjacent-different' && T === 'f32' ? floatEqualFragment() : undefined;
   return fragment({
     name,
@@ -499,10 +604,11 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       floatEq,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
-    workgroupBytes: 8,
+    workgroupBytes: 8 + (staged ? 4 * tile : 0),
     code: `${PARAMS_STRUCT}
 ${lines.join('\n')}
 var<workgroup> scn_tile: u32;
+${stageDecl}
 ${carryFn}
 ${helpers}
 
@@ -514,6 +620,7 @@ ${tileAcquire}
   let full = (tile + 1u) * ${tile}u <= prm.n;
   ${loadLines.join('\n  ')}
   ${foldLines.join('\n  ')}
+  ${stageLines.join('\n  ')}
 ${body}
 }`,
   });

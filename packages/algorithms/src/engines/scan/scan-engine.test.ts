@@ -28,6 +28,8 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   { name: 'scalar tiles of 64 x 3 items', tuning: { workgroupSize: 64, itemsPerThread: 3, maxSpins: 1 } },
   { name: 'segments of one default tile', tuning: { maxBindingBytes: 16384 + 300 } },
   { name: 'segments of two default tiles', tuning: { maxBindingBytes: 32768 + 300, maxSpins: 0 } },
+  { name: 'compaction staged in workgroup memory', tuning: { ...tiny, compactionWrite: 1, maxSpins: 1 } },
+  { name: 'compaction scattered from registers', tuning: { ...tiny, compactionWrite: 0, maxSpins: 1 } },
 ];
 
 function runsOf(n: number, seed: number): Uint32Array {

@@ -32,6 +32,13 @@ export const scanTuning = {
    * guarantees). 0 falls back at once (tests use it).
    */
   maxSpins: 256,
+  /**
+   * How compaction writes its output: 0 scatters each kept element from its thread; 1 stages the
+   * tile's output in workgroup memory (tile x 4 bytes, when the device allows) and writes it out
+   * coalesced; 2 compacts each subgroup's elements with shuffles so stores are coalesced (needs
+   * subgroups and 16-byte-aligned input; else 0).
+   */
+  compactionWrite: 2,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. */
   maxBindingBytes: 0,
 };

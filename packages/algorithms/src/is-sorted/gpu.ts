@@ -1,0 +1,76 @@
+/**
+ * GPU backend of isSortedUntil: one dispatch of isSortedKernel over tiles of
+ * workgroupSize x itemsPerThread elements (2-D grid past 65,535 workgroups) and a 4-byte readback,
+ * in one command buffer. Host arrays are uploaded first.
+ */
+import { ArgumentError, type GpuDevice, type GpuFunction, getPipeline, UnsupportedOnDeviceError } from '@webdpl/core';
+import type { CheckedArray } from '../common/args';
+import { releaseTemps, toDevice } from '../common/gpu-io';
+import { resolveTuning } from '../common/tuning';
+import { isSortedKernel } from './kernels';
+import { isSortedTuning } from './tuning';
+
+export async function gpuIsSortedUntil(
+  device: GpuDevice,
+  tuningOverrides: Readonly<Record<string, number | boolean>>,
+  data: CheckedArray,
+  comp: GpuFunction,
+): Promise<number> {
+  const t = resolveTuning('is-sorted', isSortedTuning, tuningOverrides);
+  const w = t.workgroupSize;
+  if (!Number.isInteger(w) || w < 1 || (w & (w - 1)) !== 0) {
+    throw new ArgumentError('tuning.is-sorted.workgroupSize', 'a power of two', String(w));
+  }
+  const n = data.length;
+  if (n * 4 > device.limits.maxStorageBufferBindingSize) {
+    throw new UnsupportedOnDeviceError(
+      `isSorted of ${n} elements exceeds one storage binding on '${device.info.name}'`,
+    );
+  }
+  const pipeline = await getPipeline(
+    device,
+    isSortedKernel({
+      type: data.type,
+      comparator: comp.wgsl([data.type, data.type]),
+      workgroupSize: w,
+      itemsPerThread: t.itemsPerThread,
+    }),
+  );
+  const side = toDevice(device, data);
+  try {
+    const a = side.array;
+    let rb: { data(): ArrayBuffer } | undefined;
+    await device.queue.submit('isSortedUntil', (rec) => {
+      const result = rec.temp(16, 'isSortedUntil result');
+      rec.encoder.clearBuffer(result);
+      const align = device.limits.minStorageBufferOffsetAlignment;
+      let buffer = a.buffer;
+      let offset = a.byteOffset;
+      if (offset % align !== 0) {
+        buffer = rec.temp(n * 4, 'isSortedUntil copy');
+        rec.encoder.copyBufferToBuffer(a.buffer, a.byteOffset, buffer, 0, n * 4);
+        offset = 0;
+      }
+      const pass = rec.beginPass('isSortedUntil');
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(
+        0,
+        device.gpu.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },
+            { binding: 1, resource: { buffer, offset, size: n * 4 } },
+            { binding: 2, resource: { buffer: result } },
+          ],
+        }),
+      );
+      rec.dispatch(pass, Math.ceil(n / (w * t.itemsPerThread)));
+      pass.end();
+      rb = rec.readback(result, 0, 4);
+    });
+    const v = new Uint32Array((rb as { data(): ArrayBuffer }).data())[0] as number;
+    return v === 0 ? n : n - v;
+  } finally {
+    releaseTemps(side);
+  }
+}
