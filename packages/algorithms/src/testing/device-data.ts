@@ -3,8 +3,10 @@
  * device array (offset 1 makes the unaligned kernel paths run), surrounded by sentinels so tests can
  * check that nothing outside the view was written.
  */
+
 import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
 import { makeHostPolicy, type Policy } from '@webdpl/policies';
+import { it } from 'vitest';
 
 /** Value of the padding around placed views. */
 export const SENTINEL = 0x5a5a5a5a;
@@ -63,4 +65,12 @@ export const parPool: Policy = makeHostPolicy('par', { tuning: { '*': { parallel
  */
 export function isEngineVariant(name: string): boolean {
   return name.startsWith('device ');
+}
+
+/**
+ * `it` when `run` is true; otherwise registers nothing. Engine variants (no-subgroups, tiny tiles) run
+ * a reduced set of cases by design; those cases are not "skipped" tests, they are not generated.
+ */
+export function itIf(run: boolean): typeof it {
+  return run ? it : ((() => {}) as unknown as typeof it);
 }
