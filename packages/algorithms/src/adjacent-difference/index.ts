@@ -20,7 +20,7 @@ import {
   type Readback,
   type Recorder,
 } from '@webdpl/core';
-import { cpuTransform } from '@webdpl/policies';
+import { cpuTransform, type Policy } from '@webdpl/policies';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNoAlias, checkOutput } from '../common/args';
 import { copyInto, type DeviceSide, releaseTemps, toDevice } from '../common/gpu-io';
 import { resultTypeOf } from '../common/predicates';
@@ -101,7 +101,7 @@ async function gpuAdjacentDifference(
  * @param op op(input[i], input[i - 1]). @default minus (a - b in the element type; u32/i32 wrap)
  */
 export async function adjacentDifference(
-  policy: unknown,
+  policy: Policy,
   input: ArrayArg,
   output: ArrayArg,
   op?: FunctionArg,

@@ -7,6 +7,7 @@
  * element fails `pred` (the negated predicate). CPU stops early on a hit; the GPU makes one pass.
  * Size tiers: n = 0 answers at once; otherwise see the transform-reduce engine.
  */
+import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction } from '../common/args';
 import { findFirstChecked } from '../find-if/index';
 import type { FunctionArg } from '../transform-reduce/index';
@@ -15,7 +16,7 @@ import type { FunctionArg } from '../transform-reduce/index';
  * True when `pred` is truthy for at least one element (false for empty input).
  * @param pred a unary function of the element type
  */
-export async function anyOf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
+export async function anyOf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
   const a = checkArray(input, 'input');
   const p = checkFunction(pred, 'pred', 1);
   return (await findFirstChecked(policy, 'anyOf', a, p, false)) >= 0;
@@ -25,7 +26,7 @@ export async function anyOf(policy: unknown, input: ArrayArg, pred: FunctionArg)
  * True when `pred` is truthy for every element (true for empty input).
  * @param pred a unary function of the element type
  */
-export async function allOf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
+export async function allOf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
   const a = checkArray(input, 'input');
   const p = checkFunction(pred, 'pred', 1);
   return (await findFirstChecked(policy, 'allOf', a, p, true)) < 0;
@@ -35,7 +36,7 @@ export async function allOf(policy: unknown, input: ArrayArg, pred: FunctionArg)
  * True when `pred` is truthy for no element (true for empty input).
  * @param pred a unary function of the element type
  */
-export async function noneOf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
+export async function noneOf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
   const a = checkArray(input, 'input');
   const p = checkFunction(pred, 'pred', 1);
   return (await findFirstChecked(policy, 'noneOf', a, p, false)) < 0;

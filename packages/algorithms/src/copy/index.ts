@@ -7,6 +7,7 @@
  * identity kernel within one GPU buffer, queue writes and readbacks for host arrays).
  * Size tiers: n = 0 returns at once; otherwise one copy command or one map-engine call.
  */
+import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkNoAlias, checkOutput } from '../common/args';
 import { cpuFill } from '../engines/map/cpu';
 import { runMapCall } from '../engines/map/run';
@@ -16,7 +17,7 @@ import { gpuCopy } from './gpu';
  * Copies `input` into the first input.length elements of `output`.
  * @param output at least input.length elements of the input's element type, not overlapping it
  */
-export async function copy(policy: unknown, input: ArrayArg, output: ArrayArg): Promise<void> {
+export async function copy(policy: Policy, input: ArrayArg, output: ArrayArg): Promise<void> {
   const a = checkArray(input, 'input');
   const out = checkOutput(output, 'output', a.length, a.type);
   checkNoAlias(a, out, 'input', 'output');

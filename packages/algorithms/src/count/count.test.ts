@@ -104,7 +104,7 @@ describe('count and countIf: bad input', () => {
     await expect(count(seq, a, '1' as unknown as number)).rejects.toThrow(/value: expected a number/);
     await expect(countIf(seq, a, 'x > 1' as never)).rejects.toThrow(/pred/);
     await expect(countIf(seq, a, (x: number, y: number) => x > y)).rejects.toThrow(/pred/);
-    await expect(count(undefined, a, 1)).rejects.toThrow(/policy/);
+    await expect(count(undefined as never, a, 1)).rejects.toThrow(/policy/);
     expect([...a]).toEqual([1, 2, 3]);
   });
 

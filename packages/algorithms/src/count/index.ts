@@ -8,7 +8,7 @@
  * Size tiers: n = 0 returns 0 at once; otherwise see the engine.
  */
 import { coerce, combinerOf, type NumericType, plus, wgslLiteral } from '@webdpl/core';
-import { cpuCountIf } from '@webdpl/policies';
+import { cpuCountIf, type Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction, checkNumber } from '../common/args';
 import { decodeScalar, predicateFragment } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
@@ -20,7 +20,7 @@ import { cpuCount } from './cpu';
  * The number of elements equal to `value`, converted to the element type first (u32/i32 wrap,
  * f32 rounding). f32 uses IEEE equality: -0 equals +0 and NaN equals nothing.
  */
-export async function count(policy: unknown, input: ArrayArg, value: number): Promise<number> {
+export async function count(policy: Policy, input: ArrayArg, value: number): Promise<number> {
   const a = checkArray(input, 'input');
   const t: NumericType = a.type;
   const v = coerce(t, checkNumber(value, 'value'));
@@ -51,7 +51,7 @@ export async function count(policy: unknown, input: ArrayArg, value: number): Pr
  * and not NaN (JS truthiness) on every backend.
  * @param pred a unary function of the element type
  */
-export async function countIf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<number> {
+export async function countIf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<number> {
   const a = checkArray(input, 'input');
   const p = checkFunction(pred, 'pred', 1);
   const t: NumericType = a.type;

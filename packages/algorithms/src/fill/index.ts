@@ -8,14 +8,16 @@
  * back, as oneDPL does for host iterators under a device policy.
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
  */
+
 import { coerce } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkNumber } from '../common/args';
 import { cpuFill } from '../engines/map/cpu';
 import { bitsOf, constantElement } from '../engines/map/elements';
 import { runMap, runMapCall } from '../engines/map/run';
 
 /** Sets every element of `data` to `value` (converted to the element type). */
-export async function fill(policy: unknown, data: ArrayArg, value: number): Promise<void> {
+export async function fill(policy: Policy, data: ArrayArg, value: number): Promise<void> {
   const d = checkArray(data, 'data');
   const v = coerce(d.type, checkNumber(value, 'value'));
   await runMapCall(policy, {

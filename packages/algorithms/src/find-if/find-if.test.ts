@@ -92,7 +92,7 @@ describe('findIf: bad input', () => {
     await expect(findIf(seq, a, undefined as never)).rejects.toThrow(/pred/);
     await expect(anyOf(seq, a, 5 as never)).rejects.toThrow(/pred/);
     await expect(allOf(seq, a, { js: 1 } as never)).rejects.toThrow(/pred/);
-    await expect(noneOf(null, a, PRED.u32)).rejects.toThrow(/policy/);
+    await expect(noneOf(null as never, a, PRED.u32)).rejects.toThrow(/policy/);
     expect([...a]).toEqual([1, 2, 3]);
   });
 

@@ -9,7 +9,7 @@
  * Size tiers: n = 0 returns -1 at once; otherwise see the engine.
  */
 import { combinerOf, type GpuFunction, minimum, type NumericType } from '@webdpl/core';
-import { cpuFindFirst } from '@webdpl/policies';
+import { cpuFindFirst, type Policy } from '@webdpl/policies';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction } from '../common/args';
 import { decodeScalar, negatePredicate, predicateFragment } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
@@ -20,7 +20,7 @@ import { loadFragment, runTransformReduce } from '../transform-reduce/run';
  * The first index where `pred` (negated when `negate`) holds, or -1; `algorithm` names the call.
  */
 export async function findFirstChecked(
-  policy: unknown,
+  policy: Policy,
   algorithm: string,
   input: CheckedArray,
   pred: GpuFunction,
@@ -55,7 +55,7 @@ export async function findFirstChecked(
  * returning an index).
  * @param pred a unary function of the element type
  */
-export async function findIf(policy: unknown, input: ArrayArg, pred: FunctionArg): Promise<number> {
+export async function findIf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<number> {
   const a = checkArray(input, 'input');
   const p = checkFunction(pred, 'pred', 1);
   return findFirstChecked(policy, 'findIf', a, p, false);

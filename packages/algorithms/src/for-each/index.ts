@@ -10,7 +10,7 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
  */
 import { ArgumentError } from '@webdpl/core';
-import { cpuForEach } from '@webdpl/policies';
+import { cpuForEach, type Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction } from '../common/args';
 import { resultTypeOf } from '../common/predicates';
 import { functionElement } from '../engines/map/elements';
@@ -21,7 +21,7 @@ import type { FunctionArg } from '../transform-reduce/index';
  * Replaces every element of `data` by `fn(element)`, in place.
  * @param fn a pure unary function of the element type returning that type (or a bool, stored as 1/0)
  */
-export async function forEach(policy: unknown, data: ArrayArg, fn: FunctionArg): Promise<void> {
+export async function forEach(policy: Policy, data: ArrayArg, fn: FunctionArg): Promise<void> {
   const d = checkArray(data, 'data');
   const f = checkFunction(fn, 'fn', 1);
   const r = resultTypeOf(f, [d.type], 'fn');

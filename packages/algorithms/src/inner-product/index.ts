@@ -6,7 +6,9 @@
  * worker pool), or the GPU transform-reduce engine loading both inputs (vec4 loads where aligned).
  * Size tiers: n = 0 returns init at once; otherwise see the engine.
  */
+
 import { multiplies, plus } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction, checkNumber, checkSameLength } from '../common/args';
 import { type FunctionArg, transformReduceChecked } from '../transform-reduce/index';
 
@@ -18,7 +20,7 @@ import { type FunctionArg, transformReduceChecked } from '../transform-reduce/in
  * @param productOp makes one value of a[i] and b[i]. @default multiplies (u32/i32 wrap, f32 rounding)
  */
 export async function innerProduct(
-  policy: unknown,
+  policy: Policy,
   a: ArrayArg,
   b: ArrayArg,
   init?: number,

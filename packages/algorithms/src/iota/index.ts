@@ -9,7 +9,9 @@
  * bits, so one pipeline serves every start.
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
  */
+
 import { coerce } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkNumber } from '../common/args';
 import { cpuFill } from '../engines/map/cpu';
 import { bitsOf, iotaElement } from '../engines/map/elements';
@@ -19,7 +21,7 @@ import { runMap, runMapCall } from '../engines/map/run';
  * Sets `data[i] = start + i` in the element type.
  * @param start the first value, converted to the element type. @default 0
  */
-export async function iota(policy: unknown, data: ArrayArg, start = 0): Promise<void> {
+export async function iota(policy: Policy, data: ArrayArg, start = 0): Promise<void> {
   const d = checkArray(data, 'data');
   const s = coerce(d.type, checkNumber(start, 'start'));
   await runMapCall(policy, {

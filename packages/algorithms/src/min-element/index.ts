@@ -13,7 +13,9 @@
  * engine's vec4-load path runs where the input is aligned.
  * Size tiers: n = 0 returns index -1 at once; otherwise see the engine.
  */
+
 import type { NumericType } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray } from '../common/args';
 import { transformReduceDevice } from '../engines/transform-reduce';
 import { loadFragment, runTransformReduce } from '../transform-reduce/run';
@@ -34,12 +36,7 @@ export interface MinMax {
 
 const NONE: ElementAt = Object.freeze({ index: -1, value: undefined });
 
-async function minMax(
-  policy: unknown,
-  algorithm: string,
-  input: ArrayArg,
-  want: Want,
-): Promise<[ElementAt, ElementAt]> {
+async function minMax(policy: Policy, algorithm: string, input: ArrayArg, want: Want): Promise<[ElementAt, ElementAt]> {
   const a = checkArray(input, 'input');
   const t: NumericType = a.type;
   return runTransformReduce(policy, {
@@ -81,7 +78,7 @@ async function minMax(
  * The first least element of `input` and its index (see the module comment for the order of f32
  * values: -0 before +0, NaN greatest). Empty input: `{ index: -1, value: undefined }`.
  */
-export async function minElement(policy: unknown, input: ArrayArg): Promise<ElementAt> {
+export async function minElement(policy: Policy, input: ArrayArg): Promise<ElementAt> {
   return (await minMax(policy, 'minElement', input, 1))[0];
 }
 
@@ -89,7 +86,7 @@ export async function minElement(policy: unknown, input: ArrayArg): Promise<Elem
  * The first greatest element of `input` and its index (f32: NaN is greater than everything, +0
  * greater than -0). Empty input: `{ index: -1, value: undefined }`.
  */
-export async function maxElement(policy: unknown, input: ArrayArg): Promise<ElementAt> {
+export async function maxElement(policy: Policy, input: ArrayArg): Promise<ElementAt> {
   return (await minMax(policy, 'maxElement', input, 2))[1];
 }
 
@@ -97,7 +94,7 @@ export async function maxElement(policy: unknown, input: ArrayArg): Promise<Elem
  * The first least and the first greatest element in one pass (unlike std::minmax_element, whose
  * max is the last greatest). Empty input: both `{ index: -1, value: undefined }`.
  */
-export async function minmaxElement(policy: unknown, input: ArrayArg): Promise<MinMax> {
+export async function minmaxElement(policy: Policy, input: ArrayArg): Promise<MinMax> {
   const [min, max] = await minMax(policy, 'minmaxElement', input, 3);
   return { min, max };
 }

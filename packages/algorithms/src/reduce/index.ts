@@ -9,7 +9,7 @@
  * segmented beyond one storage binding).
  */
 import { type BinaryOp, coerce, combinerOf, type GpuFunction, plus } from '@webdpl/core';
-import { assertNever, cpuReduce, selectBackend } from '@webdpl/policies';
+import { assertNever, cpuReduce, type Policy, selectBackend } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction, checkNumber, deviceArraysOf, hostArrayOf } from '../common/args';
 import { releaseTemps, toDevice } from '../common/gpu-io';
 import { identityLoad, transformReduceDevice } from '../engines/transform-reduce';
@@ -22,7 +22,7 @@ export type OperatorArg = BinaryOp | GpuFunction | ((a: number, b: number) => nu
  * @param init default: the identity of `op` for the element type (0 for plus)
  * @param op default: plus. GPU runs need an associative operator with an identity.
  */
-export async function reduce(policy: unknown, input: ArrayArg, init?: number, op?: OperatorArg): Promise<number> {
+export async function reduce(policy: Policy, input: ArrayArg, init?: number, op?: OperatorArg): Promise<number> {
   const inp = checkArray(input, 'input');
   const fn = op === undefined ? plus : checkFunction(op, 'op', 2);
   const t = inp.type;

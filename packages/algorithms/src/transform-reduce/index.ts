@@ -10,7 +10,7 @@
  * segmented beyond one storage binding).
  */
 import { coerce, combinerOf, DeviceArray, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { cpuTransformReduce } from '@webdpl/policies';
+import { cpuTransformReduce, type Policy } from '@webdpl/policies';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -32,7 +32,7 @@ export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean
  * `inputNames` name arguments in errors.
  */
 export async function transformReduceChecked(
-  policy: unknown,
+  policy: Policy,
   algorithm: string,
   inputs: readonly CheckedArray[],
   init: number | undefined,
@@ -103,7 +103,7 @@ function isArrayArg(x: unknown): boolean {
  * @param transformFn a unary function of the element type
  */
 export function transformReduce(
-  policy: unknown,
+  policy: Policy,
   input: ArrayArg,
   init: number,
   reduceOp: FunctionArg,
@@ -114,14 +114,14 @@ export function transformReduce(
  * of oneDPL's transform_reduce. `input2` must have the length of `input1`.
  */
 export function transformReduce(
-  policy: unknown,
+  policy: Policy,
   input1: ArrayArg,
   input2: ArrayArg,
   init: number,
   reduceOp: FunctionArg,
   transformFn2: FunctionArg,
 ): Promise<number>;
-export async function transformReduce(policy: unknown, ...args: unknown[]): Promise<number> {
+export async function transformReduce(policy: Policy, ...args: unknown[]): Promise<number> {
   if (isArrayArg(args[1])) {
     const [input1, input2, init, reduceOp, transformFn2] = args;
     const a = checkArray(input1, 'input1');

@@ -13,7 +13,7 @@
  * segmented beyond one storage binding).
  */
 import { DeviceArray, type GpuFunction, type HostArray } from '@webdpl/core';
-import { cpuTransform } from '@webdpl/policies';
+import { cpuTransform, type Policy } from '@webdpl/policies';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -34,7 +34,7 @@ function isArrayArg(x: unknown): boolean {
 
 /** transform over checked inputs, with `names` of the inputs for errors. */
 async function transformChecked(
-  policy: unknown,
+  policy: Policy,
   inputs: CheckedArray[],
   names: readonly string[],
   outputArg: unknown,
@@ -77,7 +77,7 @@ async function transformChecked(
  * @param output at least input.length elements of fn's result type; may be `input` itself
  * @param fn a unary function of the element type
  */
-export function transform(policy: unknown, input: ArrayArg, output: ArrayArg, fn: FunctionArg): Promise<void>;
+export function transform(policy: Policy, input: ArrayArg, output: ArrayArg, fn: FunctionArg): Promise<void>;
 /**
  * Writes `fn(input1[i], input2[i])` to `output[i]` for every i < input1.length (oneDPL's binary
  * transform). `input2` must have the length of `input1`.
@@ -85,13 +85,13 @@ export function transform(policy: unknown, input: ArrayArg, output: ArrayArg, fn
  * @param fn a binary function of the two element types
  */
 export function transform(
-  policy: unknown,
+  policy: Policy,
   input1: ArrayArg,
   input2: ArrayArg,
   output: ArrayArg,
   fn: FunctionArg,
 ): Promise<void>;
-export async function transform(policy: unknown, ...args: unknown[]): Promise<void> {
+export async function transform(policy: Policy, ...args: unknown[]): Promise<void> {
   if (isArrayArg(args[2])) {
     const [input1, input2, output, fn] = args;
     const a = checkArray(input1, 'input1');

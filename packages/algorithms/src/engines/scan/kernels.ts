@@ -430,7 +430,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       }
     }
     if (p.phase === 'downsweep') writeLines.push('workgroupBarrier();');
-    writeLines.push(`for (var i = ids.lid; i < total; i += ${w}u) { out_s[prm.out_base + prefix + i] = scn_stage[i]; }`);
+    writeLines.push(
+      `for (var i = ids.lid; i < total; i += ${w}u) { out_s[prm.out_base + prefix + i] = scn_stage[i]; }`,
+    );
     if (p.write === 'partition') {
       writeLines.push(`let rej = min(${tile}u, prm.n - tile * ${tile}u) - total;
   let rej_base = prm.seg_start + tile * ${tile}u - prefix;
