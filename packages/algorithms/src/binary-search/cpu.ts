@@ -20,7 +20,14 @@ interface Job {
 
 /** The task (self-contained: shipped to workers as source; also run on the calling thread). */
 const searchTask = function searchTask(job: Job): number {
-  const before = job.before ?? (new Function(`return (${job.source});`)() as (a: number, b: number) => boolean);
+  // Workers compile the comparator once per source (one function object keeps call sites monomorphic).
+  const compiled = ((globalThis as { __webdplComparators?: Map<string, unknown> }).__webdplComparators ??= new Map());
+  let fromSource = compiled.get(String(job.source)) as ((a: number, b: number) => boolean) | undefined;
+  if (!job.before && !fromSource) {
+    fromSource = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
+    compiled.set(String(job.source), fromSource);
+  }
+  const before = (job.before ?? fromSource) as (a: number, b: number) => boolean;
   const s = job.sorted;
   const n = s.length;
   const upper = job.kind === 'upper';

@@ -17,6 +17,7 @@ import { mergeSortPar } from './merge-par';
 import { type Before, type KeyArray, mergeSortBy } from './merge-sort';
 import { radixSortPar } from './radix-par';
 import { radixSortBits } from './radix-seq';
+import { borrowU32, giveBack } from './scratch';
 
 export { fromKeyBits, toKeyBits } from './key-bits';
 export type { Before, KeyArray } from './merge-sort';
@@ -86,6 +87,12 @@ function sortSeq(
   const bits = bitsView(keys);
   toKeyBits(bits, type, comp.descending);
   const vbits = values ? bitsView(values) : undefined;
-  radixSortBits(bits, vbits, new Uint32Array(n), vbits ? new Uint32Array(n) : undefined);
+  const tmp = borrowU32(n);
+  const tmpV = vbits ? borrowU32(n) : undefined;
+  try {
+    radixSortBits(bits, vbits, tmp, tmpV);
+  } finally {
+    giveBack(tmp.buffer as SharedArrayBuffer, tmpV?.buffer as SharedArrayBuffer | undefined);
+  }
   fromKeyBits(bits, type, comp.descending);
 }

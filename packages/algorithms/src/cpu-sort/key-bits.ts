@@ -29,23 +29,25 @@ export function toKeyBits(
   }
 }
 
-/** Inverse of toKeyBits, in place. */
+/** Inverse of toKeyBits: in place, or from `src` (same indices) into `bits`. */
 export function fromKeyBits(
   bits: Uint32Array,
   type: NumericType,
   descending: boolean,
   begin = 0,
   end = bits.length,
+  src: Uint32Array = bits,
 ): void {
   if (type === 'u32') {
-    if (descending) for (let i = begin; i < end; i++) bits[i] = ~(bits[i] as number);
+    if (descending) for (let i = begin; i < end; i++) bits[i] = ~(src[i] as number);
+    else if (src !== bits) bits.set(src.subarray(begin, end), begin);
   } else if (type === 'i32') {
     const m = descending ? 0x7fffffff : 0x80000000;
-    for (let i = begin; i < end; i++) bits[i] = (bits[i] as number) ^ m;
+    for (let i = begin; i < end; i++) bits[i] = (src[i] as number) ^ m;
   } else {
     const flip = descending ? -1 : 0;
     for (let i = begin; i < end; i++) {
-      const t0 = bits[i] as number;
+      const t0 = src[i] as number;
       if (t0 === 0xffffffff) bits[i] = 0x7fc00000;
       else {
         const t = t0 ^ flip;

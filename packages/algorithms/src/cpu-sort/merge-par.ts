@@ -7,10 +7,11 @@
 import { parallelChunks, type WorkerPool } from '@webdpl/policies';
 import { bitsView } from './key-bits';
 import { type Before, type KeyArray, type MergeSortJob, mergePath, mergeSortTask } from './merge-sort';
+import { borrow, borrowU32, giveBack } from './scratch';
 
 function sharedLike(a: KeyArray): KeyArray {
-  const Ctor = a.constructor as new (buffer: SharedArrayBuffer) => KeyArray;
-  return new Ctor(new SharedArrayBuffer(Math.max(4, a.length * 4)));
+  const Ctor = a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => KeyArray;
+  return new Ctor(borrow(a.length * 4), 0, a.length);
 }
 
 /**
@@ -32,54 +33,65 @@ export async function mergeSortPar(
   let va: Uint32Array | undefined;
   let vb: Uint32Array | undefined;
   if (values) {
-    va = new Uint32Array(new SharedArrayBuffer(n * 4));
-    vb = new Uint32Array(new SharedArrayBuffer(n * 4));
+    va = borrowU32(n);
+    vb = borrowU32(n);
     va.set(bitsView(values));
   }
-  const chunks = parallelChunks(pool, n, minChunk);
-  const first = a;
-  const firstV = va;
-  await pool.run(
-    mergeSortTask,
-    chunks.map((c): MergeSortJob => ({ op: 'sort', keys: first, values: firstV, source, begin: c.begin, end: c.end })),
-  );
-  let runs = chunks.map((c) => [c.begin, c.end] as [number, number]);
-  const target = Math.max(minChunk, Math.ceil(n / (2 * pool.size)));
-  while (runs.length > 1) {
-    const jobs: MergeSortJob[] = [];
-    const next: [number, number][] = [];
-    for (let r = 0; r < runs.length; r += 2) {
-      const [lo, mid] = runs[r] as [number, number];
-      const hi = r + 1 < runs.length ? (runs[r + 1] as [number, number])[1] : mid;
-      next.push([lo, hi]);
-      const total = hi - lo;
-      const pieces = Math.max(1, Math.round(total / target));
-      let i0 = 0;
-      for (let k = 1; k <= pieces; k++) {
-        const d0 = Math.floor(((k - 1) * total) / pieces);
-        const d1 = Math.floor((k * total) / pieces);
-        const i1 = k === pieces ? mid - lo : mergePath(a, lo, mid, mid, hi, d1, before);
-        jobs.push({
-          op: 'merge',
-          keys: a,
-          values: va,
-          dst: b,
-          dstValues: vb,
-          source,
-          aLo: lo + i0,
-          aHi: lo + i1,
-          bLo: mid + (d0 - i0),
-          bHi: mid + (d1 - i1),
-          out: lo + d0,
-        });
-        i0 = i1;
+  try {
+    const chunks = parallelChunks(pool, n, minChunk);
+    const first = a;
+    const firstV = va;
+    await pool.run(
+      mergeSortTask,
+      chunks.map(
+        (c): MergeSortJob => ({ op: 'sort', keys: first, values: firstV, source, begin: c.begin, end: c.end }),
+      ),
+    );
+    let runs = chunks.map((c) => [c.begin, c.end] as [number, number]);
+    const target = Math.max(minChunk, Math.ceil(n / (2 * pool.size)));
+    while (runs.length > 1) {
+      const jobs: MergeSortJob[] = [];
+      const next: [number, number][] = [];
+      for (let r = 0; r < runs.length; r += 2) {
+        const [lo, mid] = runs[r] as [number, number];
+        const hi = r + 1 < runs.length ? (runs[r + 1] as [number, number])[1] : mid;
+        next.push([lo, hi]);
+        const total = hi - lo;
+        const pieces = Math.max(1, Math.round(total / target));
+        let i0 = 0;
+        for (let k = 1; k <= pieces; k++) {
+          const d0 = Math.floor(((k - 1) * total) / pieces);
+          const d1 = Math.floor((k * total) / pieces);
+          const i1 = k === pieces ? mid - lo : mergePath(a, lo, mid, mid, hi, d1, before);
+          jobs.push({
+            op: 'merge',
+            keys: a,
+            values: va,
+            dst: b,
+            dstValues: vb,
+            source,
+            aLo: lo + i0,
+            aHi: lo + i1,
+            bLo: mid + (d0 - i0),
+            bHi: mid + (d1 - i1),
+            out: lo + d0,
+          });
+          i0 = i1;
+        }
       }
+      await pool.run(mergeSortTask, jobs);
+      [a, b] = [b, a];
+      [va, vb] = [vb, va];
+      runs = next;
     }
-    await pool.run(mergeSortTask, jobs);
-    [a, b] = [b, a];
-    [va, vb] = [vb, va];
-    runs = next;
+    keys.set(a as never);
+    if (values && va) bitsView(values).set(va);
+  } finally {
+    giveBack(
+      a.buffer as SharedArrayBuffer,
+      b.buffer as SharedArrayBuffer,
+      va?.buffer as SharedArrayBuffer | undefined,
+      vb?.buffer as SharedArrayBuffer | undefined,
+    );
   }
-  keys.set(a as never);
-  if (values && va) bitsView(values).set(va);
 }

@@ -37,7 +37,14 @@ export interface MergeSortJob {
 
 /** The task (self-contained: shipped to workers as source). */
 export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
-  const before: Before = job.before ?? (new Function(`return (${job.source});`)() as Before);
+  // Workers compile the comparator once per source (one function object keeps call sites monomorphic).
+  const compiled = ((globalThis as { __webdplComparators?: Map<string, unknown> }).__webdplComparators ??= new Map());
+  let fromSource = compiled.get(String(job.source)) as ((a: number, b: number) => boolean) | undefined;
+  if (!job.before && !fromSource) {
+    fromSource = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
+    compiled.set(String(job.source), fromSource);
+  }
+  const before = (job.before ?? fromSource) as (a: number, b: number) => boolean;
   const merge = (
     src: KeyArray,
     sv: Uint32Array | undefined,

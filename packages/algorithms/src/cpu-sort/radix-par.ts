@@ -20,6 +20,7 @@ import type { NumericType } from '@webdpl/core';
 import type { WorkerPool } from '@webdpl/policies';
 import { bitsView, fromKeyBits } from './key-bits';
 import { RADIX_PASSES } from './radix-seq';
+import { borrowU32, giveBack } from './scratch';
 
 interface RadixJob {
   readonly op: 'prep' | 'scatter';
@@ -136,86 +137,97 @@ export async function radixSortPar(
   const n = keys.length;
   const log2Chunk = Math.max(Math.ceil(Math.log2(Math.max(1, minChunk))), Math.ceil(Math.log2(n / (2 * pool.size))));
   const c = Math.ceil(n / 2 ** log2Chunk);
-  let a = sharedU32(n);
-  let b = sharedU32(n);
+  let a = borrowU32(n);
+  let b = borrowU32(n);
   a.set(bitsView(keys));
   let va: Uint32Array | undefined;
   let vb: Uint32Array | undefined;
   if (values) {
-    va = sharedU32(n);
-    vb = sharedU32(n);
+    va = borrowU32(n);
+    vb = borrowU32(n);
     va.set(bitsView(values));
   }
-  const ids = Array.from({ length: c }, (_, i) => i);
-  const base = { chunks: c, log2Chunk, type, descending, shift: 0, mask: 0, nextShift: 0, nextMask: 0 };
-  const prepHist = sharedU32(c * 5120);
-  const first = a;
-  await pool.run(
-    radixTask,
-    ids.map((i) => ({ ...base, op: 'prep' as const, keys: first, chunk: i, hist: prepHist })),
-  );
-  // Passes whose digit is the same for every key (global totals do not depend on the order).
-  const active = RADIX_PASSES.map(([shift, bits], p) => ({ shift, mask: (1 << bits) - 1, p })).filter(({ mask, p }) => {
-    for (let d = 0; d <= mask; d++) {
-      let total = 0;
-      for (let i = 0; i < c; i++) total += prepHist[i * 5120 + p * 2048 + d] as number;
-      if (total === n) return false;
-      if (total > 0) break;
-    }
-    return true;
-  });
-  const offsets = sharedU32(c * 2048);
-  const nextBlock = active.length > 1 ? sharedU32(c * c * 2048) : undefined;
-  // Per-chunk counts of the coming pass's digit, [chunk][digit]: from prep, then from each scatter.
-  let counts: (chunk: number, digit: number) => number = (i, d) =>
-    prepHist[i * 5120 + (active[0]?.p ?? 0) * 2048 + d] as number;
-  for (let q = 0; q < active.length; q++) {
-    const { shift, mask } = active[q] as { shift: number; mask: number };
-    const later = active[q + 1];
-    let sum = 0;
-    for (let d = 0; d <= mask; d++) {
-      for (let i = 0; i < c; i++) {
-        offsets[i * 2048 + d] = sum;
-        sum += counts(i, d);
-      }
-    }
-    const src = a;
-    const dst = b;
-    const sv = va;
-    const dv = vb;
-    const next = later ? nextBlock : undefined;
+  try {
+    const ids = Array.from({ length: c }, (_, i) => i);
+    const base = { chunks: c, log2Chunk, type, descending, shift: 0, mask: 0, nextShift: 0, nextMask: 0 };
+    const prepHist = sharedU32(c * 5120);
+    const first = a;
     await pool.run(
       radixTask,
-      ids.map((i) => ({
-        ...base,
-        op: 'scatter' as const,
-        keys: src,
-        dst,
-        values: sv,
-        dstValues: dv,
-        chunk: i,
-        hist: offsets,
-        shift,
-        mask,
-        next,
-        nextShift: later?.shift ?? 0,
-        nextMask: later?.mask ?? 0,
-      })),
+      ids.map((i) => ({ ...base, op: 'prep' as const, keys: first, chunk: i, hist: prepHist })),
     );
-    a = dst;
-    b = src;
-    va = dv;
-    vb = sv;
-    if (next) {
-      // Counts of the next digit per destination chunk: the sum over the blocks of all source chunks.
-      const summed = new Uint32Array(c * 2048);
-      for (let s = 0; s < c; s++) {
-        const block = next.subarray(s * c * 2048, (s + 1) * c * 2048);
-        for (let j = 0; j < c * 2048; j++) summed[j] = (summed[j] as number) + (block[j] as number);
+    // Passes whose digit is the same for every key (global totals do not depend on the order).
+    const active = RADIX_PASSES.map(([shift, bits], p) => ({ shift, mask: (1 << bits) - 1, p })).filter(
+      ({ mask, p }) => {
+        for (let d = 0; d <= mask; d++) {
+          let total = 0;
+          for (let i = 0; i < c; i++) total += prepHist[i * 5120 + p * 2048 + d] as number;
+          if (total === n) return false;
+          if (total > 0) break;
+        }
+        return true;
+      },
+    );
+    const offsets = sharedU32(c * 2048);
+    const nextBlock = active.length > 1 ? sharedU32(c * c * 2048) : undefined;
+    // Per-chunk counts of the coming pass's digit, [chunk][digit]: from prep, then from each scatter.
+    let counts: (chunk: number, digit: number) => number = (i, d) =>
+      prepHist[i * 5120 + (active[0]?.p ?? 0) * 2048 + d] as number;
+    for (let q = 0; q < active.length; q++) {
+      const { shift, mask } = active[q] as { shift: number; mask: number };
+      const later = active[q + 1];
+      let sum = 0;
+      for (let d = 0; d <= mask; d++) {
+        for (let i = 0; i < c; i++) {
+          offsets[i * 2048 + d] = sum;
+          sum += counts(i, d);
+        }
       }
-      counts = (i, d) => summed[i * 2048 + d] as number;
+      const src = a;
+      const dst = b;
+      const sv = va;
+      const dv = vb;
+      const next = later ? nextBlock : undefined;
+      await pool.run(
+        radixTask,
+        ids.map((i) => ({
+          ...base,
+          op: 'scatter' as const,
+          keys: src,
+          dst,
+          values: sv,
+          dstValues: dv,
+          chunk: i,
+          hist: offsets,
+          shift,
+          mask,
+          next,
+          nextShift: later?.shift ?? 0,
+          nextMask: later?.mask ?? 0,
+        })),
+      );
+      a = dst;
+      b = src;
+      va = dv;
+      vb = sv;
+      if (next) {
+        // Counts of the next digit per destination chunk: the sum over the blocks of all source chunks.
+        const summed = new Uint32Array(c * 2048);
+        for (let s = 0; s < c; s++) {
+          const block = next.subarray(s * c * 2048, (s + 1) * c * 2048);
+          for (let j = 0; j < c * 2048; j++) summed[j] = (summed[j] as number) + (block[j] as number);
+        }
+        counts = (i, d) => summed[i * 2048 + d] as number;
+      }
     }
+    fromKeyBits(bitsView(keys), type, descending, 0, n, a);
+    if (values && va) bitsView(values).set(va);
+  } finally {
+    giveBack(
+      a.buffer as SharedArrayBuffer,
+      b.buffer as SharedArrayBuffer,
+      va?.buffer as SharedArrayBuffer | undefined,
+      vb?.buffer as SharedArrayBuffer | undefined,
+    );
   }
-  fromKeyBits(bitsView(keys), type, descending, 0, n, a);
-  if (values && va) bitsView(values).set(va);
 }

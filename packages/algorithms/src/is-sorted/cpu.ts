@@ -16,7 +16,14 @@ interface Job {
 
 /** The worker task (self-contained). First i in [max(begin, 1), end) with comp(d[i], d[i-1]), or -1. */
 const isSortedTask = function isSortedTask(job: Job): number {
-  const before = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
+  // Workers compile the comparator once per source (one function object keeps call sites monomorphic).
+  const compiled = ((globalThis as { __webdplComparators?: Map<string, unknown> }).__webdplComparators ??= new Map());
+  let fromSource = compiled.get(String(job.source)) as ((a: number, b: number) => boolean) | undefined;
+  if (!fromSource) {
+    fromSource = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
+    compiled.set(String(job.source), fromSource);
+  }
+  const before = fromSource as (a: number, b: number) => boolean;
   const d = job.data;
   for (let i = Math.max(job.begin, 1); i < job.end; i++) if (before(d[i] as number, d[i - 1] as number)) return i;
   return -1;

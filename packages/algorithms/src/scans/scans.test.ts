@@ -6,7 +6,7 @@ import { lastNonZero } from '../testing/ops';
 import { expectFloatSumScan, expectSameArray, type Op, refScan } from '../testing/scan-reference';
 import { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './index';
 
-const DEFAULT_TILE = 256 * 16;
+const DEFAULT_TILE = 256 * 24;
 const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457]);
 const plusOf = (t: 'u32' | 'i32' | 'f32') => plus.js([t, t]) as Op;
 const lnz: Op = (a, b) => (b !== 0 ? b : a);

@@ -356,8 +356,7 @@ const RS_FLAGS: u32 = 0xc0000000u;
 const RS_VALUE: u32 = 0x3fffffffu;
 var<workgroup> rs_tile_id: u32;
 var<workgroup> rs_dbase: array<u32, 256>;
-var<workgroup> rs_fb_round: atomic<u32>;
-var<workgroup> rs_more_round: atomic<u32>;
+var<workgroup> rs_stuck: atomic<u32>;
 
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(p.subgroups)}) {
@@ -398,60 +397,73 @@ ${entryPrologue(p.subgroups)}
     }
   }
 
-  // Decoupled look-back with fallback, one predecessor per round for the whole workgroup.
-  var pred = tile;
-  var round = 0u;
+  // Decoupled look-back with fallback. Each thread walks back over its digits' slots on its own
+  // (no barriers) until it meets an INCLUSIVE prefix, adding AGGREGATEs on the way. A slot still
+  // NOT_READY after the spin budget leaves its thread stuck there; then the workgroup counts the
+  // digits of the nearest stuck tile from its keys (publishing them for everyone), the threads stuck
+  // there take the counts, and every unfinished thread walks on. Each round unsticks at least one
+  // thread, so the loop ends even if a predecessor never runs.
+  var pos: array<u32, RS_DPT>;
+  for (var i = 0u; i < RS_DPT; i++) { pos[i] = tile; }
   loop {
     if (tile == 0u) { break; }
-    pred -= 1u;
-    round += 1u;
-    var waiting: array<bool, RS_DPT>;
     for (var i = 0u; i < RS_DPT; i++) {
-      waiting[i] = false;
-      if (!done[i]) {
-        let slot = pred * 256u + ids.lid * RS_DPT + i;
-        var v = atomicLoad(&rs_lookback[slot]);
-        for (var s = 0u; s < ${p.lookbackSpins}u && (v & RS_FLAGS) == 0u; s++) { v = atomicLoad(&rs_lookback[slot]); }
+      let d = ids.lid * RS_DPT + i;
+      var spins = 0u;
+      loop {
+        if (done[i]) { break; }
+        let pred = pos[i] - 1u;
+        var v = atomicLoad(&rs_lookback[pred * 256u + d]);
         ${p.forceFallback ? 'v = 0u;' : ''}
         if ((v & RS_PRE) != 0u) {
           acc[i] += v & RS_VALUE;
           done[i] = true;
         } else if ((v & RS_AGG) != 0u) {
           acc[i] += v & RS_VALUE;
+          pos[i] = pred;
+          spins = 0u;
         } else {
-          waiting[i] = true;
-          atomicMax(&rs_fb_round, round);
-        }
-      }
-    }
-    if (workgroupUniformLoad(&rs_fb_round) == round) {
-      // Fallback: count tile pred's digits from its keys.
-      for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
-      workgroupBarrier();
-      let jb = pred * RS_TILE;
-      for (var q = ids.lid; q < RS_TILE; q += RS_W) {
-        if (jb + q < n) { atomicAdd(&rs_hist[rs_digit(keys_in[jb + q], shift)], 1u); }
-      }
-      workgroupBarrier();
-      for (var i = 0u; i < RS_DPT; i++) {
-        let d = ids.lid * RS_DPT + i;
-        if (d < 256u) {
-          let c = atomicLoad(&rs_hist[d]);
-          if (pred == 0u) {
-            let pre = atomicLoad(&rs_meta[offsets + d]) + c;
-            atomicMax(&rs_lookback[d], RS_PRE | pre);
-            if (waiting[i]) { acc[i] += pre; done[i] = true; }
-          } else {
-            atomicMax(&rs_lookback[pred * 256u + d], RS_AGG | c);
-            if (waiting[i]) { acc[i] += c; }
+          spins += 1u;
+          if (spins > ${p.forceFallback ? 0 : p.lookbackSpins}u) {
+            atomicMax(&rs_stuck, pred + 1u);
+            break;
           }
         }
       }
     }
-    var more = false;
-    for (var i = 0u; i < RS_DPT; i++) { more = more || !done[i]; }
-    if (more) { atomicMax(&rs_more_round, round); }
-    if (workgroupUniformLoad(&rs_more_round) != round) { break; }
+    let stuck = workgroupUniformLoad(&rs_stuck);
+    if (stuck == 0u) { break; }
+    // Fallback: count the digits of tile \`fb\` from its keys.
+    let fb = stuck - 1u;
+    if (ids.lid == 0u) { atomicStore(&rs_stuck, 0u); }
+    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+    workgroupBarrier();
+    let fbase = fb * RS_TILE;
+    for (var q = ids.lid; q < RS_TILE; q += RS_W) {
+      if (fbase + q < n) { atomicAdd(&rs_hist[rs_digit(keys_in[fbase + q], shift)], 1u); }
+    }
+    workgroupBarrier();
+    for (var i = 0u; i < RS_DPT; i++) {
+      let d = ids.lid * RS_DPT + i;
+      if (d < 256u) {
+        let c = atomicLoad(&rs_hist[d]);
+        let here = !done[i] && pos[i] - 1u == fb;
+        if (fb == 0u) {
+          let pre = atomicLoad(&rs_meta[offsets + d]) + c;
+          atomicMax(&rs_lookback[d], RS_PRE | pre);
+          if (here) {
+            acc[i] += pre;
+            done[i] = true;
+          }
+        } else {
+          atomicMax(&rs_lookback[fb * 256u + d], RS_AGG | c);
+          if (here) {
+            acc[i] += c;
+            pos[i] = fb;
+          }
+        }
+      }
+    }
   }
 
   for (var i = 0u; i < RS_DPT; i++) {
@@ -478,7 +490,7 @@ ${entryPrologue(p.subgroups)}
   }
   ${scatterValues}
 }`;
-  return fragment({ name, code, deps: common.deps, workgroupBytes: common.bytes + 4 * (256 + 3) });
+  return fragment({ name, code, deps: common.deps, workgroupBytes: common.bytes + 4 * (256 + 2) });
 }
 
 /**

@@ -183,6 +183,13 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
     await check(device, makeKeys('u32', n, 'random', 1), { values: true }, 'u32 2^20');
     await check(device, makeKeys('f32', n + 3, 'specials', 2), {}, 'f32 2^20+3');
   });
+  it('more than 65,535 tiles (a 2-D indirect grid): 32-key tiles over 2,097,189 keys with one live digit', async () => {
+    const n = 65537 * 32 + 5;
+    const r = rng(17);
+    const keys = Uint32Array.from({ length: n }, () => (r() & 0xff) << 8);
+    const tuning = { workgroupSize: 32, keysPerThread: 1, histogramWorkgroupSize: 64, lookbackSpins: 64 };
+    await check(device, keys, { tuning, values: true }, 'grid');
+  });
   it('sorts views at unaligned offsets in place, leaving the rest of the buffer alone', async () => {
     const all = makeKeys('u32', 9000, 'random', 77) as Uint32Array;
     const d = DeviceArray.from(device, all);

@@ -26,7 +26,6 @@ import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '.
 import { bindingLimit, resolveTuning, useSubgroups } from '../../common/tuning';
 import {
   BINDING,
-  type CompactWrite,
   ctrlWords,
   type FinishMode,
   finishKernel,
@@ -173,7 +172,7 @@ export function compactionLimit(device: GpuDevice, n: number): string | undefine
 }
 
 async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> {
-  const t: ScanTuning = resolveTuning(call.tuningName, scanDefaults(device), call.tuning);
+  const t: ScanTuning = resolveTuning(call.tuningName, scanDefaults(device, isCompaction(call.write)), call.tuning);
   const n = call.input.length;
   const compaction = isCompaction(call.write);
   const w = t.workgroupSize;
@@ -221,7 +220,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
       subgroups,
       minSubgroupSize,
       maxSpins: Math.max(0, Math.floor(t.maxSpins)),
-      compactWrite: compactWriteOf(t.compactionWrite, compaction, subgroups, vec, tile, device),
+      atomicTileIds: t.atomicTileIds,
+      lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
     };
     const phases = new Set<TilePhase>();
     for (const p of plans) {
@@ -337,20 +337,6 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   } finally {
     if (copyInput) input.destroy();
   }
-}
-
-function compactWriteOf(
-  code: number,
-  compaction: boolean,
-  subgroups: boolean,
-  vec: boolean,
-  tile: number,
-  device: GpuDevice,
-): CompactWrite {
-  if (!compaction) return 'scatter';
-  if (code === 2 && subgroups && vec) return 'subgroup';
-  if (code === 1 && tile * 4 + 2048 <= device.limits.maxComputeWorkgroupStorageSize) return 'staged';
-  return 'scatter';
 }
 
 function recordFinish(

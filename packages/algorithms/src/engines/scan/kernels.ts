@@ -81,16 +81,14 @@ export interface TileKernelParams {
   /** Look-back polls before the fallback ('chained'). */
   readonly maxSpins: number;
   /**
-   * How compaction writes ('scatter' for scans): 'scatter' stores each kept element from its thread;
-   * 'staged' puts the tile's output in workgroup memory in output order before the look-back, then
-   * writes it out coalesced (tile x 4 more bytes of workgroup memory); 'subgroup' compacts each
-   * subgroup's elements of a row with shuffles so consecutive lanes store consecutive elements
-   * (needs subgroups and the vec4 layout).
+   * 'chained': take tile ids from an atomic counter, in the order workgroups start (so a tile only
+   * ever waits on started ones); false uses the workgroup index and relies on the fallback when a
+   * device runs workgroups out of order.
    */
-  readonly compactWrite: CompactWrite;
+  readonly atomicTileIds: boolean;
+  /** 'chained': predecessors each look-back lane polls per step (the window is subgroup size x this). */
+  readonly lookbackPerLane: number;
 }
-
-export type CompactWrite = 'scatter' | 'staged' | 'subgroup';
 
 /** Uniform parameters of every engine kernel (12 u32). */
 export const PARAMS_STRUCT = `struct ScnParams {
@@ -133,65 +131,6 @@ export const BINDING = {
   inScalar: 4,
   out: 5,
 } as const;
-
-/**
- * Compaction stores of row r with subgroup shuffles: each thread compacts its kept items into
- * c0..c3, then for every output slot s of the subgroup's run, lane s % sg finds the source lane by a
- * binary search over the lanes' exclusive counts (log2(sg) shuffles) and fetches the item (4
- * shuffles), so each store instruction writes consecutive elements. Rejected elements (partition)
- * go the same way to their slots counted from the end.
- */
-function subgroupCompactRow(r: number, C: number, T: NumericType, partition: boolean): string[] {
-  const out: string[] = [];
-  const it = (j: number) => `${r}_${j}`;
-  const stream = (name: string, flag: (j: number) => string, baseExpr: string, store: (slot: string) => string) => {
-    const cnt = `cnt${name}`;
-    out.push(`var ${cnt} = 0u;`);
-    for (let q = 0; q < C; q++) out.push(`var c${name}_${q} = x${it(0)};`);
-    for (let j = 0; j < C; j++) {
-      const f = flag(j);
-      for (let q = 0; q < C; q++) {
-        out.push(`c${name}_${q} = select(c${name}_${q}, x${it(j)}, ${f} && ${cnt} == ${q}u);`);
-      }
-      out.push(`${cnt} += select(0u, 1u, ${f});`);
-    }
-    out.push(`let ex${name} = subgroupExclusiveAdd(${cnt});`);
-    out.push(`let all${name} = subgroupAdd(${cnt});`);
-    out.push(`let base${name} = ${baseExpr};`);
-    const pick = Array.from({ length: C }, (_, q) => `subgroupShuffle(c${name}_${q}, src)`);
-    let val = pick[C - 1] as string;
-    for (let q = C - 2; q >= 0; q--) val = `select(${val}, ${pick[q]}, j == ${q}u)`;
-    out.push(`for (var s0 = 0u; s0 < all${name}; s0 += ids.sg_size) {
-    let s = s0 + ids.lane;
-    var src = 0u;
-    for (var step = ids.sg_size >> 1u; step > 0u; step = step >> 1u) {
-      let e = subgroupShuffle(ex${name}, src + step);
-      if (e <= s) { src += step; }
-    }
-    let j = s - subgroupShuffle(ex${name}, src);
-    let val: ${T} = ${val};
-    if (s < all${name}) { ${store(`base${name} + s`)} }
-  }`);
-  };
-  // Kept: the subgroup's first kept element of this row has global rank prefix + rb + tp(lane 0).
-  out.push(`let first_tp${r} = subgroupBroadcast(tp${r}, 0u);`);
-  stream(
-    `k${r}`,
-    (j) => `k${it(j)}`,
-    `prefix + rb${r} + first_tp${r}`,
-    (slot) => `out_s[prm.out_base + ${slot}] = val;`,
-  );
-  if (partition) {
-    // Rejected: rank = global index - kept before it.
-    stream(
-      `r${r}`,
-      (j) => `(ok${it(j)} && !k${it(j)})`,
-      `prm.seg_start + subgroupBroadcast(b${r}, 0u) - (prefix + rb${r} + first_tp${r})`,
-      (slot) => `out_s[prm.out_base + prm.n_total - 1u - (${slot})] = val;`,
-    );
-  }
-  return out;
-}
 
 /** Binding numbers a tile kernel declares (and uses), in order. */
 export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace'>): number[] {
@@ -251,9 +190,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (p.inPlace && p.phase === 'chained') throw new Error('scan engine: the chained phase never runs in place');
   if (p.inPlace && compaction) throw new Error('scan engine: compaction never runs in place');
   if (p.vec && k % 4 !== 0) throw new Error('scan engine: the vec4 path needs itemsPerThread % 4 == 0');
-  if (compaction && p.compactWrite === 'subgroup' && !(p.subgroups && p.vec)) {
-    throw new Error("scan engine: compactWrite 'subgroup' needs subgroups and the vec4 layout");
-  }
 
   // ---- bindings
   const lines = [
@@ -284,69 +220,63 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
 
   // ---- layout: R rows of W threads x C items. vec: C = 4 (one vec4 per thread per row, coalesced
   // across the workgroup); scalar: one row of C = itemsPerThread consecutive items per thread.
-  // Row r of the tile covers elements [r*W*C, (r+1)*W*C); thread t holds b{r} = tile start +
-  // r*W*C + t*C .. + C - 1. Rows are scanned in order, threads in order within a row.
+  // Row r of the tile covers elements [r*W*C, (r+1)*W*C); thread t holds b = tile start + r*W*C +
+  // t*C .. + C - 1. Rows are scanned in order, threads in order within a row. Rows are WGSL loops
+  // over private arrays (one copy of the row code, so software compilers stay fast); the constant
+  // trip counts let GPU compilers unroll them into registers.
   const C = p.vec ? 4 : k;
   const R = k / C;
-  const item = (r: number, j: number) => `${r}_${j}`;
+  const rowBase = `tile * ${tile}u + r * ${w * C}u + ids.lid * ${C}u`;
   const genValue = (x: string): string => {
     if (p.gen.kind === 'value') return p.gen.fn ? `${p.gen.fn.name}(${x})` : x;
     return '';
   };
-  const loadLines: string[] = [];
-  for (let r = 0; r < R; r++) {
-    loadLines.push(`let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`);
-    for (let j = 0; j < C; j++) loadLines.push(`var x${item(r, j)}: ${T};`);
-    if (p.vec) {
-      loadLines.push(
-        `if (full || b${r} < prm.n) { let a = ${inV}[(prm.in_base + b${r}) / 4u]; x${item(r, 0)} = a.x; x${item(r, 1)} = a.y; x${item(r, 2)} = a.z; x${item(r, 3)} = a.w; }`,
-      );
-    } else {
-      for (let j = 0; j < C; j++) {
-        loadLines.push(`if (full || b${r} + ${j}u < prm.n) { x${item(r, j)} = ${inS}[prm.in_base + b${r} + ${j}u]; }`);
-      }
-    }
-    for (let j = 0; j < C; j++) loadLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
-    if (p.gen.kind === 'value') {
-      for (let j = 0; j < C; j++) {
-        loadLines.push(`let v${item(r, j)} = select(${id}, ${genValue(`x${item(r, j)}`)}, ok${item(r, j)});`);
-      }
-    } else {
-      if (p.gen.kind === 'predicate') {
-        const f = p.gen.fn.name;
-        for (let j = 0; j < C; j++) loadLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(x${item(r, j)});`);
-      } else {
-        const x0 = `x${item(r, 0)}`;
-        loadLines.push(`var xp${r} = ${x0};`);
-        loadLines.push(`let first${r} = prm.seg_start + b${r} == 0u;`);
-        loadLines.push(`if (ok${item(r, 0)} && !first${r}) { xp${r} = ${inS}[prm.in_base + b${r} - 1u]; }`);
-        loadLines.push(`let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(T, x0, `xp${r}`)});`);
-        for (let j = 1; j < C; j++) {
-          loadLines.push(
-            `let k${item(r, j)} = ok${item(r, j)} && ${differs(T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
-          );
-        }
-      }
-      for (let j = 0; j < C; j++) loadLines.push(`let v${item(r, j)} = select(0u, 1u, k${item(r, j)});`);
-    }
-  }
-  // Per row: the thread's fold, then the row's workgroup scan (or reduce); rb{r} is the fold of the
-  // rows before r, `total` the tile's aggregate.
-  const foldLines: string[] = [];
-  for (let r = 0; r < R; r++) {
-    foldLines.push(`var s${r} = v${item(r, 0)};`);
-    for (let j = 1; j < C; j++) foldLines.push(`s${r} = ${comb}(s${r}, v${item(r, j)});`);
-  }
-  if (p.phase === 'reduce') {
-    foldLines.push(`var total = ${red?.name}(s0, ids);`);
-    for (let r = 1; r < R; r++) foldLines.push(`total = ${comb}(total, ${red?.name}(s${r}, ids));`);
+  // Loop 1: every load of the tile is issued before any is used.
+  const loadLines: string[] = [`var xs: array<array<${T}, ${C}>, ${R}>;`, `for (var r = 0u; r < ${R}u; r++) {`, `  let b = ${rowBase};`];
+  if (p.vec) {
+    loadLines.push(
+      `  if (full || b < prm.n) { let a = ${inV}[(prm.in_base + b) / 4u]; xs[r][0] = a.x; xs[r][1] = a.y; xs[r][2] = a.z; xs[r][3] = a.w; }`,
+    );
   } else {
-    foldLines.push(`let rb0 = ${id};`);
-    for (let r = 0; r < R; r++) {
-      foldLines.push(`var tot${r}: ${V};`, `let tp${r} = ${scan?.name}(s${r}, ids, &tot${r});`);
-      foldLines.push(`let ${r + 1 < R ? `rb${r + 1}` : 'total'} = ${comb}(rb${r}, tot${r});`);
+    for (let j = 0; j < C; j++) {
+      loadLines.push(`  if (full || b + ${j}u < prm.n) { xs[r][${j}] = ${inS}[prm.in_base + b + ${j}u]; }`);
     }
   }
+  loadLines.push('}');
+  // Loop 2: generate the values, fold each thread's items of the row, scan (or reduce) the row.
+  // Scans keep the values (vs); compaction keeps the elements (xs) and a bit mask of kept items (kb).
+  const foldLines: string[] = [];
+  if (compaction) foldLines.push(`var kb: array<u32, ${R}>;`);
+  else foldLines.push(`var vs: array<array<${V}, ${C}>, ${R}>;`);
+  if (p.phase !== 'reduce') foldLines.push(`var tps: array<${V}, ${R}>;`, `var rbs: array<${V}, ${R}>;`);
+  foldLines.push(`var rb = ${id};`, `for (var r = 0u; r < ${R}u; r++) {`, `  let b = ${rowBase};`);
+  for (let j = 0; j < C; j++) foldLines.push(`  let ok${j} = full || b + ${j}u < prm.n;`);
+  if (p.gen.kind === 'value') {
+    for (let j = 0; j < C; j++) foldLines.push(`  let v${j} = select(${id}, ${genValue(`xs[r][${j}]`)}, ok${j});`);
+    for (let j = 0; j < C; j++) foldLines.push(`  vs[r][${j}] = v${j};`);
+  } else {
+    if (p.gen.kind === 'predicate') {
+      for (let j = 0; j < C; j++) foldLines.push(`  let k${j} = ok${j} && ${p.gen.fn.name}(xs[r][${j}]);`);
+    } else {
+      foldLines.push(`  var xp = xs[r][0];`);
+      foldLines.push(`  let first = prm.seg_start + b == 0u;`);
+      foldLines.push(`  if (ok0 && !first) { xp = ${inS}[prm.in_base + b - 1u]; }`);
+      foldLines.push(`  let k0 = ok0 && (first || ${differs(T, 'xs[r][0]', 'xp')});`);
+      for (let j = 1; j < C; j++) {
+        foldLines.push(`  let k${j} = ok${j} && ${differs(T, `xs[r][${j}]`, `xs[r][${j - 1}]`)};`);
+      }
+    }
+    for (let j = 0; j < C; j++) foldLines.push(`  let v${j} = select(0u, 1u, k${j});`);
+    foldLines.push(`  kb[r] = ${Array.from({ length: C }, (_, j) => `(v${j} << ${j}u)`).join(' | ')};`);
+  }
+  foldLines.push(`  var s = v0;`);
+  for (let j = 1; j < C; j++) foldLines.push(`  s = ${comb}(s, v${j});`);
+  if (p.phase === 'reduce') {
+    foldLines.push(`  rb = ${comb}(rb, ${red?.name}(s, ids));`);
+  } else {
+    foldLines.push(`  var tot: ${V};`, `  tps[r] = ${scan?.name}(s, ids, &tot);`, `  rbs[r] = rb;`, `  rb = ${comb}(rb, tot);`);
+  }
+  foldLines.push('}', 'let total = rb;');
 
   // ---- scalar generate for the fallback: the value of segment-local element i
   let genScalar = '';
@@ -365,81 +295,47 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
 }`;
   }
 
-  // ---- write
+  // ---- write (loop 3, after the tile's prefix is known)
   const writeLines: string[] = [];
   if (p.phase !== 'reduce') {
-    for (let r = 0; r < R; r++) {
-      if (!compaction) {
-        writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
-        for (let j = 0; j < C; j++) {
-          const v = `v${item(r, j)}`;
-          writeLines.push(
-            p.write === 'inclusive'
-              ? `run${r} = ${comb}(run${r}, ${v}); let r${item(r, j)} = run${r};`
-              : `let r${item(r, j)} = run${r}; run${r} = ${comb}(run${r}, ${v});`,
-          );
-        }
-        if (vecStores) {
-          const rs = [0, 1, 2, 3].map((j) => `r${item(r, j)}`);
-          writeLines.push(`if (full || b${r} + 3u < prm.n) {
-    out_v[(prm.out_base + b${r}) / 4u] = vec4<${V}>(${rs.join(', ')});
-  } else if (b${r} < prm.n) {
+    writeLines.push(`for (var r = 0u; r < ${R}u; r++) {`, `  let b = ${rowBase};`);
+    if (!compaction) {
+      writeLines.push(`  var run = ${comb}(prefix, ${comb}(rbs[r], tps[r]));`);
+      for (let j = 0; j < C; j++) {
+        writeLines.push(
+          p.write === 'inclusive'
+            ? `  run = ${comb}(run, vs[r][${j}]); let r${j} = run;`
+            : `  let r${j} = run; run = ${comb}(run, vs[r][${j}]);`,
+        );
+      }
+      if (vecStores) {
+        writeLines.push(`  if (full || b + 3u < prm.n) {
+    out_v[(prm.out_base + b) / 4u] = vec4<${V}>(r0, r1, r2, r3);
+  } else if (b < prm.n) {
     // The array's last partial vec4: its results go to ctrl and the host copies them into place.
     let tail = 2u * prm.num_segs;
-    atomicStore(&ctrl[tail], bitcast<u32>(${rs[0]}));
-    if (b${r} + 1u < prm.n) { atomicStore(&ctrl[tail + 1u], bitcast<u32>(${rs[1]})); }
-    if (b${r} + 2u < prm.n) { atomicStore(&ctrl[tail + 2u], bitcast<u32>(${rs[2]})); }
+    atomicStore(&ctrl[tail], bitcast<u32>(r0));
+    if (b + 1u < prm.n) { atomicStore(&ctrl[tail + 1u], bitcast<u32>(r1)); }
+    if (b + 2u < prm.n) { atomicStore(&ctrl[tail + 2u], bitcast<u32>(r2)); }
   }`);
-        } else {
-          for (let j = 0; j < C; j++) {
-            writeLines.push(`if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = r${item(r, j)}; }`);
-          }
-        }
-      } else if (p.compactWrite === 'subgroup') {
-        writeLines.push(...subgroupCompactRow(r, C, T, p.write === 'partition'));
-      } else if (p.compactWrite === 'scatter') {
-        writeLines.push(`var run${r} = prefix + rb${r} + tp${r};`);
+      } else {
         for (let j = 0; j < C; j++) {
-          const x = `x${item(r, j)}`;
-          const rejected =
-            p.write === 'partition'
-              ? ` else if (ok${item(r, j)}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})] = ${x}; }`
-              : '';
-          writeLines.push(`if (k${item(r, j)}) { out_s[prm.out_base + run${r}] = ${x}; }${rejected}`);
-          writeLines.push(`run${r} += v${item(r, j)};`);
+          writeLines.push(`  if (full || b + ${j}u < prm.n) { out_s[prm.out_base + b + ${j}u] = r${j}; }`);
         }
       }
-    }
-  }
-  // Staged compaction: kept elements go to scn_stage[kept before them in the tile], rejected ones
-  // (partition) to scn_stage[tile - 1 - rejected before them]; after the look-back (a barrier) the
-  // workgroup copies both runs out with consecutive threads on consecutive elements.
-  const stageLines: string[] = [];
-  if (compaction && p.compactWrite === 'staged' && p.phase !== 'reduce') {
-    for (let r = 0; r < R; r++) {
-      stageLines.push(`var lrun${r} = rb${r} + tp${r};`);
+    } else {
+      writeLines.push(`  var run = prefix + rbs[r] + tps[r];`);
       for (let j = 0; j < C; j++) {
-        const x = `x${item(r, j)}`;
-        const loc = `${r * w * C + j}u + ids.lid * ${C}u`;
         const rejected =
           p.write === 'partition'
-            ? ` else if (ok${item(r, j)}) { scn_stage[${tile - 1}u - (${loc} - lrun${r})] = ${x}; }`
+            ? ` else if (full || b + ${j}u < prm.n) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b + ${j}u - run)] = xs[r][${j}]; }`
             : '';
-        stageLines.push(`if (k${item(r, j)}) { scn_stage[lrun${r}] = ${x}; }${rejected}`);
-        stageLines.push(`lrun${r} += v${item(r, j)};`);
+        writeLines.push(`  let k${j} = ((kb[r] >> ${j}u) & 1u) != 0u;`);
+        writeLines.push(`  if (k${j}) { out_s[prm.out_base + run] = xs[r][${j}]; }${rejected}`);
+        writeLines.push(`  run += select(0u, 1u, k${j});`);
       }
     }
-    if (p.phase === 'downsweep') writeLines.push('workgroupBarrier();');
-    writeLines.push(
-      `for (var i = ids.lid; i < total; i += ${w}u) { out_s[prm.out_base + prefix + i] = scn_stage[i]; }`,
-    );
-    if (p.write === 'partition') {
-      writeLines.push(`let rej = min(${tile}u, prm.n - tile * ${tile}u) - total;
-  let rej_base = prm.seg_start + tile * ${tile}u - prefix;
-  for (var i = ids.lid; i < rej; i += ${w}u) {
-    out_s[prm.out_base + prm.n_total - 1u - (rej_base + i)] = scn_stage[${tile - 1}u - i];
-  }`);
-    }
+    writeLines.push('}');
   }
 
   // ---- tile prefix
@@ -455,6 +351,20 @@ fn scn_carry_out(v: ${V}) {
   if (p.phase === 'chained') {
     const sgMax = (e: string) => (p.subgroups ? `subgroupMax(${e})` : `(${e})`);
     const sgFold = (e: string) => (sgRed ? `${sgRed.name}(${e}, lane, sg)` : `(${e})`);
+    const M = p.lookbackPerLane;
+    const wr: string[] = ['var ip = 0u;', 'var np = 0u;'];
+    const fw: string[] = [];
+    const fa: string[] = [];
+    for (let q = 0; q < M; q++) {
+      wr.push(`var f${q} = SCN_INCL;`, `var v${q} = carry;`);
+      wr.push(`if (t0 + ${q} >= 0) { let s = scn_read(u32(t0 + ${q})); f${q} = s.x; v${q} = bitcast<${V}>(s.y); }`);
+      wr.push(`ip = select(ip, ${q + 1}u, f${q} == SCN_INCL);`, `np = select(np, ${q + 1}u, f${q} == 0u);`);
+      fw.push(`lf = select(lf, ${comb}(lf, v${q}), lane + 1u > m || (lane + 1u == m && ${q + 1}u >= ip));`);
+      fa.push(`af = select(af, ${comb}(af, v${q}), lane > j || (lane == j && ${q + 1}u > npj));`);
+    }
+    const windowRead = wr.join('\n    ');
+    const foldWindow = fw.join('\n      ');
+    const foldAfter = fa.join('\n      ');
     helpers = `const SCN_AGG = 1u;
 const SCN_INCL = 2u;
 var<workgroup> scn_prefix: ${V};
@@ -508,35 +418,36 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
   var cur = t;
   var spins = 0u;
   loop {
-    // Window: tiles [cur - sg, cur), lane i holds tile cur - sg + i; tiles < 0 stand for the carry.
-    let ti = i32(cur) - i32(sg) + i32(lane);
-    var flag = SCN_INCL;
-    var val = carry;
-    if (ti >= 0) {
-      let s = scn_read(u32(ti));
-      flag = s.x;
-      val = bitcast<${V}>(s.y);
-    }
-    let m = ${sgMax('select(0u, lane + 1u, flag == SCN_INCL)')};
-    let blocked = ${sgMax('select(0u, lane + 1u, flag == 0u && lane + 1u > m)')};
+    // Window: tiles [cur - sg*${M}, cur); lane i holds tiles cur - sg*${M} + i*${M} + q (q < ${M}), in
+    // order; tiles < 0 stand for the carry (inclusive). ip/np: 1 + index of the lane's last
+    // inclusive / not-ready tile (0: none).
+    let t0 = i32(cur) - i32(sg * ${M}u) + i32(lane * ${M}u);
+    ${windowRead}
+    let m = ${sgMax('select(0u, lane + 1u, ip > 0u)')};
+    let blocked = ${sgMax('select(0u, lane + 1u, np > ip && lane + 1u >= m)')};
     if (blocked == 0u) {
-      // Every tile from the nearest inclusive one (lane m - 1) on is ready: fold them in order.
-      let first = select(0u, m - 1u, m > 0u);
-      let win = ${sgFold(`select(${id}, val, lane >= first)`)};
+      // Every tile from the nearest inclusive one on is ready: fold them in order.
+      var lf = ${id};
+      ${foldWindow}
+      let win = ${sgFold('lf')};
       prefix = ${comb}(win, prefix);
       if (m > 0u) { break; }
-      cur -= sg;
+      cur -= sg * ${M}u;
       spins = 0u;
       continue;
     }
     spins += 1u;
     if (spins > ${p.maxSpins}u) {
-      // Tile cur - sg + j is still not ready: take the ready aggregates after it, reduce it here.
+      // The last not-ready tile is still not ready: fold the ready ones after it, reduce it here.
       let j = blocked - 1u;
-      let after = ${sgFold(`select(${id}, val, lane > j)`)};
-      let mine = scn_tile_reduce(cur - sg + j, lane, sg);
+      let npj = ${p.subgroups ? 'subgroupShuffle(np, j)' : 'np'};
+      var af = ${id};
+      ${foldAfter}
+      let after = ${sgFold('af')};
+      let stuck = cur - sg * ${M}u + j * ${M}u + npj - 1u;
+      let mine = scn_tile_reduce(stuck, lane, sg);
       prefix = ${comb}(${comb}(mine, after), prefix);
-      cur = cur - sg + j;
+      cur = stuck;
       spins = 0u;
     }
   }
@@ -565,7 +476,7 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
   }
 
   const tileAcquire =
-    p.phase === 'chained'
+    p.phase === 'chained' && p.atomicTileIds
       ? `  if (ids.lid == 0u) { scn_tile = atomicAdd(&ctrl[prm.seg], 1u); }
   let tile = workgroupUniformLoad(&scn_tile);`
       : '  let tile = wg_index;';
@@ -589,10 +500,9 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
     k,
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
     p.maxSpins,
-    compaction ? p.compactWrite : '',
+    p.atomicTileIds ? 'atomic' : 'wgid',
+    p.lookbackPerLane,
   );
-  const staged = compaction && p.compactWrite === 'staged' && p.phase !== 'reduce';
-  const stageDecl = staged ? `var<workgroup> scn_stage: array<${T}, ${tile}>;` : '';
   const floatEq = p.gen.kind === 'adjacent-different' && T === 'f32' ? floatEqualFragment() : undefined;
   return fragment({
     name,
@@ -606,11 +516,10 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       floatEq,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
-    workgroupBytes: 8 + (staged ? 4 * tile : 0),
+    workgroupBytes: 8,
     code: `${PARAMS_STRUCT}
 ${lines.join('\n')}
 var<workgroup> scn_tile: u32;
-${stageDecl}
 ${carryFn}
 ${helpers}
 
@@ -622,7 +531,6 @@ ${tileAcquire}
   let full = (tile + 1u) * ${tile}u <= prm.n;
   ${loadLines.join('\n  ')}
   ${foldLines.join('\n  ')}
-  ${stageLines.join('\n  ')}
 ${body}
 }`,
   });

@@ -21,15 +21,15 @@ const tiny = { workgroupSize: 32, itemsPerThread: 4 };
 const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   { name: 'fallback at every wait, default tiles', tuning: { maxSpins: 0 } },
   { name: 'fallback at every wait, tiny tiles', tuning: { ...tiny, maxSpins: 0 } },
+  { name: 'fallback at every wait, tiny tiles, 1 predecessor per lane', tuning: { ...tiny, maxSpins: 0, lookbackPerLane: 1 } },
+  { name: 'tiny tiles, 3 predecessors per lane', tuning: { ...tiny, maxSpins: 3, lookbackPerLane: 3 } },
   { name: 'fallback at every wait, tiny tiles, no subgroups', tuning: { ...tiny, maxSpins: 0, subgroups: false } },
   { name: 'reduce-then-scan', tuning: { reduceThenScan: true } },
   { name: 'reduce-then-scan, tiny segmented', tuning: { ...tiny, reduceThenScan: true, maxBindingBytes: 4096 } },
   { name: 'reduce-then-scan, tiny, no subgroups', tuning: { ...tiny, reduceThenScan: true, subgroups: false } },
   { name: 'scalar tiles of 64 x 3 items', tuning: { workgroupSize: 64, itemsPerThread: 3, maxSpins: 1 } },
-  { name: 'segments of one default tile', tuning: { maxBindingBytes: 16384 + 300 } },
-  { name: 'segments of two default tiles', tuning: { maxBindingBytes: 32768 + 300, maxSpins: 0 } },
-  { name: 'compaction staged in workgroup memory', tuning: { ...tiny, compactionWrite: 1, maxSpins: 1 } },
-  { name: 'compaction scattered from registers', tuning: { ...tiny, compactionWrite: 0, maxSpins: 1 } },
+  { name: 'segments of one default tile', tuning: { maxBindingBytes: 6144 * 4 + 300 } },
+  { name: 'segments of two or three default tiles', tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, maxSpins: 0 } },
 ];
 
 function runsOf(n: number, seed: number): Uint32Array {

@@ -1,51 +1,61 @@
 /**
  * Tuning of the scan-scatter engine, for 4-byte elements.
  *
- * Provenance: starting points from CUB's scan/select agents and the decoupled look-back paper
- * (Merrill & Garland 2016) for NVIDIA: 256 threads x 16 items per thread (4 vec4 loads), look-back by
- * one subgroup over `subgroup size` predecessors per step. Not yet measured on the H100; the lead's
- * `pnpm bench --device-only` run (docs/benchmarks/h100.md) replaces these with measured values.
- * lavapipe (8-wide subgroups, 2 CPU cores, 2025-06) uses the same tiles and a larger spin budget,
- * since a predecessor there may sit descheduled behind the spinning workgroup on the same thread.
+ * Provenance: NVIDIA H100 80GB (Dawn via Vulkan, driver 580.159), 2026-11-22, device time from
+ * timestamp queries, medians of round-robin runs (`.scanbench` harness of the scan engineer, not
+ * committed). Measured: 256 threads with 16 items per thread (4 rows of one vec4 per thread) for
+ * compaction and 24 (6 rows) for scans; striped vec4 rows beat per-thread contiguous vec4 blocks
+ * (~1.6x at 2^28); larger workgroups (512), 128-thread workgroups, 8 or 32 items, look-back windows
+ * of 2-8 predecessors per lane, staging compaction output in workgroup memory and subgroup-shuffle
+ * compaction were all slower. At 2^24: inclusive u32 ~1650-1750 GB/s (CUB 1885), copyIf f32 50%
+ * ~900-1050 GB/s (CUB 1711). Taking tile ids from the workgroup index (atomicTileIds: false) saves
+ * 2-8%. lavapipe (8-wide subgroups, 2 cores): 64 spins before the fallback ran fastest (1024: 2x
+ * slower at 2^20), since a predecessor there may sit descheduled behind the spinning workgroup.
  */
 import type { GpuDevice } from '@webdpl/core';
 
 export const scanTuning = {
-  /** Threads per workgroup (a power of two, at least the device's largest subgroup). */
+  /** Threads per workgroup (a power of two, at least the device's largest subgroup). @default 256 */
   workgroupSize: 256,
   /**
    * Items each thread scans per tile (a tile is workgroupSize x itemsPerThread elements). A multiple
-   * of 4 enables the vec4 path on 16-byte-aligned arrays.
+   * of 4 enables the vec4 path on 16-byte-aligned arrays. @default 24 for scans, 16 for compaction
    */
-  itemsPerThread: 16,
-  /** Use subgroup building blocks (and the subgroup look-back) when the device has them. */
+  itemsPerThread: 24,
+  /** Use subgroup building blocks (and the subgroup look-back) when the device has them. @default true */
   subgroups: true,
   /**
    * Use the three-pass reduce-then-scan strategy (tile reductions, a scan of the tile sums, then the
    * tiles with their carry-in) instead of the single-pass chained scan. In-place scans of a
-   * DeviceArray always use it.
+   * DeviceArray always use it. @default false
    */
   reduceThenScan: false,
   /**
    * Look-back polls of a predecessor that is not ready before the waiting workgroup reduces that
    * predecessor's tile itself (the fallback that makes the chained scan safe without forward-progress
-   * guarantees). 0 falls back at once (tests use it).
+   * guarantees). 0 falls back at once (tests use it). @default 256 (64 on software adapters)
    */
   maxSpins: 256,
   /**
-   * How compaction writes its output: 0 scatters each kept element from its thread; 1 stages the
-   * tile's output in workgroup memory (tile x 4 bytes, when the device allows) and writes it out
-   * coalesced; 2 compacts each subgroup's elements with shuffles so stores are coalesced (needs
-   * subgroups and 16-byte-aligned input; else 0).
+   * Chained scan: tile ids from an atomic counter (in the order workgroups start); false takes the
+   * workgroup index, saving one atomic round trip per tile, and relies on the look-back fallback
+   * wherever the device starts workgroups out of order. @default true
    */
-  compactionWrite: 2,
-  /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. */
+  atomicTileIds: true,
+  /**
+   * Predecessors each lane of the look-back subgroup polls per step: the window is subgroup size x
+   * this. Wider windows polled slower than they propagated on the H100. @default 1
+   */
+  lookbackPerLane: 1,
+  /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. @default 0 */
   maxBindingBytes: 0,
 };
 
 export type ScanTuning = typeof scanTuning;
 
-/** Defaults for `device`: the table above, with a larger spin budget on software adapters. */
-export function scanDefaults(device: GpuDevice): ScanTuning {
-  return device.info.kind === 'software-gpu' ? { ...scanTuning, maxSpins: 1024 } : scanTuning;
+/** Defaults for `device` and the kind of call: the table above; compaction tiles of 16 items per thread, fewer spins on software adapters. */
+export function scanDefaults(device: GpuDevice, compaction: boolean): ScanTuning {
+  const t = compaction ? { ...scanTuning, itemsPerThread: 16 } : { ...scanTuning };
+  if (device.info.kind === 'software-gpu') t.maxSpins = 64;
+  return t;
 }
