@@ -184,8 +184,10 @@ async function main() {
   const sizes = (process.env.PROBE_SIZES ?? `20,24,${big}`).split(',').map(Number);
   for (const lg of sizes) {
     const n = 2 ** lg;
-    const host = fill(n);
-    const a = DeviceArray.from(device, host);
+    const gpuData = process.env.PROBE_GPUFILL === '1';
+    const host = gpuData ? new Uint32Array(0) : fill(n);
+    const a = gpuData ? DeviceArray.create(device, 'u32', n) : DeviceArray.from(device, host);
+    if (gpuData) await gpuFill(device, a);
     const b = DeviceArray.create(device, 'u32', n);
     const ms = await timeIt(device, lg >= 28 ? 10 : 30, () =>
       device.queue.submit('copy', (rec) => {
@@ -207,7 +209,7 @@ async function main() {
     );
     out({ case: 'copy vec4', lg, ms, gbs: (8 * n) / ms / 1e6 });
     let want = 0;
-    for (let i = 0; i < n; i++) want = (want + (host[i] as number)) >>> 0;
+    for (let i = 0; i < host.length; i++) want = (want + (host[i] as number)) >>> 0;
     const sweep: Record<string, number | boolean>[] | null =
       process.env.PROBE_SWEEP === 'binding'
         ? [
@@ -243,17 +245,29 @@ async function main() {
         });
         got = new Uint32Array(r)[0] as number;
       });
-      out({ case: 'reduce u32 engine', lg, tuning, ms: ms2, gbs: (4 * n) / ms2 / 1e6, ok: got === want });
+      out({ case: 'reduce u32 engine', lg, tuning, ms: ms2, gbs: (4 * n) / ms2 / 1e6, ok: gpuData || got === want });
     }
     // whatever algorithms exist now, at default tuning
     const policy = makeDevicePolicy(device);
     const alg = algorithms as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     const tries: [string, number, () => Promise<unknown>][] = [];
+    if (alg.reduce) tries.push(['reduce u32 (API)', 4, () => alg.reduce!(policy, a)]);
     if (alg.inclusiveScan) tries.push(['inclusiveScan u32', 8, () => alg.inclusiveScan!(policy, a, b)]);
+    if (alg.exclusiveScan) tries.push(['exclusiveScan u32', 8, () => alg.exclusiveScan!(policy, a, b, 0)]);
     if (alg.transform)
       tries.push(['transform u32 x*2+1', 8, () => alg.transform!(policy, a, b, (x: number) => x * 2 + 1)]);
     if (alg.copyIf) tries.push(['copyIf u32 50%', 6, () => alg.copyIf!(policy, a, b, (x: number) => x > 2147483648)]);
-    if (alg.sort) tries.push(['sort u32', 8, () => alg.sort!(policy, b)]);
+    if (alg.sort) tries.push(['sort u32 (sorted input after the first call)', 8, () => alg.sort!(policy, b)]);
+    if (alg.sort && alg.copy) {
+      tries.push([
+        'sort u32 (copy of random input + sort, minus a separately timed copy)',
+        8,
+        async () => {
+          await alg.copy!(policy, a, b);
+          await alg.sort!(policy, b);
+        },
+      ]);
+    }
     for (const [name, bytes, f] of tries) {
       try {
         const ms3 = await timeIt(device, lg >= 28 ? 5 : 10, f);

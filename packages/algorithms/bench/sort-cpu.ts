@@ -91,8 +91,15 @@ const ms = (name: string) => {
 };
 const base = { u32: ms('u32 TypedArray#sort').p50, f32: ms('f32 TypedArray#sort').p50 };
 console.log(`date: ${new Date().toISOString()}`);
-console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} x ${os.availableParallelism()} logical cores, node ${process.version}`);
-console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `machine: ${os.cpus()[0]?.model ?? 'unknown'} x ${os.availableParallelism()} logical cores, node ${process.version}`,
+);
+console.log(
+  `load average at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`n = 2^${log2} keys, budget ${budget} ms per task\n`);
 console.log('| task | median ms | mean ms | samples | vs TypedArray#sort |');
 console.log('|---|---:|---:|---:|---:|');

@@ -11,7 +11,7 @@
  * Size tiers: no queries return at once; an empty `sorted` fills 0 without a search.
  */
 import { ArgumentError, DeviceArray, describe, type HostArray, isGpuFunction } from '@webdpl/core';
-import { assertNever, selectBackend } from '@webdpl/policies';
+import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
 import { type ArrayArg, type CheckedArray, checkArray, checkOutput, deviceArraysOf, hostArrayOf } from '../common/args';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
 import { cpuSearch } from './cpu';
@@ -27,7 +27,7 @@ const NAMES: Record<SearchKind, string> = { lower: 'lowerBound', upper: 'upperBo
 
 async function runSearch(
   kind: SearchKind,
-  policy: unknown,
+  policy: Policy,
   sortedArg: ArrayArg,
   queriesArg: ArrayArg,
   resultArg: unknown,
@@ -107,21 +107,21 @@ async function runSearch(
  * @throws ArgumentError naming `sorted`, `queries`, `result` or `comp`
  */
 export function lowerBound(
-  policy: unknown,
+  policy: Policy,
   sorted: HostArray,
   queries: HostArray,
   result?: Uint32Array | ComparatorArg,
   comp?: ComparatorArg,
 ): Promise<Uint32Array>;
 export function lowerBound(
-  policy: unknown,
+  policy: Policy,
   sorted: ArrayArg,
   queries: ArrayArg,
   result?: SearchResult | ComparatorArg,
   comp?: ComparatorArg,
 ): Promise<SearchResult>;
 export function lowerBound(
-  policy: unknown,
+  policy: Policy,
   sorted: ArrayArg,
   queries: ArrayArg,
   result?: unknown,
@@ -137,21 +137,21 @@ export function lowerBound(
  * @throws ArgumentError naming `sorted`, `queries`, `result` or `comp`
  */
 export function upperBound(
-  policy: unknown,
+  policy: Policy,
   sorted: HostArray,
   queries: HostArray,
   result?: Uint32Array | ComparatorArg,
   comp?: ComparatorArg,
 ): Promise<Uint32Array>;
 export function upperBound(
-  policy: unknown,
+  policy: Policy,
   sorted: ArrayArg,
   queries: ArrayArg,
   result?: SearchResult | ComparatorArg,
   comp?: ComparatorArg,
 ): Promise<SearchResult>;
 export function upperBound(
-  policy: unknown,
+  policy: Policy,
   sorted: ArrayArg,
   queries: ArrayArg,
   result?: unknown,
@@ -168,21 +168,21 @@ export function upperBound(
  * @throws ArgumentError naming `sorted`, `queries`, `result` or `comp`
  */
 export function binarySearch(
-  policy: unknown,
+  policy: Policy,
   sorted: HostArray,
   queries: HostArray,
   result?: Uint32Array | ComparatorArg,
   comp?: ComparatorArg,
 ): Promise<Uint32Array>;
 export function binarySearch(
-  policy: unknown,
+  policy: Policy,
   sorted: ArrayArg,
   queries: ArrayArg,
   result?: SearchResult | ComparatorArg,
   comp?: ComparatorArg,
 ): Promise<SearchResult>;
 export function binarySearch(
-  policy: unknown,
+  policy: Policy,
   sorted: ArrayArg,
   queries: ArrayArg,
   result?: unknown,

@@ -8,7 +8,7 @@
  * kept by atomicMax of n - i, and a 4-byte readback.
  * Size tiers: n < 2 returns at once (sorted); otherwise one pass (one dispatch on the GPU).
  */
-import { assertNever, selectBackend } from '@webdpl/policies';
+import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
 import { type ArrayArg, checkArray, deviceArraysOf, hostArrayOf } from '../common/args';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
 import { cpuIsSortedUntil } from './cpu';
@@ -22,7 +22,7 @@ export { isSortedTuning } from './tuning';
  * @param comp default: less; greater; or `(a, b) => boolean` ("a goes before b")
  * @throws ArgumentError naming `data` or `comp`
  */
-export async function isSortedUntil(policy: unknown, data: ArrayArg, comp?: ComparatorArg): Promise<number> {
+export async function isSortedUntil(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<number> {
   const d = checkArray(data, 'data');
   const c = checkComparator(comp, 'comp');
   const t = d.type;
@@ -53,7 +53,7 @@ export async function isSortedUntil(policy: unknown, data: ArrayArg, comp?: Comp
  * @param comp default: less; greater; or `(a, b) => boolean` ("a goes before b")
  * @throws ArgumentError naming `data` or `comp`
  */
-export async function isSorted(policy: unknown, data: ArrayArg, comp?: ComparatorArg): Promise<boolean> {
+export async function isSorted(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<boolean> {
   const d = checkArray(data, 'data');
   return (await isSortedUntil(policy, data, comp)) === d.length;
 }

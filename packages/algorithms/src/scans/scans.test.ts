@@ -1,12 +1,16 @@
 import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
 import { execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
+import { scanDefaults } from '../engines/scan/tuning';
 import { edgeSizes, makeData, policyMatrix, rng, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
 import { lastNonZero } from '../testing/ops';
 import { expectFloatSumScan, expectSameArray, type Op, refScan } from '../testing/scan-reference';
 import { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './index';
 
-const DEFAULT_TILE = 256 * 24;
+/** The default tile of the device under test (the engine picks smaller tiles on software adapters). */
+const DEFAULT_TILE = testDevice
+  ? scanDefaults(testDevice, false).workgroupSize * scanDefaults(testDevice, false).itemsPerThread
+  : 256 * 24;
 const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457]);
 const plusOf = (t: 'u32' | 'i32' | 'f32') => plus.js([t, t]) as Op;
 const lnz: Op = (a, b) => (b !== 0 ? b : a);

@@ -6,6 +6,7 @@
  * value per key through every pass; the CPU radix sorts scatter key and value together. Pairs under
  * 256 elements on seq use the merge sort.
  */
+import type { Policy } from '@webdpl/policies';
 import type { ArrayArg } from '../common/args';
 import type { ComparatorArg } from '../sort/comparator-arg';
 import { runSort } from '../sort/sort-call';
@@ -15,6 +16,6 @@ import { runSort } from '../sort/sort-call';
  * @param comp default: less (ascending, -0 before +0, NaN last); greater; or `(a, b) => boolean`
  * @throws ArgumentError naming `keys`, `values` (length mismatch, same array) or `comp`
  */
-export function sortByKey(policy: unknown, keys: ArrayArg, values: ArrayArg, comp?: ComparatorArg): Promise<void> {
+export function sortByKey(policy: Policy, keys: ArrayArg, values: ArrayArg, comp?: ComparatorArg): Promise<void> {
   return runSort('sortByKey', policy, keys, values, comp, { keys: 'keys', values: 'values' });
 }

@@ -10,6 +10,7 @@
  * (par: chunk sorts and split merges on the pool).
  * Size tiers: n < 2 returns at once; the engines add one-workgroup and multi-pass tiers.
  */
+import type { Policy } from '@webdpl/policies';
 import type { ArrayArg } from '../common/args';
 import type { ComparatorArg } from './comparator-arg';
 import { runSort } from './sort-call';
@@ -23,6 +24,6 @@ export { greater, less } from './comparators';
  * @param comp default: less (ascending, -0 before +0, NaN last); greater; or `(a, b) => boolean`
  * @throws ArgumentError naming `data` or `comp` (the data is untouched)
  */
-export function sort(policy: unknown, data: ArrayArg, comp?: ComparatorArg): Promise<void> {
+export function sort(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<void> {
   return runSort('sort', policy, data, undefined, comp, { keys: 'data' });
 }

@@ -3,7 +3,7 @@
  * and the dispatch to the CPU sorts (cpu-sort) or the GPU engines (gpu.ts). Every path is stable.
  */
 import { ArgumentError, type NumericType } from '@webdpl/core';
-import { assertNever, selectBackend } from '@webdpl/policies';
+import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -20,7 +20,7 @@ import { gpuSort } from './gpu';
 /** Sorts `keysArg` (and `valuesArg` along, for sortByKey) by `comp`. */
 export async function runSort(
   algorithm: 'sort' | 'stableSort' | 'sortByKey',
-  policy: unknown,
+  policy: Policy,
   keysArg: ArrayArg,
   valuesArg: ArrayArg | undefined,
   comp: unknown,

@@ -138,7 +138,10 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
       );
     }
   });
-  it.runIf(usesGpu)('sorts DeviceArrays on the device', async () => {
+});
+
+describe.each(policies.filter((p) => p.gpu))('sort family with DeviceArrays on $name', ({ policy }) => {
+  it('sorts DeviceArrays on the device', async () => {
     const device = testDevice;
     if (!device) return;
     const keys = makeKeys('f32', 4000, 5);

@@ -36,7 +36,7 @@ import {
   singleWorkgroupKernel,
   type TileParams,
 } from './kernels';
-import type { RadixKeyType } from './key-bits';
+import { keyMode, type RadixKeyType } from './key-bits';
 import { type RadixSortTuning, radixSortTuningFor } from './tuning';
 
 export type { RadixKeyType } from './key-bits';
@@ -100,25 +100,20 @@ function checkTuning(device: GpuDevice, t: RadixSortTuning, name: string): void 
   if (t.workgroupSize * t.keysPerThread >= 65536) {
     throw new ArgumentError(`tuning.${name}.keysPerThread`, 'a tile (workgroupSize x keysPerThread) under 65536 keys');
   }
+  if (!Number.isInteger(t.lookbackWindow) || t.lookbackWindow < 1 || t.lookbackWindow > 64) {
+    throw new ArgumentError(`tuning.${name}.lookbackWindow`, 'an integer in [1, 64]', String(t.lookbackWindow));
+  }
   if (!Number.isInteger(t.lookbackSpins) || t.lookbackSpins < 0) {
     throw new ArgumentError(`tuning.${name}.lookbackSpins`, 'a non-negative integer', String(t.lookbackSpins));
   }
 }
 
 /** Tile kernel parameters for a call. */
-function tileParams(
-  device: GpuDevice,
-  t: RadixSortTuning,
-  keyType: RadixKeyType,
-  descending: boolean,
-  hasValues: boolean,
-): TileParams {
+function tileParams(device: GpuDevice, t: RadixSortTuning, hasValues: boolean): TileParams {
   const min = device.info.subgroupMinSize;
   const max = device.info.subgroupMaxSize;
   const subgroups = useSubgroups(device, t.subgroups) && min >= 4 && max <= 128 && max >= min && t.workgroupSize >= max;
   return {
-    keyType,
-    descending,
     hasValues,
     workgroupSize: t.workgroupSize,
     keysPerThread: t.keysPerThread,
@@ -173,7 +168,8 @@ export async function radixSortDevice(
   const label = options.label ?? 'radixSort';
   const descending = options.descending ?? false;
   const hasValues = values !== undefined;
-  const tp = tileParams(device, t, keyType, descending, hasValues);
+  const tp = tileParams(device, t, hasValues);
+  const mode = keyMode(keyType, descending);
   const tile = t.workgroupSize * t.keysPerThread;
   const single = n <= (t.singleWorkgroupMax > 0 ? Math.min(t.singleWorkgroupMax, tile) : tile);
   const bytes = n * 4;
@@ -209,7 +205,7 @@ export async function radixSortDevice(
     await device.queue.submit(label, (rec) => {
       if (!direct) copyIn(rec.encoder);
       const entries = [
-        { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },
+        { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, mode, 0, 0])) } },
         entry(1, keysA, keysAOff, bytes),
       ];
       if (valsA) entries.push(entry(2, valsA, valsAOff, bytes));
@@ -239,17 +235,12 @@ export async function radixSortDevice(
     getPipeline(
       device,
       histogramKernel({
-        keyType,
-        descending,
         workgroupSize: t.histogramWorkgroupSize,
         keysPerThread: t.histogramKeysPerThread,
       }),
     ),
     getPipeline(device, planKernel()),
-    getPipeline(
-      device,
-      onesweepKernel({ ...tp, lookbackSpins: t.lookbackSpins, forceFallback: t.lookbackForceFallback }),
-    ),
+    getPipeline(device, onesweepKernel({ ...tp, lookbackWindow: t.lookbackWindow })),
     getPipeline(device, copyKernel(hasValues)),
   ]);
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);
@@ -280,7 +271,7 @@ export async function radixSortDevice(
       gpu.createBindGroup({
         layout: histPipe.getBindGroupLayout(0),
         entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, histTiles, histPerGroup, 0])) } },
+          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, histTiles, histPerGroup, mode])) } },
           entry(1, keysA, keysAOff, bytes),
           { binding: 2, resource: { buffer: meta } },
         ],
@@ -309,7 +300,11 @@ export async function radixSortDevice(
     ];
     for (let p = 0; p < 4; p++) {
       rec.encoder.clearBuffer(lookback, 0, Math.ceil(lookbackBytes / 16) * 16);
-      const params = { buffer: rec.uniform(new Uint32Array([n, tiles, p, 0])) };
+      const params = {
+        buffer: rec.uniform(
+          new Uint32Array([n, tiles, p, mode, t.lookbackSpins, t.lookbackForceFallback ? 1 : 0, 0, 0]),
+        ),
+      };
       pass = rec.beginPass(`${label} digit ${p}`);
       pass.setPipeline(passPipe);
       for (let dir = 0; dir < 2; dir++) {

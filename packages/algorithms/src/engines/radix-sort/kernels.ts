@@ -9,7 +9,9 @@
  *  - copyKernel: moves the result back into the caller's buffer after an odd number of passes.
  *  - singleWorkgroupKernel: sorts up to one tile entirely in workgroup memory.
  *
- * Every buffer holds keys and values as raw u32 bits; digits come from keyBitsFragment.
+ * Every buffer holds keys and values as raw u32 bits; digits come from the order-preserving key
+ * bits, with the key type and order a uniform (`key_mode`, see keyMode), so one pipeline serves
+ * every key type and order.
  */
 import {
   combinerOf,
@@ -22,7 +24,7 @@ import {
   type WgslFragment,
   workgroupExclusiveScan,
 } from '@webdpl/core';
-import { keyBitsFragment, type RadixKeyType } from './key-bits';
+import { runtimeKeyBitsFragment } from './key-bits';
 
 /** Words of the meta buffer: 4 histograms, 4 offset tables, 4 tile tickets. */
 export const META_HIST = 0;
@@ -37,8 +39,6 @@ export const COPY_PER_THREAD = 4;
 
 /** What the tile-level kernels (digit pass, single workgroup) are generated from. */
 export interface TileParams {
-  readonly keyType: RadixKeyType;
-  readonly descending: boolean;
   readonly hasValues: boolean;
   /** Threads per workgroup (power of two, 32..1024). */
   readonly workgroupSize: number;
@@ -50,14 +50,12 @@ export interface TileParams {
 }
 
 export interface PassParams extends TileParams {
-  readonly lookbackSpins: number;
-  readonly forceFallback: boolean;
+  /** Predecessor slots each look-back step loads at once. */
+  readonly lookbackWindow: number;
 }
 
 function tileKey(p: TileParams): (string | number | boolean)[] {
   return [
-    p.keyType,
-    p.descending ? 'desc' : 'asc',
     p.hasValues ? 'kv' : 'k',
     p.workgroupSize,
     p.keysPerThread,
@@ -92,7 +90,8 @@ export function tileWorkgroupBytes(p: TileParams): number {
  * (position, digit) pairs through workgroup memory between the two nibbles. Workgroup memory:
  * 8*W words. ~2 workgroup scans and 10 barriers per digit.
  */
-function tileCommon(p: TileParams, keyBits: WgslFragment): { code: string; deps: WgslFragment[]; bytes: number } {
+function tileCommon(p: TileParams): { code: string; deps: WgslFragment[]; bytes: number } {
+  const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
   const k = p.keysPerThread;
   const tile = w * k;
@@ -114,7 +113,10 @@ var<workgroup> rs_dcount: array<u32, 256>;
 var<workgroup> rs_dstart: array<u32, 256>;
 var<workgroup> rs_hist: array<atomic<u32>, 256>;
 
-fn rs_digit(k: u32, shift: u32) -> u32 { return (${kb}(k) >> shift) & 255u; }
+/** The key mode (keyMode()); every entry point sets it from its uniform first. */
+var<private> rs_mode: u32;
+fn rs_bits(k: u32) -> u32 { return ${kb}(k, rs_mode); }
+fn rs_digit(k: u32, shift: u32) -> u32 { return (rs_bits(k) >> shift) & 255u; }
 
 /** rs_dstart = exclusive scan of rs_dcount. Thread t owns digits [t*DPT, t*DPT + DPT). */
 fn rs_scan_digits(ids: WdplIds) {
@@ -319,14 +321,14 @@ function loadTile(p: TileParams, buf: string, dst: string, fill: string): string
  * the whole workgroup from that tile's keys (and published with atomicMax, which never lowers a
  * flag), so the pass finishes on devices without forward-progress guarantees.
  *
- * Bindings: 0 uniform {n, tiles, pass}, 1 keys in, 2 keys out, 3 meta (histograms, offsets,
+ * The spin budget and a test switch forcing the fallback everywhere are uniforms.
+ * Bindings: 0 uniform {n, tiles, pass, key mode, spins, force}, 1 keys in, 2 keys out, 3 meta (histograms, offsets,
  * tickets), 4 look-back, 5/6 values in/out. Workgroup memory: see tileWorkgroupBytes(). Traffic per
  * pass: keys (and values) read once and written once, plus 1 KiB of look-back per tile.
  */
 export function onesweepKernel(p: PassParams): WgslFragment {
-  const keyBits = keyBitsFragment(p.keyType, p.descending);
-  const common = tileCommon(p, keyBits);
-  const name = mangle('rs_onesweep', ...tileKey(p), p.lookbackSpins, p.forceFallback ? 'ff' : 'lb');
+  const common = tileCommon(p);
+  const name = mangle('rs_onesweep', ...tileKey(p), p.lookbackWindow);
   const values = p.hasValues
     ? `@group(0) @binding(5) var<storage, read> vals_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;`
@@ -343,13 +345,14 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   }`
     : '';
   const code = `${common.code}
-struct RsParams { n: u32, tiles: u32, pass_index: u32, pad: u32 }
+struct RsParams { n: u32, tiles: u32, pass_index: u32, key_mode: u32, spins: u32, force_fallback: u32, pad0: u32, pad1: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
 @group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(3) var<storage, read_write> rs_meta: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> rs_lookback: array<atomic<u32>>;
 ${values}
+const RS_WIN: u32 = ${p.lookbackWindow}u;
 const RS_AGG: u32 = 0x40000000u;
 const RS_PRE: u32 = 0x80000000u;
 const RS_FLAGS: u32 = 0xc0000000u;
@@ -361,6 +364,7 @@ var<workgroup> rs_stuck: atomic<u32>;
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
+  rs_mode = rs_params.key_mode;
   let pass_index = rs_params.pass_index;
   if (ids.lid == 0u) { rs_tile_id = atomicAdd(&rs_meta[${META_TICKETS}u + pass_index], 1u); }
   let tile = workgroupUniformLoad(&rs_tile_id);
@@ -405,6 +409,8 @@ ${entryPrologue(p.subgroups)}
   // thread, so the loop ends even if a predecessor never runs.
   var pos: array<u32, RS_DPT>;
   for (var i = 0u; i < RS_DPT; i++) { pos[i] = tile; }
+  let force = rs_params.force_fallback != 0u;
+  let spin_limit = select(rs_params.spins, 0u, force);
   loop {
     if (tile == 0u) { break; }
     for (var i = 0u; i < RS_DPT; i++) {
@@ -412,20 +418,38 @@ ${entryPrologue(p.subgroups)}
       var spins = 0u;
       loop {
         if (done[i]) { break; }
-        let pred = pos[i] - 1u;
-        var v = atomicLoad(&rs_lookback[pred * 256u + d]);
-        ${p.forceFallback ? 'v = 0u;' : ''}
-        if ((v & RS_PRE) != 0u) {
-          acc[i] += v & RS_VALUE;
-          done[i] = true;
-        } else if ((v & RS_AGG) != 0u) {
-          acc[i] += v & RS_VALUE;
-          pos[i] = pred;
+        // Load a window of predecessor slots at once (independent loads overlap their latency),
+        // then consume it nearest first: AGGREGATEs add up, an INCLUSIVE prefix ends the walk,
+        // a NOT_READY slot stops the window.
+        let top = pos[i];
+        var win: array<u32, RS_WIN>;
+        for (var w = 0u; w < RS_WIN; w++) {
+          win[w] = 0u;
+          if (w < top) { win[w] = atomicLoad(&rs_lookback[(top - 1u - w) * 256u + d]); }
+        }
+        if (force) { for (var w = 0u; w < RS_WIN; w++) { win[w] = 0u; } }
+        var blocked = false;
+        for (var w = 0u; w < RS_WIN; w++) {
+          if (!done[i] && !blocked && w < top) {
+            let v = win[w];
+            if ((v & RS_PRE) != 0u) {
+              acc[i] += v & RS_VALUE;
+              done[i] = true;
+            } else if ((v & RS_AGG) != 0u) {
+              acc[i] += v & RS_VALUE;
+              pos[i] = top - 1u - w;
+            } else {
+              blocked = true;
+            }
+          }
+        }
+        if (done[i]) { break; }
+        if (pos[i] != top) {
           spins = 0u;
         } else {
           spins += 1u;
-          if (spins > ${p.forceFallback ? 0 : p.lookbackSpins}u) {
-            atomicMax(&rs_stuck, pred + 1u);
+          if (spins > spin_limit) {
+            atomicMax(&rs_stuck, pos[i]);
             break;
           }
         }
@@ -500,8 +524,7 @@ ${entryPrologue(p.subgroups)}
  * Workgroup memory: as the digit pass. One dispatch, no global scratch.
  */
 export function singleWorkgroupKernel(p: TileParams): WgslFragment {
-  const keyBits = keyBitsFragment(p.keyType, p.descending);
-  const common = tileCommon(p, keyBits);
+  const common = tileCommon(p);
   const name = mangle('rs_single', ...tileKey(p));
   const permuteValues = p.hasValues
     ? `workgroupBarrier();
@@ -510,7 +533,7 @@ export function singleWorkgroupKernel(p: TileParams): WgslFragment {
     for (var j = 0u; j < RS_K; j++) { vals[j] = rs_stage[rs_pos(j, ids)]; }`
     : '';
   const code = `${common.code}
-struct RsSingleParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+struct RsSingleParams { n: u32, key_mode: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsSingleParams;
 @group(0) @binding(1) var<storage, read_write> keys_io: array<u32>;
 ${p.hasValues ? '@group(0) @binding(2) var<storage, read_write> vals_io: array<u32>;' : ''}
@@ -519,16 +542,17 @@ var<workgroup> rs_diff: atomic<u32>;
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
+  rs_mode = rs_params.key_mode;
   let valid = rs_params.n;
   let base = 0u;
   var keys: array<u32, RS_K>;
   var ranks: array<u32, RS_K>;
   ${loadTile(p, 'keys_io', 'keys', '0xffffffffu')}
   ${p.hasValues ? `var vals: array<u32, RS_K>;\n  ${loadTile(p, 'vals_io', 'vals', '0u')}` : ''}
-  let first = ${keyBits.name}(keys_io[0]);
+  let first = rs_bits(keys_io[0]);
   var diff = 0u;
   for (var j = 0u; j < RS_K; j++) {
-    if (rs_pos(j, ids) < valid) { diff |= ${keyBits.name}(keys[j]) ^ first; }
+    if (rs_pos(j, ids) < valid) { diff |= rs_bits(keys[j]) ^ first; }
   }
   atomicOr(&rs_diff, diff);
   let all_diff = workgroupUniformLoad(&rs_diff);
@@ -559,16 +583,11 @@ ${entryPrologue(p.subgroups)}
  * histograms (meta words 0..1023). Bindings: 0 uniform {n, tiles, tilesPerWorkgroup}, 1 keys, 2 meta.
  * Workgroup memory: 4 KiB. Traffic: one read of the keys; 1024 global atomics per workgroup.
  */
-export function histogramKernel(p: {
-  keyType: RadixKeyType;
-  descending: boolean;
-  workgroupSize: number;
-  keysPerThread: number;
-}): WgslFragment {
-  const keyBits = keyBitsFragment(p.keyType, p.descending);
+export function histogramKernel(p: { workgroupSize: number; keysPerThread: number }): WgslFragment {
+  const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
-  const name = mangle('rs_histogram', p.keyType, p.descending ? 'desc' : 'asc', w, p.keysPerThread);
-  const code = `struct RsHistParams { n: u32, tiles: u32, tiles_per_wg: u32, pad: u32 }
+  const name = mangle('rs_histogram', w, p.keysPerThread);
+  const code = `struct RsHistParams { n: u32, tiles: u32, tiles_per_wg: u32, key_mode: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsHistParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
 @group(0) @binding(2) var<storage, read_write> rs_meta: array<atomic<u32>>;
@@ -587,7 +606,7 @@ ${entryPrologue(false)}
     for (var k = 0u; k < ${p.keysPerThread}u; k++) {
       let i = base + k * ${w}u + ids.lid;
       if (i < n) {
-        let b = ${keyBits.name}(keys_in[i]);
+        let b = ${keyBits.name}(keys_in[i], rs_params.key_mode);
         atomicAdd(&rs_h[b & 255u], 1u);
         atomicAdd(&rs_h[256u + ((b >> 8u) & 255u)], 1u);
         atomicAdd(&rs_h[512u + ((b >> 16u) & 255u)], 1u);
@@ -605,11 +624,13 @@ ${entryPrologue(false)}
 }
 
 /**
- * One workgroup of 64 threads: threads 0..3 scan one histogram each into the offset tables and note
- * whether one digit holds every key (that pass is skipped); thread 0 then writes the indirect
- * arguments: per pass, [x, y, 1] for the direction the data moves (A->B or B->A) and zeros for the
- * other, and for the final copy B->A when an odd number of passes ran. Bindings: 0 uniform
- * {n, gridX, gridY, copyX, copyY}, 1 meta, 2 indirect arguments.
+ * One workgroup of 256 threads, thread d owning digit d: per pass, it reads its digit's count, a
+ * workgroup scan (Hillis-Steele in workgroup memory) turns the counts into the global digit offsets,
+ * and a digit holding every key marks the pass skipped. Thread 0 then writes the indirect arguments:
+ * per pass, [x, y, 1] for the direction the data moves (A->B or B->A) and zeros for the other, and
+ * for the final copy B->A when an odd number of passes ran. Bindings: 0 uniform
+ * {n, gridX, gridY, copyX, copyY}, 1 meta, 2 indirect arguments. Workgroup memory: 1 KiB.
+ * ~35 barriers; no serial loops over global memory (its latency dominated small sorts).
  */
 export function planKernel(): WgslFragment {
   const name = 'rs_plan';
@@ -617,7 +638,8 @@ export function planKernel(): WgslFragment {
 @group(0) @binding(0) var<uniform> rs_params: RsPlanParams;
 @group(0) @binding(1) var<storage, read_write> rs_meta: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> rs_indirect: array<u32>;
-var<workgroup> rs_skip: array<u32, 4>;
+var<workgroup> rs_scan: array<u32, 256>;
+var<workgroup> rs_skip: array<atomic<u32>, 4>;
 
 fn rs_set(at: u32, x: u32, y: u32) {
   rs_indirect[at] = x;
@@ -625,18 +647,24 @@ fn rs_set(at: u32, x: u32, y: u32) {
   rs_indirect[at + 2u] = 1u;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32) {
-  if (li < 4u) {
-    var run = 0u;
-    var trivial = 0u;
-    for (var d = 0u; d < 256u; d++) {
-      let c = atomicLoad(&rs_meta[${META_HIST}u + li * 256u + d]);
-      atomicStore(&rs_meta[${META_OFFSETS}u + li * 256u + d], run);
-      run += c;
-      if (c == rs_params.n) { trivial = 1u; }
+  var counts: array<u32, 4>;
+  for (var p = 0u; p < 4u; p++) { counts[p] = atomicLoad(&rs_meta[${META_HIST}u + p * 256u + li]); }
+  for (var p = 0u; p < 4u; p++) {
+    let c = counts[p];
+    if (c == rs_params.n) { atomicStore(&rs_skip[p], 1u); }
+    workgroupBarrier();
+    rs_scan[li] = c;
+    for (var d = 1u; d < 256u; d = d << 1u) {
+      workgroupBarrier();
+      var t = rs_scan[li];
+      if (li >= d) { t += rs_scan[li - d]; }
+      workgroupBarrier();
+      rs_scan[li] = t;
     }
-    rs_skip[li] = trivial;
+    workgroupBarrier();
+    atomicStore(&rs_meta[${META_OFFSETS}u + p * 256u + li], rs_scan[li] - c);
   }
   workgroupBarrier();
   if (li == 0u) {
@@ -644,7 +672,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     for (var p = 0u; p < 4u; p++) {
       rs_set(p * 6u, 0u, 1u);
       rs_set(p * 6u + 3u, 0u, 1u);
-      if (rs_skip[p] == 0u) {
+      if (atomicLoad(&rs_skip[p]) == 0u) {
         rs_set(p * 6u + cur * 3u, rs_params.grid_x, rs_params.grid_y);
         cur = cur ^ 1u;
       }
@@ -652,7 +680,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     if (cur == 1u) { rs_set(24u, rs_params.copy_x, rs_params.copy_y); } else { rs_set(24u, 0u, 1u); }
   }
 }`;
-  return fragment({ name, code, workgroupBytes: 16 });
+  return fragment({ name, code, workgroupBytes: 256 * 4 + 16 });
 }
 
 /**

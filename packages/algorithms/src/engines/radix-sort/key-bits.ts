@@ -40,3 +40,31 @@ export function keyBitsFragment(type: RadixKeyType, descending: boolean): WgslFr
   } else body = type === 'u32' ? 'return ~k;' : 'return k ^ 0x7fffffffu;';
   return fragment({ name, code: `fn ${name}(k: u32) -> u32 {\n  ${body}\n}` });
 }
+
+/** The run-time key mode of `runtimeKeyBits`: 2 * type (u32 0, i32 1, f32 2) + descending. */
+export function keyMode(type: RadixKeyType, descending: boolean): number {
+  return 2 * (type === 'u32' ? 0 : type === 'i32' ? 1 : 2) + (descending ? 1 : 0);
+}
+
+/**
+ * `fn rs_key_bits_rt(k: u32, mode: u32) -> u32`: keyBitsFragment's mapping with the key type and
+ * order chosen at run time (keyMode), so one pipeline serves every key type and order. A few
+ * selects per key; it keeps the number of pipelines (and their compile time, seconds each on
+ * lavapipe) down.
+ */
+export function runtimeKeyBitsFragment(): WgslFragment {
+  const name = 'rs_key_bits_rt';
+  return fragment({
+    name,
+    code: `fn ${name}(k: u32, mode: u32) -> u32 {
+  var b = k;
+  if (mode >= 4u) {
+    if ((k & 0x7fffffffu) > 0x7f800000u) { return 0xffffffffu; }
+    b = select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u);
+  } else if (mode >= 2u) {
+    b = k ^ 0x80000000u;
+  }
+  return select(b, ~b, (mode & 1u) != 0u);
+}`,
+  });
+}

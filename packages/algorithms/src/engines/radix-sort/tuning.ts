@@ -25,6 +25,8 @@ export const radixSortTuning = {
   histogramMaxWorkgroups: 1024,
   /** Polls of a predecessor's look-back slot before computing its digit counts from its keys. */
   lookbackSpins: 256,
+  /** Predecessor slots a look-back step loads at once (their latencies overlap). */
+  lookbackWindow: 8,
   /** Tests: ignore every published look-back value, so the fallback path computes all of them. */
   lookbackForceFallback: false,
   /** Largest n sorted by one workgroup in workgroup memory (0: one digit-pass tile). */

@@ -9,7 +9,7 @@
  * scan's fallback re-reads predecessor tiles, which an in-place scan may already have overwritten.
  *
  * Size tiers: n = 0 never reaches the engine (callers return at once). A segment of one tile runs one
- * workgroup straight from the carry (no state, no look-back). Inputs beyond one storage binding (or
+ * workgroup straight from the carry (tile 0 never looks back; reduce-then-scan runs its pass 3 alone). Inputs beyond one storage binding (or
  * the tuning's lower `maxBindingBytes`) are split into segments of whole tiles, processed in order by
  * their own dispatches; each segment's last tile writes its inclusive total to the control buffer and
  * the next segment starts from it. More than 65,535 tiles run on a 2-D grid. Everything (clears,
@@ -99,7 +99,7 @@ interface SegmentPlan {
   readonly seg: Segment;
   readonly tiles: number;
   readonly tileOffset: number;
-  /** 'chained', or for reduce-then-scan 'reduce' (passes 1-3); 'direct' for one tile. */
+  /** 'chained'; reduce-then-scan: 'rts' (passes 1-3), 'direct' (one tile: pass 3 from the carry). */
   readonly kind: 'chained' | 'rts' | 'direct';
   readonly inWin: Window;
   readonly inBase: number;
@@ -199,7 +199,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
         seg,
         tiles,
         tileOffset,
-        kind: tiles === 1 ? 'direct' : rts ? 'rts' : 'chained',
+        // One tile: the chained kernel needs no look-back for it, reduce-then-scan runs pass 3 alone.
+        kind: rts ? (tiles === 1 ? 'direct' : 'rts') : 'chained',
         inWin,
         inBase: inWin.localBase + (extend ? 1 : 0),
         outWin: compaction ? outWhole : windowOf(device, call.output, seg),

@@ -4,8 +4,10 @@
  * One tile template (`tileKernel`) in three phases, plus two small kernels:
  *  - 'chained': the single-pass chained scan with decoupled look-back and fallback. A workgroup takes
  *    its tile id from an atomic counter (so every lower tile has started), loads and generates its
- *    values, scans them, publishes its aggregate, looks back over its predecessors, publishes its
- *    inclusive prefix, and writes.
+ *    values ("generate input" hook), scans them, publishes its aggregate, looks back over its
+ *    predecessors, publishes its inclusive prefix, and writes ("write output" hook: scan results, or
+ *    kept elements scattered to output[prefix]). Tile 0 starts from the segment's carry and never
+ *    looks back, so a one-tile segment is one workgroup with no waiting.
  *  - 'reduce': pass 1 of reduce-then-scan, one tile reduction per workgroup into `sums`.
  *  - 'downsweep': pass 3 of reduce-then-scan, a tile scanned from its carry-in read from `sums`
  *    (or, with `prm.direct`, from the segment's carry: the one-tile path).
@@ -19,7 +21,11 @@
  * from the same publication; this needs nothing beyond per-location coherence of relaxed atomics
  * (WGSL's memory model), no ordering between locations. The state is cleared by the host each call.
  *
- * Look-back: one subgroup (thread 0 without subgroups) reads `subgroup size` predecessors per step.
+ * Tile layout: see `tileKernel` (striped vec4 rows with subgroups, one contiguous run per thread
+ * without). Values stay in registers from the load to the write.
+ *
+ * Look-back: one subgroup (thread 0 without subgroups) reads subgroup size x `lookbackPerLane`
+ * predecessors per step.
  * When every predecessor after the nearest inclusive one is ready, it folds them in order; when one
  * is still not ready after `maxSpins` polls, the subgroup reduces that predecessor's tile from the
  * input itself (the fallback) and continues before it, so a workgroup never waits on one that may
@@ -166,9 +172,12 @@ function differs(t: NumericType, a: string, b: string): string {
  * scalar view (both read-only; absent in place), 5 output (vec4 for vec scans, else scalar; read_write).
  *
  * Needs: workgroup memory of one workgroup exclusive scan (or reduce) over V plus 8 bytes;
- * subgroups optional (the look-back then runs one predecessor per step on thread 0).
- * Performance: one read of the input and one write of the output per element ('chained'); the
- * look-back reads 8 bytes per predecessor polled, a fallback re-reads one tile.
+ * subgroups optional (without them: one row per tile, so one workgroup scan of 2 log2(W) barriers,
+ * and a look-back of `lookbackPerLane` predecessors per step on thread 0).
+ * Performance: one read of the input and one write of the output per element ('chained'; 'reduce'
+ * reads, 'downsweep' reads and writes); the look-back reads 8 bytes per predecessor polled and a
+ * fallback re-reads one tile. One workgroup scan per row (itemsPerThread / 4 rows with subgroups).
+ * H100 (Dawn/Vulkan), 2^24 u32 inclusive: ~1.6x the time of a striped vec4 copy.
  */
 export function tileKernel(p: TileKernelParams): WgslFragment {
   const w = p.workgroupSize;
@@ -218,65 +227,78 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     throw new Error('scan engine: in-place vec kernels have no scalar input view');
   }
 
-  // ---- layout: R rows of W threads x C items. vec: C = 4 (one vec4 per thread per row, coalesced
-  // across the workgroup); scalar: one row of C = itemsPerThread consecutive items per thread.
-  // Row r of the tile covers elements [r*W*C, (r+1)*W*C); thread t holds b = tile start + r*W*C +
-  // t*C .. + C - 1. Rows are scanned in order, threads in order within a row. Rows are WGSL loops
-  // over private arrays (one copy of the row code, so software compilers stay fast); the constant
-  // trip counts let GPU compilers unroll them into registers.
-  const C = p.vec ? 4 : k;
+  // ---- layout: R rows of W threads x C items. With subgroups (cheap workgroup scans): striped
+  // rows, C = 4 on the vec4 path (one vec4 per thread per row, coalesced across the workgroup),
+  // R = itemsPerThread / 4. Without subgroups (workgroup scans cost 2 log2(W) barriers each) or on
+  // the scalar path: one row of C = itemsPerThread consecutive items per thread (vec4 or scalar
+  // loads). Row r of the tile covers elements [r*W*C, (r+1)*W*C); thread t holds b{r} = tile start
+  // + r*W*C + t*C .. + C - 1. Rows are scanned in order, threads in order within a row. The code is
+  // unrolled into named registers (private arrays indexed in loops spilled on the H100).
+  const C = p.vec && p.subgroups ? 4 : k;
   const R = k / C;
-  const rowBase = `tile * ${tile}u + r * ${w * C}u + ids.lid * ${C}u`;
+  const item = (r: number, j: number) => `${r}_${j}`;
   const genValue = (x: string): string => {
     if (p.gen.kind === 'value') return p.gen.fn ? `${p.gen.fn.name}(${x})` : x;
     return '';
   };
-  // Loop 1: every load of the tile is issued before any is used.
-  const loadLines: string[] = [`var xs: array<array<${T}, ${C}>, ${R}>;`, `for (var r = 0u; r < ${R}u; r++) {`, `  let b = ${rowBase};`];
-  if (p.vec) {
-    loadLines.push(
-      `  if (full || b < prm.n) { let a = ${inV}[(prm.in_base + b) / 4u]; xs[r][0] = a.x; xs[r][1] = a.y; xs[r][2] = a.z; xs[r][3] = a.w; }`,
-    );
-  } else {
-    for (let j = 0; j < C; j++) {
-      loadLines.push(`  if (full || b + ${j}u < prm.n) { xs[r][${j}] = ${inS}[prm.in_base + b + ${j}u]; }`);
-    }
-  }
-  loadLines.push('}');
-  // Loop 2: generate the values, fold each thread's items of the row, scan (or reduce) the row.
-  // Scans keep the values (vs); compaction keeps the elements (xs) and a bit mask of kept items (kb).
-  const foldLines: string[] = [];
-  if (compaction) foldLines.push(`var kb: array<u32, ${R}>;`);
-  else foldLines.push(`var vs: array<array<${V}, ${C}>, ${R}>;`);
-  if (p.phase !== 'reduce') foldLines.push(`var tps: array<${V}, ${R}>;`, `var rbs: array<${V}, ${R}>;`);
-  foldLines.push(`var rb = ${id};`, `for (var r = 0u; r < ${R}u; r++) {`, `  let b = ${rowBase};`);
-  for (let j = 0; j < C; j++) foldLines.push(`  let ok${j} = full || b + ${j}u < prm.n;`);
-  if (p.gen.kind === 'value') {
-    for (let j = 0; j < C; j++) foldLines.push(`  let v${j} = select(${id}, ${genValue(`xs[r][${j}]`)}, ok${j});`);
-    for (let j = 0; j < C; j++) foldLines.push(`  vs[r][${j}] = v${j};`);
-  } else {
-    if (p.gen.kind === 'predicate') {
-      for (let j = 0; j < C; j++) foldLines.push(`  let k${j} = ok${j} && ${p.gen.fn.name}(xs[r][${j}]);`);
+  // Every load of the tile is issued before any value is used.
+  const loadLines: string[] = [];
+  for (let r = 0; r < R; r++) {
+    loadLines.push(`let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`);
+    for (let j = 0; j < C; j++) loadLines.push(`var x${item(r, j)}: ${T};`);
+    if (p.vec) {
+      for (let q = 0; q < C / 4; q++) {
+        const e = (c: number) => `x${item(r, 4 * q + c)}`;
+        loadLines.push(
+          `if (full || b${r} + ${4 * q}u < prm.n) { let a = ${inV}[(prm.in_base + b${r}) / 4u + ${q}u]; ${e(0)} = a.x; ${e(1)} = a.y; ${e(2)} = a.z; ${e(3)} = a.w; }`,
+        );
+      }
     } else {
-      foldLines.push(`  var xp = xs[r][0];`);
-      foldLines.push(`  let first = prm.seg_start + b == 0u;`);
-      foldLines.push(`  if (ok0 && !first) { xp = ${inS}[prm.in_base + b - 1u]; }`);
-      foldLines.push(`  let k0 = ok0 && (first || ${differs(T, 'xs[r][0]', 'xp')});`);
-      for (let j = 1; j < C; j++) {
-        foldLines.push(`  let k${j} = ok${j} && ${differs(T, `xs[r][${j}]`, `xs[r][${j - 1}]`)};`);
+      for (let j = 0; j < C; j++) {
+        loadLines.push(`if (full || b${r} + ${j}u < prm.n) { x${item(r, j)} = ${inS}[prm.in_base + b${r} + ${j}u]; }`);
       }
     }
-    for (let j = 0; j < C; j++) foldLines.push(`  let v${j} = select(0u, 1u, k${j});`);
-    foldLines.push(`  kb[r] = ${Array.from({ length: C }, (_, j) => `(v${j} << ${j}u)`).join(' | ')};`);
   }
-  foldLines.push(`  var s = v0;`);
-  for (let j = 1; j < C; j++) foldLines.push(`  s = ${comb}(s, v${j});`);
+  // Generate the values (v), kept flags (k, compaction), fold each thread's items of a row, scan
+  // (or reduce) the row; rb{r} is the fold of the rows before r, `total` the tile's aggregate.
+  const foldLines: string[] = [];
+  for (let r = 0; r < R; r++) {
+    for (let j = 0; j < C; j++) foldLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
+    if (p.gen.kind === 'value') {
+      for (let j = 0; j < C; j++) {
+        foldLines.push(`let v${item(r, j)} = select(${id}, ${genValue(`x${item(r, j)}`)}, ok${item(r, j)});`);
+      }
+    } else {
+      if (p.gen.kind === 'predicate') {
+        const f = p.gen.fn.name;
+        for (let j = 0; j < C; j++) foldLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(x${item(r, j)});`);
+      } else {
+        const x0 = `x${item(r, 0)}`;
+        foldLines.push(`var xp${r} = ${x0};`);
+        foldLines.push(`let first${r} = prm.seg_start + b${r} == 0u;`);
+        foldLines.push(`if (ok${item(r, 0)} && !first${r}) { xp${r} = ${inS}[prm.in_base + b${r} - 1u]; }`);
+        foldLines.push(`let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(T, x0, `xp${r}`)});`);
+        for (let j = 1; j < C; j++) {
+          foldLines.push(
+            `let k${item(r, j)} = ok${item(r, j)} && ${differs(T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
+          );
+        }
+      }
+      for (let j = 0; j < C; j++) foldLines.push(`let v${item(r, j)} = select(0u, 1u, k${item(r, j)});`);
+    }
+    foldLines.push(`var s${r} = v${item(r, 0)};`);
+    for (let j = 1; j < C; j++) foldLines.push(`s${r} = ${comb}(s${r}, v${item(r, j)});`);
+  }
   if (p.phase === 'reduce') {
-    foldLines.push(`  rb = ${comb}(rb, ${red?.name}(s, ids));`);
+    foldLines.push(`var total = ${red?.name}(s0, ids);`);
+    for (let r = 1; r < R; r++) foldLines.push(`total = ${comb}(total, ${red?.name}(s${r}, ids));`);
   } else {
-    foldLines.push(`  var tot: ${V};`, `  tps[r] = ${scan?.name}(s, ids, &tot);`, `  rbs[r] = rb;`, `  rb = ${comb}(rb, tot);`);
+    foldLines.push(`let rb0 = ${id};`);
+    for (let r = 0; r < R; r++) {
+      foldLines.push(`var tot${r}: ${V};`, `let tp${r} = ${scan?.name}(s${r}, ids, &tot${r});`);
+      foldLines.push(`let ${r + 1 < R ? `rb${r + 1}` : 'total'} = ${comb}(rb${r}, tot${r});`);
+    }
   }
-  foldLines.push('}', 'let total = rb;');
 
   // ---- scalar generate for the fallback: the value of segment-local element i
   let genScalar = '';
@@ -295,47 +317,52 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
 }`;
   }
 
-  // ---- write (loop 3, after the tile's prefix is known)
+  // ---- write (after the tile's prefix is known)
   const writeLines: string[] = [];
   if (p.phase !== 'reduce') {
-    writeLines.push(`for (var r = 0u; r < ${R}u; r++) {`, `  let b = ${rowBase};`);
-    if (!compaction) {
-      writeLines.push(`  var run = ${comb}(prefix, ${comb}(rbs[r], tps[r]));`);
-      for (let j = 0; j < C; j++) {
-        writeLines.push(
-          p.write === 'inclusive'
-            ? `  run = ${comb}(run, vs[r][${j}]); let r${j} = run;`
-            : `  let r${j} = run; run = ${comb}(run, vs[r][${j}]);`,
-        );
-      }
-      if (vecStores) {
-        writeLines.push(`  if (full || b + 3u < prm.n) {
-    out_v[(prm.out_base + b) / 4u] = vec4<${V}>(r0, r1, r2, r3);
-  } else if (b < prm.n) {
+    for (let r = 0; r < R; r++) {
+      if (!compaction) {
+        writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
+        for (let j = 0; j < C; j++) {
+          const v = `v${item(r, j)}`;
+          writeLines.push(
+            p.write === 'inclusive'
+              ? `run${r} = ${comb}(run${r}, ${v}); let r${item(r, j)} = run${r};`
+              : `let r${item(r, j)} = run${r}; run${r} = ${comb}(run${r}, ${v});`,
+          );
+        }
+        if (vecStores) {
+          for (let q = 0; q < C / 4; q++) {
+            const rs = [0, 1, 2, 3].map((c) => `r${item(r, 4 * q + c)}`);
+            const at = (c: number) => `b${r} + ${4 * q + c}u`;
+            writeLines.push(`if (full || ${at(3)} < prm.n) {
+    out_v[(prm.out_base + b${r}) / 4u + ${q}u] = vec4<${V}>(${rs.join(', ')});
+  } else if (${at(0)} < prm.n) {
     // The array's last partial vec4: its results go to ctrl and the host copies them into place.
     let tail = 2u * prm.num_segs;
-    atomicStore(&ctrl[tail], bitcast<u32>(r0));
-    if (b + 1u < prm.n) { atomicStore(&ctrl[tail + 1u], bitcast<u32>(r1)); }
-    if (b + 2u < prm.n) { atomicStore(&ctrl[tail + 2u], bitcast<u32>(r2)); }
+    atomicStore(&ctrl[tail], bitcast<u32>(${rs[0]}));
+    if (${at(1)} < prm.n) { atomicStore(&ctrl[tail + 1u], bitcast<u32>(${rs[1]})); }
+    if (${at(2)} < prm.n) { atomicStore(&ctrl[tail + 2u], bitcast<u32>(${rs[2]})); }
   }`);
+          }
+        } else {
+          for (let j = 0; j < C; j++) {
+            writeLines.push(`if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = r${item(r, j)}; }`);
+          }
+        }
       } else {
+        writeLines.push(`var run${r} = prefix + rb${r} + tp${r};`);
         for (let j = 0; j < C; j++) {
-          writeLines.push(`  if (full || b + ${j}u < prm.n) { out_s[prm.out_base + b + ${j}u] = r${j}; }`);
+          const x = `x${item(r, j)}`;
+          const rejected =
+            p.write === 'partition'
+              ? ` else if (ok${item(r, j)}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})] = ${x}; }`
+              : '';
+          writeLines.push(`if (k${item(r, j)}) { out_s[prm.out_base + run${r}] = ${x}; }${rejected}`);
+          writeLines.push(`run${r} += v${item(r, j)};`);
         }
       }
-    } else {
-      writeLines.push(`  var run = prefix + rbs[r] + tps[r];`);
-      for (let j = 0; j < C; j++) {
-        const rejected =
-          p.write === 'partition'
-            ? ` else if (full || b + ${j}u < prm.n) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b + ${j}u - run)] = xs[r][${j}]; }`
-            : '';
-        writeLines.push(`  let k${j} = ((kb[r] >> ${j}u) & 1u) != 0u;`);
-        writeLines.push(`  if (k${j}) { out_s[prm.out_base + run] = xs[r][${j}]; }${rejected}`);
-        writeLines.push(`  run += select(0u, 1u, k${j});`);
-      }
     }
-    writeLines.push('}');
   }
 
   // ---- tile prefix

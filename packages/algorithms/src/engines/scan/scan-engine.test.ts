@@ -1,7 +1,7 @@
 /**
  * Engine paths the policy matrix does not reach on its own: the look-back fallback taken at every
- * wait (maxSpins 0), reduce-then-scan, scalar tiles of odd item counts, segments of one and two
- * default tiles, and a grid of more than 65,535 tiles.
+ * wait (maxSpins 0), wider look-back windows, reduce-then-scan, scalar tiles of odd item counts,
+ * segments of a few default tiles, six-row tiles, and a grid of more than 65,535 tiles.
  */
 import { DeviceArray, type GpuDevice, lambda, plus } from '@webdpl/core';
 import { makeDevicePolicy, type Policy } from '@webdpl/policies';
@@ -21,15 +21,22 @@ const tiny = { workgroupSize: 32, itemsPerThread: 4 };
 const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   { name: 'fallback at every wait, default tiles', tuning: { maxSpins: 0 } },
   { name: 'fallback at every wait, tiny tiles', tuning: { ...tiny, maxSpins: 0 } },
-  { name: 'fallback at every wait, tiny tiles, 1 predecessor per lane', tuning: { ...tiny, maxSpins: 0, lookbackPerLane: 1 } },
+  {
+    name: 'fallback at every wait, tiny tiles, 1 predecessor per lane',
+    tuning: { ...tiny, maxSpins: 0, lookbackPerLane: 1 },
+  },
   { name: 'tiny tiles, 3 predecessors per lane', tuning: { ...tiny, maxSpins: 3, lookbackPerLane: 3 } },
   { name: 'fallback at every wait, tiny tiles, no subgroups', tuning: { ...tiny, maxSpins: 0, subgroups: false } },
   { name: 'reduce-then-scan', tuning: { reduceThenScan: true } },
   { name: 'reduce-then-scan, tiny segmented', tuning: { ...tiny, reduceThenScan: true, maxBindingBytes: 4096 } },
   { name: 'reduce-then-scan, tiny, no subgroups', tuning: { ...tiny, reduceThenScan: true, subgroups: false } },
   { name: 'scalar tiles of 64 x 3 items', tuning: { workgroupSize: 64, itemsPerThread: 3, maxSpins: 1 } },
-  { name: 'segments of one default tile', tuning: { maxBindingBytes: 6144 * 4 + 300 } },
-  { name: 'segments of two or three default tiles', tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, maxSpins: 0 } },
+  { name: 'segments of a few default tiles', tuning: { maxBindingBytes: 6144 * 4 + 300 } },
+  {
+    name: 'segments of a few default tiles, fallback at every wait',
+    tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, maxSpins: 0 },
+  },
+  { name: 'six rows per tile (24 items per thread)', tuning: { itemsPerThread: 24, maxSpins: 4 } },
 ];
 
 function runsOf(n: number, seed: number): Uint32Array {

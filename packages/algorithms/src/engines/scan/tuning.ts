@@ -53,9 +53,16 @@ export const scanTuning = {
 
 export type ScanTuning = typeof scanTuning;
 
-/** Defaults for `device` and the kind of call: the table above; compaction tiles of 16 items per thread, fewer spins on software adapters. */
+/**
+ * Defaults for `device` and the kind of call: the table above, 16 items per thread for compaction;
+ * on software adapters 8 items per thread (two rows: their compilers take seconds per row of
+ * workgroup scans) and 64 spins.
+ */
 export function scanDefaults(device: GpuDevice, compaction: boolean): ScanTuning {
   const t = compaction ? { ...scanTuning, itemsPerThread: 16 } : { ...scanTuning };
-  if (device.info.kind === 'software-gpu') t.maxSpins = 64;
+  if (device.info.kind === 'software-gpu') {
+    t.itemsPerThread = 8;
+    t.maxSpins = 64;
+  }
   return t;
 }
