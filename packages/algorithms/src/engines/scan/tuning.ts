@@ -2,15 +2,19 @@
  * Tuning of the scan-scatter engine, for 4-byte elements.
  *
  * Provenance: NVIDIA H100 80GB (Dawn via Vulkan, driver 580.159), 2026-11-22, device time from
- * timestamp queries, medians of round-robin runs (`.scanbench` harness of the scan engineer, not
- * committed). Measured: 256 threads with 16 items per thread (4 rows of one vec4 per thread) for
- * compaction and 24 (6 rows) for scans; striped vec4 rows beat per-thread contiguous vec4 blocks
- * (~1.6x at 2^28); larger workgroups (512), 128-thread workgroups, 8 or 32 items, look-back windows
- * of 2-8 predecessors per lane, staging compaction output in workgroup memory and subgroup-shuffle
- * compaction were all slower. At 2^24: inclusive u32 ~1650-1750 GB/s (CUB 1885), copyIf f32 50%
- * ~900-1050 GB/s (CUB 1711). Taking tile ids from the workgroup index (atomicTileIds: false) saves
- * 2-8%. lavapipe (8-wide subgroups, 2 cores): 64 spins before the fallback ran fastest (1024: 2x
- * slower at 2^20), since a predecessor there may sit descheduled behind the spinning workgroup.
+ * timestamp queries, medians of round-robin runs of the variants in one process (an ad-hoc harness
+ * of the scan engineer, not committed; runs varied up to 1.8x between processes with the placement
+ * of the 1 GiB buffers, so only same-run ratios count). Chosen: 256 threads; 24 items per thread
+ * (6 striped vec4 rows) for scans, 16 (4 rows) for compaction. Striped vec4 rows beat per-thread
+ * contiguous vec4 blocks (~1.6x at 2^28); 512- or 128-thread workgroups, 8 or 32 items, look-back
+ * windows of 2-8 predecessors per lane, staging compaction output in workgroup memory, subgroup-
+ * shuffle compaction and rows as WGSL loops over private arrays were all slower. Same-run figures
+ * (striped vec4 copy = 2.6-3.0 TB/s): inclusive u32 ~1.65-1.75 TB/s at 2^24 (CUB 1.89) and
+ * ~1.96 TB/s at 2^28 (CUB 2.43); copyIf f32 50% with a lambda predicate ~0.9-1.1 TB/s (CUB 1.71 /
+ * 2.26). Taking tile ids from the workgroup index (atomicTileIds: false) saved 2-8%; reduce-then-
+ * scan matched the chained scan at 2^28 and was 10-20% slower below. lavapipe (8-wide subgroups,
+ * 2 cores): 64 spins before the fallback ran fastest (1024: 2x slower at 2^20), since a
+ * predecessor there may sit descheduled behind the spinning workgroup.
  */
 import type { GpuDevice } from '@webdpl/core';
 
