@@ -16,7 +16,20 @@ import { sort, sortByKey } from '../src/index';
 
 // tinybench is a dependency of @webdpl/bench; resolve it from there.
 const benchRequire = createRequire(new URL('../../bench/package.json', import.meta.url));
-const { Bench } = (await import(pathToFileURL(benchRequire.resolve('tinybench')).href)) as typeof import('tinybench');
+/** The part of tinybench's API used here (the package is not a dependency of @webdpl/algorithms). */
+interface Latency {
+  readonly p50: number;
+  readonly mean: number;
+  readonly samplesCount: number;
+}
+interface TinyBench {
+  add(name: string, fn: () => unknown, hooks?: { beforeEach?: () => void }): TinyBench;
+  run(): Promise<unknown>;
+  readonly tasks: readonly { readonly name: string; readonly result?: { readonly latency?: Latency } }[];
+}
+const { Bench } = (await import(pathToFileURL(benchRequire.resolve('tinybench')).href)) as {
+  Bench: new (options: { time: number; iterations: number; warmup: boolean; throws: boolean }) => TinyBench;
+};
 
 const log2 = Number(process.argv[2] ?? 24);
 const budget = Number(process.argv[3] ?? 4000);
@@ -85,9 +98,9 @@ bench
 await bench.run();
 
 const ms = (name: string) => {
-  const t = bench.tasks.find((x) => x.name === name)?.result;
-  if (!t || !('latency' in t)) throw new Error(`no result for ${name}`);
-  return t.latency;
+  const latency = bench.tasks.find((x) => x.name === name)?.result?.latency;
+  if (!latency) throw new Error(`no result for ${name}`);
+  return latency;
 };
 const base = { u32: ms('u32 TypedArray#sort').p50, f32: ms('f32 TypedArray#sort').p50 };
 console.log(`date: ${new Date().toISOString()}`);

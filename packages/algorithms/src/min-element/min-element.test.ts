@@ -2,7 +2,7 @@ import { DeviceArray } from '@webdpl/core';
 import { execution } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { expectSameArray } from '../testing/arrays';
-import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
+import { isEngineVariant, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, TINY_TILE, testDevice } from '../testing/matrix';
 import { maxElement, minElement, minmaxElement } from './index';
 
