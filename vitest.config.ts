@@ -8,8 +8,10 @@ export default defineConfig({
     setupFiles: ['scripts/test/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // lavapipe compiles each pipeline on the CPU (5-40 s for the big kernels with a cold Mesa shader
+    // cache on a loaded 2-core machine), so CI, which may start with an empty cache, waits longer.
+    testTimeout: process.env.CI ? 600_000 : 120_000,
+    hookTimeout: process.env.CI ? 600_000 : 120_000,
     // CI also writes JSON results, which .ci/run turns into one closing "N passed, N failed" line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.tmp/vitest-results.json' }]] : ['default'],
   },
