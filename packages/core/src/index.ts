@@ -65,6 +65,7 @@ export {
   selectDevice,
 } from './selectors';
 export { gpuForTests, gpuRequired } from './testing/gpu';
+export { lastNonZero } from './testing/ops';
 export type { ElementType, HostArray, NumericType, TypedArrayOf } from './types';
 export {
   allocHost,

@@ -1,8 +1,7 @@
-import { maximum, minimum, plus } from '@webdpl/core';
+import { lastNonZero, maximum, minimum, plus } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { expectSameArray } from '../testing/assert';
 import { edgeSizes, floatTolerance, makeData, policyMatrix, rng, TINY_TILE } from '../testing/matrix';
-import { lastNonZero } from '../testing/ops';
 import { reduce } from './index';
 
 const DEFAULT_TILE = 4 * 256 * 4;

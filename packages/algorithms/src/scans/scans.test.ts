@@ -1,9 +1,8 @@
-import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
+import { DeviceArray, type GpuDevice, lastNonZero, maximum, multiplies, plus } from '@webdpl/core';
 import { execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { scanDefaults } from '../engines/scan/tuning';
 import { edgeSizes, makeData, policyMatrix, rng, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
-import { lastNonZero } from '../testing/ops';
 import { expectFloatSumScan, expectSameArray, type Op, refScan } from '../testing/scan-reference';
 import { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './index';
 

@@ -1,11 +1,10 @@
-import { DeviceArray, lambda, maximum, multiplies, plus } from '@webdpl/core';
+import { DeviceArray, lambda, lastNonZero, maximum, multiplies, plus } from '@webdpl/core';
 import { execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { innerProduct } from '../inner-product/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, floatTolerance, makeData, policyMatrix, rng, TINY_TILE, testDevice } from '../testing/matrix';
-import { lastNonZero } from '../testing/ops';
 import { transformReduce } from './index';
 
 const DEFAULT_TILE = 4 * 256 * 4;

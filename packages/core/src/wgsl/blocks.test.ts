@@ -4,31 +4,12 @@ import { DeviceArray } from '../device-array';
 import { type GpuFunction, maximum, minimum, plus, wgslLiteral } from '../operators';
 import { getPipeline } from '../pipeline-cache';
 import { gpuForTests } from '../testing/gpu';
+import { lastNonZero } from '../testing/ops';
 import type { NumericType } from '../types';
 import { fragment, mangle } from './fragment';
 import { entryParams, entryPrologue, threadIds } from './ids';
 import { combinerOf } from './subgroup';
 import { workgroupExclusiveScan, workgroupInclusiveScan, workgroupReduce } from './workgroup';
-
-/** "Last non-zero": associative, not commutative, identity 0. Catches any reordering. */
-const lastNonZero: GpuFunction = {
-  kind: 'function',
-  arity: 2,
-  name: 'lastNonZero',
-  builtin: false,
-  commutative: false,
-  supports: () => true,
-  resultType: (t) => t[0] as NumericType,
-  identity: () => 0,
-  js: () => (a: number, b: number) => (b !== 0 ? b : a),
-  jsSource: () => '(a, b) => (b !== 0 ? b : a)',
-  wgsl: (t) => {
-    const ty = t[0] as NumericType;
-    const name = mangle('op_lnz', ty);
-    return fragment({ name, code: `fn ${name}(a: ${ty}, b: ${ty}) -> ${ty} { return select(a, b, b != ${ty}(0)); }` });
-  },
-  subgroupOp: () => undefined,
-};
 
 const gpu = await gpuForTests();
 

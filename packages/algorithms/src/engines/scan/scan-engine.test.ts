@@ -3,13 +3,12 @@
  * wait (maxSpins 0), wider look-back windows, reduce-then-scan, scalar tiles of odd item counts,
  * segments of a few default tiles, six-row tiles, and a grid of more than 65,535 tiles.
  */
-import { DeviceArray, type GpuDevice, lambda, plus } from '@webdpl/core';
+import { DeviceArray, type GpuDevice, lambda, lastNonZero, plus } from '@webdpl/core';
 import { makeDevicePolicy, type Policy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { copyIf, stablePartition, unique } from '../../compaction/index';
 import { exclusiveScan, inclusiveScan } from '../../scans/index';
 import { makeData, rng, testDevice } from '../../testing/matrix';
-import { lastNonZero } from '../../testing/ops';
 import { expectSameArray, type Op, refScan, refSplit, uniqueKeep } from '../../testing/scan-reference';
 
 const lnz: Op = (a, b) => (b !== 0 ? b : a);

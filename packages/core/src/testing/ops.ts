@@ -1,5 +1,7 @@
 /** Operators for tests. */
-import { fragment, type GpuFunction, mangle, type NumericType } from '@webdpl/core';
+import type { GpuFunction } from '../operators';
+import type { NumericType } from '../types';
+import { fragment, mangle } from '../wgsl/fragment';
 
 /**
  * "Last non-zero": (a, b) => b !== 0 ? b : a. Associative, NOT commutative, identity 0: any
