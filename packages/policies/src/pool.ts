@@ -215,15 +215,33 @@ class Pool implements WorkerPool {
 
   constructor(readonly size: number) {}
 
-  async run<A, R>(task: (job: A) => R, jobs: readonly A[]): Promise<R[]> {
-    if (typeof task !== 'function') throw new ArgumentError('task', 'a self-contained function', describe(task));
-    if (!Array.isArray(jobs)) throw new ArgumentError('jobs', 'an array of jobs', describe(jobs));
-    if (jobs.length === 0) return [];
-    const spawn = await getSpawner();
+  /** The spawner once known (undefined: not looked up yet; null: no workers in this runtime). */
+  private spawner: Spawn | null | undefined;
+
+  /**
+   * Posts the jobs before returning (once the spawner is known), so a caller that goes on working
+   * synchronously, as runChunks does, shares the chunks with the workers instead of taking them all
+   * before any message left: `run` awaiting anything before posting made par run as seq.
+   */
+  run<A, R>(task: (job: A) => R, jobs: readonly A[]): Promise<R[]> {
+    if (typeof task !== 'function')
+      return Promise.reject(new ArgumentError('task', 'a self-contained function', describe(task)));
+    if (!Array.isArray(jobs)) return Promise.reject(new ArgumentError('jobs', 'an array of jobs', describe(jobs)));
+    if (jobs.length === 0) return Promise.resolve([]);
+    if (this.spawner !== undefined) return this.dispatch(this.spawner ?? undefined, task, jobs);
+    return getSpawner().then((s) => {
+      this.spawner = s ?? null;
+      return this.dispatch(s, task, jobs);
+    });
+  }
+
+  private dispatch<A, R>(spawn: Spawn | undefined, task: (job: A) => R, jobs: readonly A[]): Promise<R[]> {
     if (!spawn) {
-      const out: R[] = [];
-      for (const job of jobs) out.push(await task(job));
-      return out;
+      return (async () => {
+        const out: R[] = [];
+        for (const job of jobs) out.push(await task(job));
+        return out;
+      })();
     }
     this.slots ??= Array.from({ length: this.size }, () => this.startSlot(spawn));
     const source = task.toString();
