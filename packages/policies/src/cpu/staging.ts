@@ -182,6 +182,8 @@ export async function runChunks(
   // queues the next call's jobs instead of posting them, and the caller then takes every chunk
   // itself (par ran as seq, 1.00x, before this).
   await settled;
-  if (failure) throw failure.error;
+  // (failure is set from the promise callback; the loop's check narrowed its type to undefined here)
+  const late = failure as { error: unknown } | undefined;
+  if (late) throw late.error;
   return Array.from(batch.out);
 }
