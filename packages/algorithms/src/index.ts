@@ -1,13 +1,10 @@
 // @webdpl/algorithms: every algorithm takes an execution policy first and returns a Promise.
-// Each family adds its exports below its own marker line (keep the markers).
+// Families: transform-reduce, map, scan-scatter, sort (see README); engines are exported for the bench.
 
-// @family:map
 export { adjacentDifference, minus } from './adjacent-difference/index';
 export { allOf, anyOf, noneOf } from './any-of/index';
-// @family:sort
 export type { SearchResult } from './binary-search/index';
 export { binarySearch, lowerBound, upperBound } from './binary-search/index';
-// @family:scan-scatter
 export type { PredicateArg } from './compaction/index';
 export { copyIf, partition, removeIf, stablePartition, unique } from './compaction/index';
 export { copy } from './copy/index';
@@ -24,7 +21,6 @@ export { iota } from './iota/index';
 export { isSorted, isSortedUntil } from './is-sorted/index';
 export type { ElementAt, MinMax } from './min-element/index';
 export { maxElement, minElement, minmaxElement } from './min-element/index';
-// @family:transform-reduce
 export type { OperatorArg } from './reduce/index';
 export { reduce } from './reduce/index';
 export type { ScanOperatorArg, TransformArg } from './scans/index';
