@@ -45,6 +45,17 @@ async function timeIt(device: GpuDevice, reps: number, f: () => Promise<unknown>
   return (ts[Math.floor(ts.length / 2)] as number) / 1e6;
 }
 
+/** The u32 sum of `a` through the transform-reduce engine (default tuning). */
+function sumU32(device: GpuDevice, a: DeviceArray): Promise<ArrayBuffer> {
+  return transformReduceDevice(device, {
+    label: 'r',
+    inputs: [a],
+    load: identityLoad('u32'),
+    combiner: combinerOf(plus, 'u32'),
+    commutative: true,
+  });
+}
+
 /** Fills `a` on the GPU with cub_anchor's hash (no host staging). */
 async function gpuFill(device: GpuDevice, a: DeviceArray): Promise<void> {
   const k = fragment({
@@ -104,28 +115,12 @@ async function main() {
       if (process.env.PROBE_GPUFILL) await gpuFill(device, a);
       else a.write(fill(n));
       keep.push(a);
-      const ms2 = await timeIt(device, 10, () =>
-        transformReduceDevice(device, {
-          label: 'r',
-          inputs: [a],
-          load: identityLoad('u32'),
-          combiner: combinerOf(plus, 'u32'),
-          commutative: true,
-        }),
-      );
+      const ms2 = await timeIt(device, 10, () => sumU32(device, a));
       out({ case: 'reduce alloc order', lg, index: keep.length, ms: ms2, gbs: (4 * n) / ms2 / 1e6 });
     }
     // and again, on the same buffers, after all allocations
     for (const a of keep) {
-      const ms2 = await timeIt(device, 10, () =>
-        transformReduceDevice(device, {
-          label: 'r',
-          inputs: [a],
-          load: identityLoad('u32'),
-          combiner: combinerOf(plus, 'u32'),
-          commutative: true,
-        }),
-      );
+      const ms2 = await timeIt(device, 10, () => sumU32(device, a));
       out({ case: 'reduce again', n: a.length, ms: ms2, gbs: (4 * a.length) / ms2 / 1e6 });
     }
     releaseDevices();
@@ -139,15 +134,7 @@ async function main() {
         const big = DeviceArray.create(device, 'u32', n + padElems);
         const a = big.view(0, n);
         a.write(host);
-        const ms2 = await timeIt(device, 10, () =>
-          transformReduceDevice(device, {
-            label: 'r',
-            inputs: [a],
-            load: identityLoad('u32'),
-            combiner: combinerOf(plus, 'u32'),
-            commutative: true,
-          }),
-        );
+        const ms2 = await timeIt(device, 10, () => sumU32(device, a));
         out({ case: 'reduce alloc', lg, padElems, bytes: (n + padElems) * 4, ms: ms2, gbs: (4 * n) / ms2 / 1e6 });
         big.destroy();
       }
@@ -156,14 +143,7 @@ async function main() {
       const per = 2 ** 24;
       for (let o = 0; o < n; o += per) parts.push(DeviceArray.from(device, host.subarray(o, o + per)));
       const ms3 = await timeIt(device, 10, async () => {
-        for (const p of parts)
-          await transformReduceDevice(device, {
-            label: 'r',
-            inputs: [p],
-            load: identityLoad('u32'),
-            combiner: combinerOf(plus, 'u32'),
-            commutative: true,
-          });
+        for (const p of parts) await sumU32(device, p);
       });
       out({ case: 'reduce in 64MiB buffers (separate submits)', lg, ms: ms3, gbs: (4 * n) / ms3 / 1e6 });
       for (const p of parts) p.destroy();

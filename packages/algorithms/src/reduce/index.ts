@@ -12,6 +12,7 @@ import { type BinaryOp, coerce, combinerOf, type GpuFunction, plus } from '@webd
 import { assertNever, cpuReduce, type Policy, selectBackend } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction, checkNumber, deviceArraysOf, hostArrayOf } from '../common/args';
 import { releaseTemps, toDevice } from '../common/gpu-io';
+import { decodeScalar } from '../common/predicates';
 import { identityLoad, transformReduceDevice } from '../engines/transform-reduce';
 
 /** A binary operator argument: a built-in, a lambda `(a, b) => ...`, or a `{ js, wgsl }` pair. */
@@ -60,10 +61,9 @@ export async function reduce(policy: Policy, input: ArrayArg, init?: number, op?
           commutative: fn.commutative,
           tuning: backend.tuning,
         });
-        const total =
-          t === 'u32' ? new Uint32Array(bytes)[0] : t === 'i32' ? new Int32Array(bytes)[0] : new Float32Array(bytes)[0];
+        const total = decodeScalar(t, bytes);
         const f = fn.js([t, t]) as (a: number, b: number) => number;
-        return coerce(t, f(start, total as number));
+        return coerce(t, f(start, total));
       } finally {
         releaseTemps(side);
       }
