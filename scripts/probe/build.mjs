@@ -6,14 +6,15 @@ const require = createRequire(createRequire(import.meta.url).resolve('tsup'));
 const { build } = require('esbuild');
 
 await build({
-  entryPoints: ['scripts/probe/h100-probe.ts'],
+  entryPoints: { probe: 'scripts/probe/h100-probe.ts', 'sort-probe': 'scripts/probe/sort-probe.ts' },
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  outfile: '.probe/probe.mjs',
+  outdir: '.probe',
+  outExtension: { '.js': '.mjs' },
   external: ['webgpu'],
   banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 });
-console.log('built .probe/probe.mjs');
+console.log('built .probe/probe.mjs, .probe/sort-probe.mjs');

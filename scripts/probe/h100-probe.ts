@@ -19,6 +19,8 @@ import {
 } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
 
+import { gpuFill } from './gpu-data';
+
 const out = (o: object) => console.log(JSON.stringify(o));
 
 function fill(n: number): Uint32Array {
@@ -53,34 +55,6 @@ function sumU32(device: GpuDevice, a: DeviceArray): Promise<ArrayBuffer> {
     load: identityLoad('u32'),
     combiner: combinerOf(plus, 'u32'),
     commutative: true,
-  });
-}
-
-/** Fills `a` on the GPU with cub_anchor's hash (no host staging). */
-async function gpuFill(device: GpuDevice, a: DeviceArray): Promise<void> {
-  const k = fragment({
-    name: 'probe_fill',
-    code: `@group(0) @binding(0) var<storage, read_write> a: array<u32>;
-@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let n = arrayLength(&a);
-  for (var i = g.x; i < n; i += nw.x * 256u) {
-    var x = (i * 2654435761u) ^ 1234u; x ^= x >> 13u; x *= 0x5bd1e995u; x ^= x >> 15u; a[i] = x;
-  }
-}`,
-  });
-  const p = await getPipeline(device, k);
-  await device.queue.submit('fill', (rec) => {
-    const pass = rec.beginPass();
-    pass.setPipeline(p);
-    pass.setBindGroup(
-      0,
-      device.gpu.createBindGroup({
-        layout: p.getBindGroupLayout(0),
-        entries: [{ binding: 0, resource: { buffer: a.buffer, offset: 0, size: a.length * 4 } }],
-      }),
-    );
-    pass.dispatchWorkgroups(4096);
-    pass.end();
   });
 }
 

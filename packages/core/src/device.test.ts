@@ -196,6 +196,9 @@ describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
     });
     device.queue.setProfiling(false);
     expect(device.queue.lastDeviceTimeNs).toBeGreaterThan(0);
+    expect(device.queue.lastPassTimesNs.map((t) => t.label)).toEqual(['busy']);
+    expect(device.queue.lastPassTimesNs[0]?.ns).toBeGreaterThan(0);
+    expect(device.queue.lastPassTimesNs[0]?.ns).toBeLessThanOrEqual(device.queue.lastDeviceTimeNs);
     a.destroy();
   });
 

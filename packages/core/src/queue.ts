@@ -55,6 +55,8 @@ export class Queue {
   private queryResolve: GPUBuffer | undefined;
   /** Device time of the last profiled submission, in nanoseconds. */
   lastDeviceTimeNs = 0;
+  /** With profiling: each profiled pass of the last submission, by label, in recording order. */
+  lastPassTimesNs: readonly { readonly label: string; readonly ns: number }[] = [];
   /** Sum of device times since `resetDeviceTime()`, in nanoseconds. */
   totalDeviceTimeNs = 0;
   /** Number of submissions since creation. */
@@ -116,6 +118,7 @@ export class Queue {
     const uniforms: GPUBuffer[] = [];
     const readbacks: { staging: GPUBuffer; size: number; out?: ArrayBuffer }[] = [];
     let passes = 0;
+    const passLabels: string[] = [];
     const profiling = this.profiling;
     let thrown: unknown;
     let timing: { staging: GPUBuffer } | undefined;
@@ -142,6 +145,7 @@ export class Queue {
             };
           }
           passes++;
+          passLabels.push(desc.label as string);
           return encoder.beginComputePass(desc);
         },
         dispatch: (pass, workgroups) => {
@@ -267,6 +271,13 @@ export class Queue {
           let last = q[1] as bigint;
           for (let i = 1; i < q.length; i += 2) if ((q[i] as bigint) > last) last = q[i] as bigint;
           const ns = last > first ? Number(last - first) : 0;
+          const perPass: { label: string; ns: number }[] = [];
+          for (let i = 0; i + 1 < q.length; i += 2) {
+            const b = q[i] as bigint;
+            const e = q[i + 1] as bigint;
+            perPass.push({ label: passLabels[i / 2] as string, ns: e > b ? Number(e - b) : 0 });
+          }
+          this.lastPassTimesNs = perPass;
           this.lastDeviceTimeNs = ns;
           this.totalDeviceTimeNs += ns;
           t.staging.unmap();

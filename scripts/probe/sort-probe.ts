@@ -1,0 +1,98 @@
+/**
+ * GPU-machine probe of the radix-sort engine (lead's tool, not the bench): device time of u32 key
+ * sorts and u32/u32 pair sorts over a sweep of tunings, with each pass's own time (timestamps per
+ * compute pass), on GPU-made data, checked on the GPU after the timed runs. One JSON line each.
+ * Env: PROBE_SIZES (log2 sizes, default 24,28), PROBE_REPS (default 7), PROBE_TUNINGS (a JSON array
+ * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs.
+ * Bundle: node scripts/probe/build.mjs
+ */
+import { radixSortDevice } from '../../packages/algorithms/src/index';
+import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
+import { gpuFill, gpuSortErrors } from './gpu-data';
+
+const out = (o: object) => console.log(JSON.stringify(o));
+
+type Tuning = Record<string, number | boolean>;
+
+const defaultSweep: Tuning[] = [
+  {},
+  { earlyCounts: false },
+  { lookbackWindow: 2 },
+  { lookbackWindow: 4 },
+  { keysPerThread: 16 },
+  { keysPerThread: 18 },
+  { workgroupSize: 512, keysPerThread: 12 },
+  { workgroupSize: 512, keysPerThread: 15 },
+  {},
+];
+const pairSweep: Tuning[] = [{}, { earlyCounts: false }, { lookbackWindow: 4 }];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function copyInto(device: GpuDevice, src: DeviceArray, dst: DeviceArray): Promise<void> {
+  await device.queue.submit('probe copy', (rec) => {
+    rec.encoder.copyBufferToBuffer(src.buffer, src.byteOffset, dst.buffer, dst.byteOffset, src.length * 4);
+  });
+}
+
+async function main() {
+  const device = (await selectDevice(gpuSelector)) as GpuDevice;
+  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
+  device.queue.setProfiling(true);
+  const sizes = (process.env.PROBE_SIZES ?? '24,28').split(',').map(Number);
+  const reps = Number(process.env.PROBE_REPS ?? 7);
+  const sweep: Tuning[] = process.env.PROBE_TUNINGS ? JSON.parse(process.env.PROBE_TUNINGS) : defaultSweep;
+  const pairs = process.env.PROBE_PAIRS !== '0';
+  for (const lg of sizes) {
+    const n = 2 ** lg;
+    const srcK = DeviceArray.create(device, 'u32', n);
+    const srcV = DeviceArray.create(device, 'u32', n);
+    await gpuFill(device, srcK, srcV);
+    const k = DeviceArray.create(device, 'u32', n);
+    const v = DeviceArray.create(device, 'u32', n);
+    const cases: [string, Tuning, boolean][] = sweep.map((t) => ['sort u32', t, false]);
+    if (pairs) for (const t of pairSweep) cases.push(['sortByKey u32/u32', t, true]);
+    for (const [name, tuning, withValues] of cases) {
+      try {
+        const totals: number[] = [];
+        const perPass = new Map<string, number[]>();
+        for (let r = 0; r < reps + 1; r++) {
+          await copyInto(device, srcK, k);
+          if (withValues) await copyInto(device, srcV, v);
+          await radixSortDevice(device, k, withValues ? v : undefined, { tuning });
+          if (r === 0) continue;
+          totals.push(device.queue.lastDeviceTimeNs / 1e6);
+          for (const p of device.queue.lastPassTimesNs) {
+            const l = perPass.get(p.label) ?? [];
+            l.push(p.ns / 1e6);
+            perPass.set(p.label, l);
+          }
+        }
+        const errors = await gpuSortErrors(device, k, withValues ? v : undefined);
+        const ms = median(totals);
+        out({
+          case: name,
+          lg,
+          tuning,
+          ms,
+          min: Math.min(...totals),
+          gkeys: n / ms / 1e6,
+          passes: Object.fromEntries([...perPass].map(([l, xs]) => [l, Number(median(xs).toFixed(4))])),
+          errors,
+        });
+      } catch (e) {
+        out({ case: name, lg, tuning, error: (e as Error).message.slice(0, 300) });
+      }
+    }
+    for (const a of [srcK, srcV, k, v]) a.destroy();
+  }
+  releaseDevices();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
