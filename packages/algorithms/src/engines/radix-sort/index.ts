@@ -240,7 +240,7 @@ export async function radixSortDevice(
       }),
     ),
     getPipeline(device, planKernel()),
-    getPipeline(device, onesweepKernel({ ...tp, lookbackWindow: t.lookbackWindow })),
+    getPipeline(device, onesweepKernel({ ...tp, lookbackWindow: t.lookbackWindow, earlyCounts: t.earlyCounts })),
     getPipeline(device, copyKernel(hasValues)),
   ]);
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);

@@ -52,6 +52,11 @@ export interface TileParams {
 export interface PassParams extends TileParams {
   /** Predecessor slots each look-back step loads at once. */
   readonly lookbackWindow: number;
+  /**
+   * Count the tile's digits with workgroup atomics right after loading and publish them before
+   * ranking (CUB's early counts), so successors' look-backs rarely find this tile not ready.
+   */
+  readonly earlyCounts: boolean;
 }
 
 function tileKey(p: TileParams): (string | number | boolean)[] {
@@ -63,20 +68,34 @@ function tileKey(p: TileParams): (string | number | boolean)[] {
   ];
 }
 
-/** Workgroup bytes the tile ranking of `p` declares (for tuning checks). */
-export function tileWorkgroupBytes(p: TileParams): number {
-  const w = p.workgroupSize;
-  const tile = w * p.keysPerThread;
-  const common = 4 * (tile + 256 * 4 + 8);
-  const rank = p.subgroups ? 4 * ((w / Math.max(1, p.minSubgroupSize)) * 128) : 4 * 8 * w;
-  const scan = 4 * (p.subgroups ? Math.ceil(w / Math.max(1, p.minSubgroupSize)) : w);
-  return common + rank + scan;
+/** `n` lines from `f(j)`, joined for WGSL text (the per-key code is unrolled into named registers). */
+function each(n: number, f: (j: number) => string, sep = '\n  '): string {
+  return Array.from({ length: n }, (_, j) => f(j)).join(sep);
+}
+
+/** What tileCommon() gives the tile kernels. */
+interface TileCode {
+  /** Module-scope declarations and helper functions. */
+  readonly code: string;
+  readonly deps: WgslFragment[];
+  readonly bytes: number;
+  /** Declares `rs_p0` and `rs_q(j)`-style positions; put once near the top of `main`. */
+  readonly positions: string;
+  /** WGSL giving a WGSL expression of the tile position of the thread's j-th element. */
+  readonly pos: (j: number) => string;
+  /**
+   * Statements ranking `k0..k{K-1}` by the digit at `shift` into `r0..r{K-1}` (declared by the
+   * caller as vars), filling rs_dcount / rs_dstart. Uses `valid`, `shift`, `ids`. A block: it may
+   * sit in a loop.
+   */
+  readonly rank: string;
 }
 
 /**
  * Declarations shared by the tile kernels: constants, the tile's workgroup memory (stage, digit
- * counts and starts, an atomic histogram), `rs_pos` (the tile position of a thread's j-th key),
- * `rs_scan_digits` and `rs_rank` (the ranking of a tile by one digit), for either variant.
+ * counts and starts, an atomic histogram), `rs_scan_digits`, and the ranking of a tile by one digit
+ * for either variant, as unrolled statements over named registers (k{j} keys, r{j} ranks): private
+ * arrays indexed in loops live in local memory on NVIDIA (measured on the H100 for the scan engine).
  *
  * Ranking, subgroup variant (CUB's match-any ranking): keys are warp-striped (position
  * sg_id*sg_size*K + j*sg_size + lane); per key, 8 ballots find the lanes holding the same digit;
@@ -90,7 +109,7 @@ export function tileWorkgroupBytes(p: TileParams): number {
  * (position, digit) pairs through workgroup memory between the two nibbles. Workgroup memory:
  * 8*W words. ~2 workgroup scans and 10 barriers per digit.
  */
-function tileCommon(p: TileParams): { code: string; deps: WgslFragment[]; bytes: number } {
+function tileCommon(p: TileParams): TileCode {
   const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
   const k = p.keysPerThread;
@@ -121,30 +140,20 @@ fn rs_digit(k: u32, shift: u32) -> u32 { return (rs_bits(k) >> shift) & 255u; }
 /** rs_dstart = exclusive scan of rs_dcount. Thread t owns digits [t*DPT, t*DPT + DPT). */
 fn rs_scan_digits(ids: WdplIds) {
   workgroupBarrier();
-  var local: array<u32, ${dpt}>;
+  let d0 = ids.lid * RS_DPT;
   var s = 0u;
-  for (var i = 0u; i < RS_DPT; i++) {
-    let d = ids.lid * RS_DPT + i;
-    var c = 0u;
-    if (d < 256u) { c = rs_dcount[d]; }
-    local[i] = s;
-    s += c;
-  }
+  ${each(dpt, (i) => `let c${i} = select(0u, rs_dcount[min(d0 + ${i}u, 255u)], d0 + ${i}u < 256u);\n  let l${i} = s;\n  s += c${i};`)}
   var total: u32;
   let ex = ${scan.name}(s, ids, &total);
-  for (var i = 0u; i < RS_DPT; i++) {
-    let d = ids.lid * RS_DPT + i;
-    if (d < 256u) { rs_dstart[d] = ex + local[i]; }
-  }
+  ${each(dpt, (i) => `if (d0 + ${i}u < 256u) { rs_dstart[d0 + ${i}u] = ex + l${i}; }`)}
   workgroupBarrier();
 }
 `;
-  let rank: string;
-  let rankBytes: number;
   if (p.subgroups) {
     const ns = Math.max(1, Math.floor(w / minSg));
     const wide = p.maxSubgroupSize > 32;
     const ballot = (e: string) => (wide ? `subgroupBallot(${e})` : `subgroupBallot(${e}).x`);
+    const mask = wide ? 'vec4<u32>' : 'u32';
     const helpers = wide
       ? `fn rs_lt_word(i: u32, w: u32, b: u32) -> u32 { return select(select(0u, b, i == w), 0xffffffffu, i < w); }
 fn rs_lt_mask(lane: u32) -> vec4<u32> {
@@ -162,38 +171,32 @@ fn rs_first_lane(v: vec4<u32>) -> u32 {
       : `fn rs_lt_mask(lane: u32) -> u32 { return (1u << lane) - 1u; }
 fn rs_popc(v: u32) -> u32 { return countOneBits(v); }
 fn rs_first_lane(v: u32) -> u32 { return countTrailingZeros(v); }`;
-    rankBytes = ns * 128 * 4;
-    rank = `const RS_NS: u32 = ${ns}u;
+    const code = `${head}
+const RS_NS: u32 = ${ns}u;
 var<workgroup> rs_sgc: array<atomic<u32>, ${ns * 128}>;
 ${helpers}
 
-fn rs_pos(j: u32, ids: WdplIds) -> u32 { return (ids.sg_id * RS_K + j) * ids.sg_size + ids.lane; }
-
-/** Ranks of the thread's keys within the tile by digit (keys at rs_pos >= valid rank last). */
-fn rs_rank(keys: ptr<function, array<u32, ${k}>>, ranks: ptr<function, array<u32, ${k}>>, valid: u32, shift: u32, ids: WdplIds) {
-  for (var i = ids.lid; i < RS_NS * 128u; i += RS_W) { atomicStore(&rs_sgc[i], 0u); }
-  workgroupBarrier();
-  let lt = rs_lt_mask(ids.lane);
-  let lanes_all = ${ballot('true')};
-  let cbase = ids.sg_id * 128u;
-  var digs: array<u32, ${k}>;
-  for (var j = 0u; j < RS_K; j++) {
-    var d = 255u;
-    if (rs_pos(j, ids) < valid) { d = rs_digit((*keys)[j], shift); }
-    digs[j] = d;
-    var peers = lanes_all;
-    for (var b = 0u; b < 8u; b++) {
-      let bit = ((d >> b) & 1u) != 0u;
-      let bal = ${ballot('bit')};
-      peers &= select(~bal, bal, bit);
-    }
-    let below = rs_popc(peers & lt);
-    let sh = (d & 1u) * 16u;
-    var old = 0u;
-    if (below == 0u) { old = atomicAdd(&rs_sgc[cbase + (d >> 1u)], rs_popc(peers) << sh); }
-    old = subgroupShuffle(old, rs_first_lane(peers));
-    (*ranks)[j] = ((old >> sh) & 0xffffu) + below;
+/**
+ * Rank of digit \`d\` among the subgroup's lanes below this one, plus the count of \`d\` in earlier
+ * keys of this subgroup (its packed counter at \`cbase\`, which the lowest lane of \`d\` bumps).
+ */
+fn rs_match_rank(d: u32, lanes_all: ${mask}, lt: ${mask}, cbase: u32) -> u32 {
+  var peers = lanes_all;
+  for (var b = 0u; b < 8u; b++) {
+    let bit = ((d >> b) & 1u) != 0u;
+    let bal = ${ballot('bit')};
+    peers &= select(~bal, bal, bit);
   }
+  let below = rs_popc(peers & lt);
+  let sh = (d & 1u) * 16u;
+  var old = 0u;
+  if (below == 0u) { old = atomicAdd(&rs_sgc[cbase + (d >> 1u)], rs_popc(peers) << sh); }
+  old = subgroupShuffle(old, rs_first_lane(peers));
+  return ((old >> sh) & 0xffffu) + below;
+}
+
+/** Turns the subgroups' packed digit counters into per-subgroup starts; fills rs_dcount, rs_dstart. */
+fn rs_scan_counters(ids: WdplIds) {
   workgroupBarrier();
   let nsg = RS_W / ids.sg_size;
   for (var w = ids.lid; w < 128u; w += RS_W) {
@@ -207,105 +210,128 @@ fn rs_rank(keys: ptr<function, array<u32, ${k}>>, ranks: ptr<function, array<u32
     rs_dcount[2u * w + 1u] = run >> 16u;
   }
   rs_scan_digits(ids);
-  for (var j = 0u; j < RS_K; j++) {
-    let d = digs[j];
-    let sh = (d & 1u) * 16u;
-    (*ranks)[j] += rs_dstart[d] + ((atomicLoad(&rs_sgc[cbase + (d >> 1u)]) >> sh) & 0xffffu);
-  }
+}
+
+/** The tile rank of a key with digit \`d\` whose subgroup rank is \`r\`. */
+fn rs_tile_rank(d: u32, r: u32, cbase: u32) -> u32 {
+  return r + rs_dstart[d] + ((atomicLoad(&rs_sgc[cbase + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu);
 }
 `;
-  } else {
-    rankBytes = 8 * w * 4;
-    rank = `var<workgroup> rs_nib: array<u32, ${8 * w}>;
+    const rank = `{
+    for (var i = ids.lid; i < RS_NS * 128u; i += RS_W) { atomicStore(&rs_sgc[i], 0u); }
+    workgroupBarrier();
+    let lt = rs_lt_mask(ids.lane);
+    let lanes_all = ${ballot('true')};
+    let cbase = ids.sg_id * 128u;
+    ${each(k, (j) => `let d${j} = select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u * ids.sg_size < valid);`, '\n    ')}
+    ${each(k, (j) => `r${j} = rs_match_rank(d${j}, lanes_all, lt, cbase);`, '\n    ')}
+    rs_scan_counters(ids);
+    ${each(k, (j) => `r${j} = rs_tile_rank(d${j}, r${j}, cbase);`, '\n    ')}
+  }`;
+    return {
+      code,
+      deps: [threadIds(true), keyBits, scan],
+      bytes: 4 * (tile + 256 * 3) + ns * 128 * 4,
+      positions: 'let rs_p0 = ids.sg_id * RS_K * ids.sg_size + ids.lane;',
+      pos: (j) => `rs_p0 + ${j}u * ids.sg_size`,
+      rank,
+    };
+  }
+  const code = `${head}
+var<workgroup> rs_nib: array<u32, ${8 * w}>;
 
-fn rs_pos(j: u32, ids: WdplIds) -> u32 { return ids.lid * RS_K + j; }
-
-/** Ranks of the thread's keys within the tile by digit (keys at rs_pos >= valid rank last). */
-fn rs_rank(keys: ptr<function, array<u32, ${k}>>, ranks: ptr<function, array<u32, ${k}>>, valid: u32, shift: u32, ids: WdplIds) {
-  for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+/** Exclusive scan of all threads' 8 packed nibble counters in place; returns the low half's total. */
+fn rs_scan_nibbles(ids: WdplIds) -> u32 {
   workgroupBarrier();
-  var e: array<u32, ${k}>;
-  for (var j = 0u; j < RS_K; j++) {
-    let p = rs_pos(j, ids);
-    var d = 255u;
-    if (p < valid) { d = rs_digit((*keys)[j], shift); }
-    e[j] = (p << 8u) | d;
-    atomicAdd(&rs_hist[d], 1u);
+  var s = 0u;
+  for (var c = 0u; c < 8u; c++) { s += rs_nib[8u * ids.lid + c]; }
+  var total: u32;
+  var run = ${scan.name}(s, ids, &total);
+  for (var c = 0u; c < 8u; c++) {
+    let v = rs_nib[8u * ids.lid + c];
+    rs_nib[8u * ids.lid + c] = run;
+    run += v;
   }
-  for (var q = 0u; q < 2u; q++) {
-    let nsh = q * 4u;
-    workgroupBarrier();
-    for (var c = 0u; c < 8u; c++) { rs_nib[c * RS_W + ids.lid] = 0u; }
-    var lr: array<u32, ${k}>;
-    for (var j = 0u; j < RS_K; j++) {
-      let nib = ((e[j] & 255u) >> nsh) & 15u;
-      let idx = (nib & 7u) * RS_W + ids.lid;
-      let sh = (nib >> 3u) * 16u;
-      lr[j] = (rs_nib[idx] >> sh) & 0xffffu;
-      rs_nib[idx] += 1u << sh;
-    }
-    workgroupBarrier();
-    var s = 0u;
-    for (var c = 0u; c < 8u; c++) { s += rs_nib[8u * ids.lid + c]; }
-    var total: u32;
-    var run = ${scan.name}(s, ids, &total);
-    for (var c = 0u; c < 8u; c++) {
-      let v = rs_nib[8u * ids.lid + c];
-      rs_nib[8u * ids.lid + c] = run;
-      run += v;
-    }
-    workgroupBarrier();
-    let carry = total & 0xffffu;
-    var r: array<u32, ${k}>;
-    for (var j = 0u; j < RS_K; j++) {
-      let nib = ((e[j] & 255u) >> nsh) & 15u;
-      let idx = (nib & 7u) * RS_W + ids.lid;
-      let sh = (nib >> 3u) * 16u;
-      r[j] = ((rs_nib[idx] >> sh) & 0xffffu) + select(0u, carry, sh != 0u) + lr[j];
-    }
-    if (q == 0u) {
-      for (var j = 0u; j < RS_K; j++) { rs_stage[r[j]] = e[j]; }
-      workgroupBarrier();
-      for (var j = 0u; j < RS_K; j++) { e[j] = rs_stage[rs_pos(j, ids)]; }
-    } else {
-      for (var j = 0u; j < RS_K; j++) { rs_stage[e[j] >> 8u] = r[j]; }
-      workgroupBarrier();
-      for (var j = 0u; j < RS_K; j++) { (*ranks)[j] = rs_stage[rs_pos(j, ids)]; }
-    }
-  }
-  for (var d = ids.lid; d < 256u; d += RS_W) { rs_dcount[d] = atomicLoad(&rs_hist[d]); }
-  rs_scan_digits(ids);
+  workgroupBarrier();
+  return total & 0xffffu;
+}
+
+/** Counts nibble \`nib\` in this thread's packed counter; returns the count before. */
+fn rs_count_nibble(nib: u32, lid: u32) -> u32 {
+  let idx = (nib & 7u) * RS_W + lid;
+  let sh = (nib >> 3u) * 16u;
+  let before = (rs_nib[idx] >> sh) & 0xffffu;
+  rs_nib[idx] += 1u << sh;
+  return before;
+}
+
+/** Tile rank of nibble \`nib\` counted \`before\` earlier in this thread, after rs_scan_nibbles. */
+fn rs_nibble_rank(nib: u32, before: u32, carry: u32, lid: u32) -> u32 {
+  let idx = (nib & 7u) * RS_W + lid;
+  let sh = (nib >> 3u) * 16u;
+  return ((rs_nib[idx] >> sh) & 0xffffu) + select(0u, carry, sh != 0u) + before;
 }
 `;
-  }
+  const nibblePass = (q: number) => `{
+      workgroupBarrier();
+      for (var c = 0u; c < 8u; c++) { rs_nib[c * RS_W + ids.lid] = 0u; }
+      ${each(k, (j) => `let lr${j} = rs_count_nibble(((e${j} & 255u) >> ${q * 4}u) & 15u, ids.lid);`, '\n      ')}
+      let carry = rs_scan_nibbles(ids);
+      ${each(k, (j) => `let rr${j} = rs_nibble_rank(((e${j} & 255u) >> ${q * 4}u) & 15u, lr${j}, carry, ids.lid);`, '\n      ')}
+      ${
+        q === 0
+          ? `${each(k, (j) => `rs_stage[rr${j}] = e${j};`, '\n      ')}
+      workgroupBarrier();
+      ${each(k, (j) => `e${j} = rs_stage[rs_p0 + ${j}u];`, '\n      ')}`
+          : `${each(k, (j) => `rs_stage[e${j} >> 8u] = rr${j};`, '\n      ')}
+      workgroupBarrier();
+      ${each(k, (j) => `r${j} = rs_stage[rs_p0 + ${j}u];`, '\n      ')}`
+      }
+    }`;
+  const rank = `{
+    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+    workgroupBarrier();
+    ${each(k, (j) => `var e${j} = ((rs_p0 + ${j}u) << 8u) | select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u < valid);`, '\n    ')}
+    ${each(k, (j) => `atomicAdd(&rs_hist[e${j} & 255u], 1u);`, '\n    ')}
+    ${nibblePass(0)}
+    ${nibblePass(1)}
+    for (var d = ids.lid; d < 256u; d += RS_W) { rs_dcount[d] = atomicLoad(&rs_hist[d]); }
+    rs_scan_digits(ids);
+  }`;
   return {
-    code: `${head}\n${rank}`,
-    deps: [threadIds(p.subgroups), keyBits, scan],
-    bytes: 4 * (tile + 256 * 3) + rankBytes,
+    code,
+    deps: [threadIds(false), keyBits, scan],
+    bytes: 4 * (tile + 256 * 3) + 8 * w * 4,
+    positions: 'let rs_p0 = ids.lid * RS_K;',
+    pos: (j) => `rs_p0 + ${j}u`,
+    rank,
   };
 }
 
-/** WGSL loading the thread's K elements of `buf` (tile at `base`, `valid` of them) into `dst`. */
-function loadTile(p: TileParams, buf: string, dst: string, fill: string): string {
+/**
+ * WGSL declaring `${v}0..${v}{K-1}` as the thread's K elements of `buf` (tile at `base`, `valid` of
+ * them; `fill` past the end). Full tiles load without bounds checks, every load issued before use.
+ */
+function loadTile(p: TileParams, tc: TileCode, buf: string, v: string, fill: string): string {
+  const k = p.keysPerThread;
+  const decl = each(k, (j) => `var ${v}${j} = ${fill};`);
   if (p.subgroups) {
-    return `for (var j = 0u; j < RS_K; j++) {
-    let q = rs_pos(j, ids);
-    ${dst}[j] = ${fill};
-    if (q < valid) { ${dst}[j] = ${buf}[base + q]; }
+    return `${decl}
+  if (valid == RS_TILE) {
+    ${each(k, (j) => `${v}${j} = ${buf}[base + ${tc.pos(j)}];`, '\n    ')}
+  } else {
+    ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = ${buf}[base + ${tc.pos(j)}]; }`, '\n    ')}
   }`;
   }
   // Blocked positions: load striped (coalesced) through the stage, then read back blocked.
-  return `workgroupBarrier();
+  return `${decl}
+  workgroupBarrier();
   for (var j = 0u; j < RS_K; j++) {
     let q = j * RS_W + ids.lid;
     if (q < valid) { rs_stage[q] = ${buf}[base + q]; }
   }
   workgroupBarrier();
-  for (var j = 0u; j < RS_K; j++) {
-    let q = rs_pos(j, ids);
-    ${dst}[j] = ${fill};
-    if (q < valid) { ${dst}[j] = rs_stage[q]; }
-  }
+  ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = rs_stage[${tc.pos(j)}]; }`)}
   workgroupBarrier();`;
 }
 
@@ -323,28 +349,92 @@ function loadTile(p: TileParams, buf: string, dst: string, fill: string): string
  *
  * The spin budget and a test switch forcing the fallback everywhere are uniforms.
  * Bindings: 0 uniform {n, tiles, pass, key mode, spins, force}, 1 keys in, 2 keys out, 3 meta (histograms, offsets,
- * tickets), 4 look-back, 5/6 values in/out. Workgroup memory: see tileWorkgroupBytes(). Traffic per
- * pass: keys (and values) read once and written once, plus 1 KiB of look-back per tile.
+ * tickets), 4 look-back, 5/6 values in/out. Workgroup memory: tile + 3 KiB + the ranking's. Traffic
+ * per pass: keys (and values) read once and written once, plus 1 KiB of look-back per tile.
  */
 export function onesweepKernel(p: PassParams): WgslFragment {
-  const common = tileCommon(p);
-  const name = mangle('rs_onesweep', ...tileKey(p), p.lookbackWindow);
+  const tc = tileCommon(p);
+  const k = p.keysPerThread;
+  const dpt = Math.max(1, Math.ceil(256 / p.workgroupSize));
+  const win = p.lookbackWindow;
+  const name = mangle('rs_onesweep', ...tileKey(p), win, p.earlyCounts ? 'ec' : 'lc');
   const values = p.hasValues
     ? `@group(0) @binding(5) var<storage, read> vals_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;`
     : '';
+  const full = (m: number) => `${m}u * RS_W + ids.lid`;
+  // Values load before the look-back (their latency overlaps it) where loads go straight to
+  // registers; the workgroup-memory variant loads through the stage, so after the keys left it.
+  const loadValues = p.hasValues ? loadTile(p, tc, 'vals_in', 'v', '0u') : '';
   const scatterValues = p.hasValues
-    ? `var vals: array<u32, RS_K>;
-  ${loadTile(p, 'vals_in', 'vals', '0u')}
+    ? `${p.subgroups ? '' : loadValues}
   workgroupBarrier();
-  for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = vals[j]; }
+  ${each(k, (j) => `rs_stage[r${j}] = v${j};`)}
   workgroupBarrier();
-  for (var m = 0u; m < RS_K; m++) {
-    let i = m * RS_W + ids.lid;
-    if (i < valid) { vals_out[dst[m]] = rs_stage[i]; }
+  if (valid == RS_TILE) {
+    ${each(k, (m) => `vals_out[o${m}] = rs_stage[${full(m)}];`, '\n    ')}
+  } else {
+    ${each(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_stage[${full(m)}]; }`, '\n    ')}
   }`
     : '';
-  const code = `${common.code}
+  // The look-back walk of digit slot i (d = lid*DPT + i): windows of `win` slots loaded at once,
+  // consumed nearest first (AGGREGATEs add up, an INCLUSIVE prefix ends the walk, NOT_READY stops).
+  const walk = (i: number) => `{
+      var spins = 0u;
+      let d = d0 + ${i}u;
+      loop {
+        if (done${i}) { break; }
+        let top = pos${i};
+        ${each(win, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&rs_lookback[(top - ${x + 1}u) * 256u + d]); }`, '\n        ')}
+        if (force) { ${each(win, (x) => `w${x} = 0u;`, ' ')} }
+        var blocked = false;
+        ${each(
+          win,
+          (x) => `if (!done${i} && !blocked && ${x}u < top) {
+          if ((w${x} & RS_PRE) != 0u) { acc${i} += w${x} & RS_VALUE; done${i} = true; }
+          else if ((w${x} & RS_AGG) != 0u) { acc${i} += w${x} & RS_VALUE; pos${i} = top - ${x + 1}u; }
+          else { blocked = true; }
+        }`,
+          '\n        ',
+        )}
+        if (done${i}) { break; }
+        if (pos${i} != top) {
+          spins = 0u;
+        } else {
+          spins += 1u;
+          if (spins > spin_limit) {
+            atomicMax(&rs_stuck, pos${i});
+            break;
+          }
+        }
+      }
+    }`;
+  // The tile's digit counts: early (workgroup atomics over the loaded keys) or from the ranking.
+  const early = `${each(k, (j) => `if (${tc.pos(j)} < valid) { atomicAdd(&rs_early[rs_digit(k${j}, shift)], 1u); }`)}
+  workgroupBarrier();`;
+  const count = (d: string) =>
+    p.earlyCounts ? `atomicLoad(&rs_early[${d}])` : `rs_dcount[${d}] - select(0u, RS_TILE - valid, ${d} == 255u)`;
+  // Publish this tile's digit counts; tile 0 publishes inclusive prefixes at once.
+  const publish = `let d0 = ids.lid * RS_DPT;
+  ${each(
+    dpt,
+    (i) => `var acc${i} = 0u;
+  var done${i} = true;
+  var mine${i} = 0u;
+  var pos${i} = tile;
+  if (d0 + ${i}u < 256u) {
+    let d = d0 + ${i}u;
+    mine${i} = ${count('d')};
+    if (tile == 0u) {
+      acc${i} = atomicLoad(&rs_meta[offsets + d]);
+      atomicMax(&rs_lookback[d], RS_PRE | (acc${i} + mine${i}));
+    } else {
+      done${i} = false;
+      atomicMax(&rs_lookback[tile * 256u + d], RS_AGG | mine${i});
+    }
+  }`,
+  )}`;
+  const code = `${tc.code}
 struct RsParams { n: u32, tiles: u32, pass_index: u32, key_mode: u32, spins: u32, force_fallback: u32, pad0: u32, pad1: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
@@ -352,14 +442,13 @@ struct RsParams { n: u32, tiles: u32, pass_index: u32, key_mode: u32, spins: u32
 @group(0) @binding(3) var<storage, read_write> rs_meta: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> rs_lookback: array<atomic<u32>>;
 ${values}
-const RS_WIN: u32 = ${p.lookbackWindow}u;
 const RS_AGG: u32 = 0x40000000u;
 const RS_PRE: u32 = 0x80000000u;
-const RS_FLAGS: u32 = 0xc0000000u;
 const RS_VALUE: u32 = 0x3fffffffu;
 var<workgroup> rs_tile_id: u32;
 var<workgroup> rs_dbase: array<u32, 256>;
 var<workgroup> rs_stuck: atomic<u32>;
+${p.earlyCounts ? 'var<workgroup> rs_early: array<atomic<u32>, 256>;' : ''}
 
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(p.subgroups)}) {
@@ -374,32 +463,15 @@ ${entryPrologue(p.subgroups)}
   let valid = min(RS_TILE, n - base);
   let shift = pass_index * 8u;
   let offsets = ${META_OFFSETS}u + pass_index * 256u;
-  var keys: array<u32, RS_K>;
-  var ranks: array<u32, RS_K>;
-  ${loadTile(p, 'keys_in', 'keys', '0xffffffffu')}
-  rs_rank(&keys, &ranks, valid, shift, ids);
+  ${tc.positions}
+  ${loadTile(p, tc, 'keys_in', 'k', '0xffffffffu')}
+  ${each(k, (j) => `var r${j} = 0u;`)}
+  ${p.earlyCounts ? `${early}\n  ${publish}\n  ${tc.rank}` : `${tc.rank}\n  ${publish}`}
 
-  // Publish this tile's digit counts; tile 0 publishes inclusive prefixes at once.
-  var acc: array<u32, RS_DPT>;
-  var done: array<bool, RS_DPT>;
-  var mine: array<u32, RS_DPT>;
-  for (var i = 0u; i < RS_DPT; i++) {
-    let d = ids.lid * RS_DPT + i;
-    done[i] = true;
-    if (d < 256u) {
-      var c = rs_dcount[d];
-      if (d == 255u) { c -= RS_TILE - valid; }
-      mine[i] = c;
-      if (tile == 0u) {
-        acc[i] = atomicLoad(&rs_meta[offsets + d]);
-        atomicMax(&rs_lookback[d], RS_PRE | (acc[i] + c));
-      } else {
-        acc[i] = 0u;
-        done[i] = false;
-        atomicMax(&rs_lookback[tile * 256u + d], RS_AGG | c);
-      }
-    }
-  }
+  // Stage the keys in tile-rank order (and load values) while predecessors finish.
+  workgroupBarrier();
+  ${each(k, (j) => `rs_stage[r${j}] = k${j};`)}
+  ${p.subgroups ? loadValues : ''}
 
   // Decoupled look-back with fallback. Each thread walks back over its digits' slots on its own
   // (no barriers) until it meets an INCLUSIVE prefix, adding AGGREGATEs on the way. A slot still
@@ -407,54 +479,11 @@ ${entryPrologue(p.subgroups)}
   // digits of the nearest stuck tile from its keys (publishing them for everyone), the threads stuck
   // there take the counts, and every unfinished thread walks on. Each round unsticks at least one
   // thread, so the loop ends even if a predecessor never runs.
-  var pos: array<u32, RS_DPT>;
-  for (var i = 0u; i < RS_DPT; i++) { pos[i] = tile; }
   let force = rs_params.force_fallback != 0u;
   let spin_limit = select(rs_params.spins, 0u, force);
   loop {
     if (tile == 0u) { break; }
-    for (var i = 0u; i < RS_DPT; i++) {
-      let d = ids.lid * RS_DPT + i;
-      var spins = 0u;
-      loop {
-        if (done[i]) { break; }
-        // Load a window of predecessor slots at once (independent loads overlap their latency),
-        // then consume it nearest first: AGGREGATEs add up, an INCLUSIVE prefix ends the walk,
-        // a NOT_READY slot stops the window.
-        let top = pos[i];
-        var win: array<u32, RS_WIN>;
-        for (var w = 0u; w < RS_WIN; w++) {
-          win[w] = 0u;
-          if (w < top) { win[w] = atomicLoad(&rs_lookback[(top - 1u - w) * 256u + d]); }
-        }
-        if (force) { for (var w = 0u; w < RS_WIN; w++) { win[w] = 0u; } }
-        var blocked = false;
-        for (var w = 0u; w < RS_WIN; w++) {
-          if (!done[i] && !blocked && w < top) {
-            let v = win[w];
-            if ((v & RS_PRE) != 0u) {
-              acc[i] += v & RS_VALUE;
-              done[i] = true;
-            } else if ((v & RS_AGG) != 0u) {
-              acc[i] += v & RS_VALUE;
-              pos[i] = top - 1u - w;
-            } else {
-              blocked = true;
-            }
-          }
-        }
-        if (done[i]) { break; }
-        if (pos[i] != top) {
-          spins = 0u;
-        } else {
-          spins += 1u;
-          if (spins > spin_limit) {
-            atomicMax(&rs_stuck, pos[i]);
-            break;
-          }
-        }
-      }
-    }
+    ${each(dpt, walk, '\n    ')}
     let stuck = workgroupUniformLoad(&rs_stuck);
     if (stuck == 0u) { break; }
     // Fallback: count the digits of tile \`fb\` from its keys.
@@ -467,54 +496,45 @@ ${entryPrologue(p.subgroups)}
       if (fbase + q < n) { atomicAdd(&rs_hist[rs_digit(keys_in[fbase + q], shift)], 1u); }
     }
     workgroupBarrier();
-    for (var i = 0u; i < RS_DPT; i++) {
-      let d = ids.lid * RS_DPT + i;
-      if (d < 256u) {
-        let c = atomicLoad(&rs_hist[d]);
-        let here = !done[i] && pos[i] - 1u == fb;
-        if (fb == 0u) {
-          let pre = atomicLoad(&rs_meta[offsets + d]) + c;
-          atomicMax(&rs_lookback[d], RS_PRE | pre);
-          if (here) {
-            acc[i] += pre;
-            done[i] = true;
-          }
-        } else {
-          atomicMax(&rs_lookback[fb * 256u + d], RS_AGG | c);
-          if (here) {
-            acc[i] += c;
-            pos[i] = fb;
-          }
-        }
+    ${each(
+      dpt,
+      (i) => `if (d0 + ${i}u < 256u) {
+      let d = d0 + ${i}u;
+      let c = atomicLoad(&rs_hist[d]);
+      let here = !done${i} && pos${i} - 1u == fb;
+      if (fb == 0u) {
+        let pre = atomicLoad(&rs_meta[offsets + d]) + c;
+        atomicMax(&rs_lookback[d], RS_PRE | pre);
+        if (here) { acc${i} += pre; done${i} = true; }
+      } else {
+        atomicMax(&rs_lookback[fb * 256u + d], RS_AGG | c);
+        if (here) { acc${i} += c; pos${i} = fb; }
       }
-    }
+    }`,
+      '\n    ',
+    )}
   }
 
-  for (var i = 0u; i < RS_DPT; i++) {
-    let d = ids.lid * RS_DPT + i;
-    if (d < 256u) {
-      if (tile != 0u) { atomicMax(&rs_lookback[tile * 256u + d], RS_PRE | (acc[i] + mine[i])); }
-      rs_dbase[d] = acc[i] - rs_dstart[d];
-    }
-  }
+  ${each(
+    dpt,
+    (i) => `if (d0 + ${i}u < 256u) {
+    let d = d0 + ${i}u;
+    if (tile != 0u) { atomicMax(&rs_lookback[tile * 256u + d], RS_PRE | (acc${i} + mine${i})); }
+    rs_dbase[d] = acc${i} - rs_dstart[d];
+  }`,
+  )}
 
-  // Scatter through workgroup memory: position i of the stage holds the key of tile rank i.
+  // Scatter: position i of the stage holds the key of tile rank i, so a digit's run is contiguous.
   workgroupBarrier();
-  for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = keys[j]; }
-  workgroupBarrier();
-  var dst: array<u32, RS_K>;
-  for (var m = 0u; m < RS_K; m++) {
-    let i = m * RS_W + ids.lid;
-    if (i < valid) {
-      let k = rs_stage[i];
-      let o = rs_dbase[rs_digit(k, shift)] + i;
-      dst[m] = o;
-      keys_out[o] = k;
-    }
+  ${each(k, (m) => `var o${m} = 0u;`)}
+  if (valid == RS_TILE) {
+    ${each(k, (m) => `{ let s = rs_stage[${full(m)}]; o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+  } else {
+    ${each(k, (m) => `if (${full(m)} < valid) { let s = rs_stage[${full(m)}]; o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   }
   ${scatterValues}
 }`;
-  return fragment({ name, code, deps: common.deps, workgroupBytes: common.bytes + 4 * (256 + 2) });
+  return fragment({ name, code, deps: tc.deps, workgroupBytes: tc.bytes + 4 * (256 + 2 + (p.earlyCounts ? 256 : 0)) });
 }
 
 /**
@@ -524,15 +544,16 @@ ${entryPrologue(p.subgroups)}
  * Workgroup memory: as the digit pass. One dispatch, no global scratch.
  */
 export function singleWorkgroupKernel(p: TileParams): WgslFragment {
-  const common = tileCommon(p);
+  const tc = tileCommon(p);
+  const k = p.keysPerThread;
   const name = mangle('rs_single', ...tileKey(p));
   const permuteValues = p.hasValues
     ? `workgroupBarrier();
-    for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = vals[j]; }
+    ${each(k, (j) => `rs_stage[r${j}] = v${j};`, '\n    ')}
     workgroupBarrier();
-    for (var j = 0u; j < RS_K; j++) { vals[j] = rs_stage[rs_pos(j, ids)]; }`
+    ${each(k, (j) => `v${j} = rs_stage[${tc.pos(j)}];`, '\n    ')}`
     : '';
-  const code = `${common.code}
+  const code = `${tc.code}
 struct RsSingleParams { n: u32, key_mode: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsSingleParams;
 @group(0) @binding(1) var<storage, read_write> keys_io: array<u32>;
@@ -545,36 +566,28 @@ ${entryPrologue(p.subgroups)}
   rs_mode = rs_params.key_mode;
   let valid = rs_params.n;
   let base = 0u;
-  var keys: array<u32, RS_K>;
-  var ranks: array<u32, RS_K>;
-  ${loadTile(p, 'keys_io', 'keys', '0xffffffffu')}
-  ${p.hasValues ? `var vals: array<u32, RS_K>;\n  ${loadTile(p, 'vals_io', 'vals', '0u')}` : ''}
+  ${tc.positions}
+  ${loadTile(p, tc, 'keys_io', 'k', '0xffffffffu')}
+  ${p.hasValues ? loadTile(p, tc, 'vals_io', 'v', '0u') : ''}
+  ${each(k, (j) => `var r${j} = 0u;`)}
   let first = rs_bits(keys_io[0]);
   var diff = 0u;
-  for (var j = 0u; j < RS_K; j++) {
-    if (rs_pos(j, ids) < valid) { diff |= rs_bits(keys[j]) ^ first; }
-  }
+  ${each(k, (j) => `if (${tc.pos(j)} < valid) { diff |= rs_bits(k${j}) ^ first; }`)}
   atomicOr(&rs_diff, diff);
   let all_diff = workgroupUniformLoad(&rs_diff);
   for (var pass_index = 0u; pass_index < 4u; pass_index++) {
     let shift = pass_index * 8u;
     if (((all_diff >> shift) & 255u) == 0u) { continue; }
-    rs_rank(&keys, &ranks, valid, shift, ids);
+    ${tc.rank}
     workgroupBarrier();
-    for (var j = 0u; j < RS_K; j++) { rs_stage[ranks[j]] = keys[j]; }
+    ${each(k, (j) => `rs_stage[r${j}] = k${j};`, '\n    ')}
     workgroupBarrier();
-    for (var j = 0u; j < RS_K; j++) { keys[j] = rs_stage[rs_pos(j, ids)]; }
+    ${each(k, (j) => `k${j} = rs_stage[${tc.pos(j)}];`, '\n    ')}
     ${permuteValues}
   }
-  for (var j = 0u; j < RS_K; j++) {
-    let q = rs_pos(j, ids);
-    if (q < valid) {
-      keys_io[q] = keys[j];
-      ${p.hasValues ? 'vals_io[q] = vals[j];' : ''}
-    }
-  }
+  ${each(k, (j) => `if (${tc.pos(j)} < valid) { keys_io[${tc.pos(j)}] = k${j};${p.hasValues ? ` vals_io[${tc.pos(j)}] = v${j};` : ''} }`)}
 }`;
-  return fragment({ name, code, deps: common.deps, workgroupBytes: common.bytes + 4 });
+  return fragment({ name, code, deps: tc.deps, workgroupBytes: tc.bytes + 4 });
 }
 
 /**

@@ -177,6 +177,17 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       const spins0 = { ...TINY, subgroups, lookbackSpins: 0 };
       await check(device, makeKeys('u32', 5000, 'random', 9), { tuning: spins0, values: true }, 'spins 0');
     });
+    it(`${tag}, early counts (published before ranking), with and without the fallback`, async () => {
+      for (const force of [false, true]) {
+        const tuning = { ...TINY, subgroups, earlyCounts: true, lookbackForceFallback: force };
+        for (const n of [7, 64, 65, 1000, 4099]) {
+          for (const kind of ['random', 'dups', 'specials']) {
+            const keys = makeKeys('f32', n, kind, n + kind.length);
+            await check(device, keys, { tuning, values: n % 2 === 1 }, `early ${kind} n=${n} force=${force}`);
+          }
+        }
+      }
+    });
   }
   it('2^20 random u32 pairs and f32 keys', async () => {
     const n = 1 << 20;
