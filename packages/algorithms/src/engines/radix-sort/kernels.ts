@@ -181,12 +181,9 @@ ${helpers}
  * keys of this subgroup (its packed counter at \`cbase\`, which the lowest lane of \`d\` bumps).
  */
 fn rs_match_rank(d: u32, lanes_all: ${mask}, lt: ${mask}, cbase: u32) -> u32 {
+  // Lanes whose digit equals d: per bit, the lanes agreeing with d's bit (ballot, or its complement).
   var peers = lanes_all;
-  for (var b = 0u; b < 8u; b++) {
-    let bit = ((d >> b) & 1u) != 0u;
-    let bal = ${ballot('bit')};
-    peers &= select(~bal, bal, bit);
-  }
+  ${each(8, (b) => `peers &= ${ballot(`((d >> ${b}u) & 1u) != 0u`)} ^ ${mask}(((d >> ${b}u) & 1u) - 1u);`)}
   let below = rs_popc(peers & lt);
   let sh = (d & 1u) * 16u;
   var old = 0u;
