@@ -123,11 +123,16 @@ function tileCommon(p: TileParams): TileCode {
     minSubgroupSize: minSg,
   });
   const kb = keyBits.name;
+  const ns = Math.max(1, Math.floor(w / minSg));
+  const stageWords = p.subgroups ? Math.max(tile, ns * 256) : tile;
   const head = `const RS_W: u32 = ${w}u;
 const RS_K: u32 = ${k}u;
 const RS_TILE: u32 = ${tile}u;
 const RS_DPT: u32 = ${dpt}u;
-var<workgroup> rs_stage: array<u32, ${tile}>;
+/** The tile stage; the subgroup ranking keeps its digit counters here too (before the keys move in). */
+var<workgroup> rs_stage: array<atomic<u32>, ${stageWords}>;
+fn rs_put(i: u32, v: u32) { atomicStore(&rs_stage[i], v); }
+fn rs_get(i: u32) -> u32 { return atomicLoad(&rs_stage[i]); }
 var<workgroup> rs_dcount: array<u32, 256>;
 var<workgroup> rs_dstart: array<u32, 256>;
 var<workgroup> rs_hist: array<atomic<u32>, 256>;
@@ -150,7 +155,6 @@ fn rs_scan_digits(ids: WdplIds) {
 }
 `;
   if (p.subgroups) {
-    const ns = Math.max(1, Math.floor(w / minSg));
     const wide = p.maxSubgroupSize > 32;
     const ballot = (e: string) => (wide ? `subgroupBallot(${e})` : `subgroupBallot(${e}).x`);
     const mask = wide ? 'vec4<u32>' : 'u32';
@@ -173,53 +177,54 @@ fn rs_popc(v: u32) -> u32 { return countOneBits(v); }
 fn rs_first_lane(v: u32) -> u32 { return countTrailingZeros(v); }`;
     const code = `${head}
 const RS_NS: u32 = ${ns}u;
-var<workgroup> rs_sgc: array<atomic<u32>, ${ns * 128}>;
 ${helpers}
 
 /**
  * Rank of digit \`d\` among the subgroup's lanes below this one, plus the count of \`d\` in earlier
- * keys of this subgroup (its packed counter at \`cbase\`, which the lowest lane of \`d\` bumps).
+ * keys of this subgroup: its counter at \`cbase + d\`, which every lane of \`d\` reads and then
+ * the lowest of them advances. The counters are the subgroup's own and the lanes writing in one
+ * step hold distinct digits, so a load and a store replace an atomic add and a shuffle (workgroup
+ * atomics cost ~2 ms per pass at 2^28 keys on the H100); the load of the next key comes after the
+ * store in every invocation's program order.
  */
 fn rs_match_rank(d: u32, lanes_all: ${mask}, lt: ${mask}, cbase: u32) -> u32 {
   // Lanes whose digit equals d: per bit, the lanes agreeing with d's bit (ballot, or its complement).
   var peers = lanes_all;
   ${each(8, (b) => `peers &= ${ballot(`((d >> ${b}u) & 1u) != 0u`)} ^ ${mask}(((d >> ${b}u) & 1u) - 1u);`)}
   let below = rs_popc(peers & lt);
-  let sh = (d & 1u) * 16u;
-  var old = 0u;
-  if (below == 0u) { old = atomicAdd(&rs_sgc[cbase + (d >> 1u)], rs_popc(peers) << sh); }
-  old = subgroupShuffle(old, rs_first_lane(peers));
-  return ((old >> sh) & 0xffffu) + below;
+  let before = atomicLoad(&rs_stage[cbase + d]);
+  if (below == 0u) { atomicStore(&rs_stage[cbase + d], before + rs_popc(peers)); }
+  return before + below;
 }
 
-/** Turns the subgroups' packed digit counters into per-subgroup starts; fills rs_dcount, rs_dstart. */
+/** Turns the subgroups' digit counters into per-subgroup starts; fills rs_dcount, rs_dstart. */
 fn rs_scan_counters(ids: WdplIds) {
   workgroupBarrier();
   let nsg = RS_W / ids.sg_size;
-  for (var w = ids.lid; w < 128u; w += RS_W) {
+  for (var d = ids.lid; d < 256u; d += RS_W) {
     var run = 0u;
     for (var s = 0u; s < nsg; s++) {
-      let c = atomicLoad(&rs_sgc[s * 128u + w]);
-      atomicStore(&rs_sgc[s * 128u + w], run);
+      let c = atomicLoad(&rs_stage[s * 256u + d]);
+      atomicStore(&rs_stage[s * 256u + d], run);
       run += c;
     }
-    rs_dcount[2u * w] = run & 0xffffu;
-    rs_dcount[2u * w + 1u] = run >> 16u;
+    rs_dcount[d] = run;
   }
   rs_scan_digits(ids);
 }
 
 /** The tile rank of a key with digit \`d\` whose subgroup rank is \`r\`. */
 fn rs_tile_rank(d: u32, r: u32, cbase: u32) -> u32 {
-  return r + rs_dstart[d] + ((atomicLoad(&rs_sgc[cbase + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu);
+  return r + rs_dstart[d] + atomicLoad(&rs_stage[cbase + d]);
 }
 `;
     const rank = `{
-    for (var i = ids.lid; i < RS_NS * 128u; i += RS_W) { atomicStore(&rs_sgc[i], 0u); }
+    workgroupBarrier();
+    for (var i = ids.lid; i < RS_NS * 256u; i += RS_W) { atomicStore(&rs_stage[i], 0u); }
     workgroupBarrier();
     let lt = rs_lt_mask(ids.lane);
     let lanes_all = ${ballot('true')};
-    let cbase = ids.sg_id * 128u;
+    let cbase = ids.sg_id * 256u;
     ${each(k, (j) => `let d${j} = select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u * ids.sg_size < valid);`, '\n    ')}
     ${each(k, (j) => `r${j} = rs_match_rank(d${j}, lanes_all, lt, cbase);`, '\n    ')}
     rs_scan_counters(ids);
@@ -228,7 +233,7 @@ fn rs_tile_rank(d: u32, r: u32, cbase: u32) -> u32 {
     return {
       code,
       deps: [threadIds(true), keyBits, scan],
-      bytes: 4 * (tile + 256 * 3) + ns * 128 * 4,
+      bytes: 4 * (stageWords + 256 * 3),
       positions: 'let rs_p0 = ids.sg_id * RS_K * ids.sg_size + ids.lane;',
       pos: (j) => `rs_p0 + ${j}u * ids.sg_size`,
       rank,
@@ -277,12 +282,12 @@ fn rs_nibble_rank(nib: u32, before: u32, carry: u32, lid: u32) -> u32 {
       ${each(k, (j) => `let rr${j} = rs_nibble_rank(((e${j} & 255u) >> ${q * 4}u) & 15u, lr${j}, carry, ids.lid);`, '\n      ')}
       ${
         q === 0
-          ? `${each(k, (j) => `rs_stage[rr${j}] = e${j};`, '\n      ')}
+          ? `${each(k, (j) => `rs_put(rr${j}, e${j});`, '\n      ')}
       workgroupBarrier();
-      ${each(k, (j) => `e${j} = rs_stage[rs_p0 + ${j}u];`, '\n      ')}`
-          : `${each(k, (j) => `rs_stage[e${j} >> 8u] = rr${j};`, '\n      ')}
+      ${each(k, (j) => `e${j} = rs_get(rs_p0 + ${j}u);`, '\n      ')}`
+          : `${each(k, (j) => `rs_put(e${j} >> 8u, rr${j});`, '\n      ')}
       workgroupBarrier();
-      ${each(k, (j) => `r${j} = rs_stage[rs_p0 + ${j}u];`, '\n      ')}`
+      ${each(k, (j) => `r${j} = rs_get(rs_p0 + ${j}u);`, '\n      ')}`
       }
     }`;
   const rank = `{
@@ -325,10 +330,10 @@ function loadTile(p: TileParams, tc: TileCode, buf: string, v: string, fill: str
   workgroupBarrier();
   for (var j = 0u; j < RS_K; j++) {
     let q = j * RS_W + ids.lid;
-    if (q < valid) { rs_stage[q] = ${buf}[base + q]; }
+    if (q < valid) { rs_put(q, ${buf}[base + q]); }
   }
   workgroupBarrier();
-  ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = rs_stage[${tc.pos(j)}]; }`)}
+  ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = rs_get(${tc.pos(j)}); }`)}
   workgroupBarrier();`;
 }
 
@@ -366,12 +371,12 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   const scatterValues = p.hasValues
     ? `${p.subgroups ? '' : loadValues}
   workgroupBarrier();
-  ${each(k, (j) => `rs_stage[r${j}] = v${j};`)}
+  ${each(k, (j) => `rs_put(r${j}, v${j});`)}
   workgroupBarrier();
   if (valid == RS_TILE) {
-    ${each(k, (m) => `vals_out[o${m}] = rs_stage[${full(m)}];`, '\n    ')}
+    ${each(k, (m) => `vals_out[o${m}] = rs_get(${full(m)});`, '\n    ')}
   } else {
-    ${each(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_stage[${full(m)}]; }`, '\n    ')}
+    ${each(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_get(${full(m)}); }`, '\n    ')}
   }`
     : '';
   // The look-back walk of digit slot i (d = lid*DPT + i): windows of `win` slots loaded at once,
@@ -467,7 +472,7 @@ ${entryPrologue(p.subgroups)}
 
   // Stage the keys in tile-rank order (and load values) while predecessors finish.
   workgroupBarrier();
-  ${each(k, (j) => `rs_stage[r${j}] = k${j};`)}
+  ${each(k, (j) => `rs_put(r${j}, k${j});`)}
   ${p.subgroups ? loadValues : ''}
 
   // Decoupled look-back with fallback. Each thread walks back over its digits' slots on its own
@@ -525,9 +530,9 @@ ${entryPrologue(p.subgroups)}
   workgroupBarrier();
   ${each(k, (m) => `var o${m} = 0u;`)}
   if (valid == RS_TILE) {
-    ${each(k, (m) => `{ let s = rs_stage[${full(m)}]; o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+    ${each(k, (m) => `{ let s = rs_get(${full(m)}); o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   } else {
-    ${each(k, (m) => `if (${full(m)} < valid) { let s = rs_stage[${full(m)}]; o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+    ${each(k, (m) => `if (${full(m)} < valid) { let s = rs_get(${full(m)}); o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   }
   ${scatterValues}
 }`;
@@ -546,9 +551,9 @@ export function singleWorkgroupKernel(p: TileParams): WgslFragment {
   const name = mangle('rs_single', ...tileKey(p));
   const permuteValues = p.hasValues
     ? `workgroupBarrier();
-    ${each(k, (j) => `rs_stage[r${j}] = v${j};`, '\n    ')}
+    ${each(k, (j) => `rs_put(r${j}, v${j});`, '\n    ')}
     workgroupBarrier();
-    ${each(k, (j) => `v${j} = rs_stage[${tc.pos(j)}];`, '\n    ')}`
+    ${each(k, (j) => `v${j} = rs_get(${tc.pos(j)});`, '\n    ')}`
     : '';
   const code = `${tc.code}
 struct RsSingleParams { n: u32, key_mode: u32, pad1: u32, pad2: u32 }
@@ -577,9 +582,9 @@ ${entryPrologue(p.subgroups)}
     if (((all_diff >> shift) & 255u) == 0u) { continue; }
     ${tc.rank}
     workgroupBarrier();
-    ${each(k, (j) => `rs_stage[r${j}] = k${j};`, '\n    ')}
+    ${each(k, (j) => `rs_put(r${j}, k${j});`, '\n    ')}
     workgroupBarrier();
-    ${each(k, (j) => `k${j} = rs_stage[${tc.pos(j)}];`, '\n    ')}
+    ${each(k, (j) => `k${j} = rs_get(${tc.pos(j)});`, '\n    ')}
     ${permuteValues}
   }
   ${each(k, (j) => `if (${tc.pos(j)} < valid) { keys_io[${tc.pos(j)}] = k${j};${p.hasValues ? ` vals_io[${tc.pos(j)}] = v${j};` : ''} }`)}
