@@ -85,7 +85,7 @@ interface TileCode {
   readonly pos: (j: number) => string;
   /**
    * Statements ranking `k0..k{K-1}` by the digit at `shift` into `r0..r{K-1}` (declared by the
-   * caller as vars), filling rs_dcount / rs_dstart. Uses `valid`, `shift`, `ids`. A block: it may
+   * caller as vars), filling rs_dig (digit counts) and rs_dstart. Uses `valid`, `shift`, `ids`. A block: it may
    * sit in a loop.
    */
   readonly rank: string;
@@ -133,21 +133,25 @@ const RS_DPT: u32 = ${dpt}u;
 var<workgroup> rs_stage: array<atomic<u32>, ${stageWords}>;
 fn rs_put(i: u32, v: u32) { atomicStore(&rs_stage[i], v); }
 fn rs_get(i: u32) -> u32 { return atomicLoad(&rs_stage[i]); }
-var<workgroup> rs_dcount: array<u32, 256>;
+/**
+ * Per-digit scratch, one array for three phases (workgroup memory bounds how many tiles an SM
+ * holds): the tile's digit counts (ranking to publication), then the look-back fallback's
+ * histogram, then each digit's global base (scatter).
+ */
+var<workgroup> rs_dig: array<atomic<u32>, 256>;
 var<workgroup> rs_dstart: array<u32, 256>;
-var<workgroup> rs_hist: array<atomic<u32>, 256>;
 
 /** The key mode (keyMode()); every entry point sets it from its uniform first. */
 var<private> rs_mode: u32;
 fn rs_bits(k: u32) -> u32 { return ${kb}(k, rs_mode); }
 fn rs_digit(k: u32, shift: u32) -> u32 { return (rs_bits(k) >> shift) & 255u; }
 
-/** rs_dstart = exclusive scan of rs_dcount. Thread t owns digits [t*DPT, t*DPT + DPT). */
+/** rs_dstart = exclusive scan of the counts in rs_dig. Thread t owns digits [t*DPT, t*DPT + DPT). */
 fn rs_scan_digits(ids: WdplIds) {
   workgroupBarrier();
   let d0 = ids.lid * RS_DPT;
   var s = 0u;
-  ${each(dpt, (i) => `let c${i} = select(0u, rs_dcount[min(d0 + ${i}u, 255u)], d0 + ${i}u < 256u);\n  let l${i} = s;\n  s += c${i};`)}
+  ${each(dpt, (i) => `let c${i} = select(0u, atomicLoad(&rs_dig[min(d0 + ${i}u, 255u)]), d0 + ${i}u < 256u);\n  let l${i} = s;\n  s += c${i};`)}
   var total: u32;
   let ex = ${scan.name}(s, ids, &total);
   ${each(dpt, (i) => `if (d0 + ${i}u < 256u) { rs_dstart[d0 + ${i}u] = ex + l${i}; }`)}
@@ -197,7 +201,7 @@ fn rs_match_rank(d: u32, lanes_all: ${mask}, lt: ${mask}, cbase: u32) -> u32 {
   return before + below;
 }
 
-/** Turns the subgroups' digit counters into per-subgroup starts; fills rs_dcount, rs_dstart. */
+/** Turns the subgroups' digit counters into per-subgroup starts; fills rs_dig (counts), rs_dstart. */
 fn rs_scan_counters(ids: WdplIds) {
   workgroupBarrier();
   let nsg = RS_W / ids.sg_size;
@@ -208,7 +212,7 @@ fn rs_scan_counters(ids: WdplIds) {
       atomicStore(&rs_stage[s * 256u + d], run);
       run += c;
     }
-    rs_dcount[d] = run;
+    atomicStore(&rs_dig[d], run);
   }
   rs_scan_digits(ids);
 }
@@ -233,7 +237,7 @@ fn rs_tile_rank(d: u32, r: u32, cbase: u32) -> u32 {
     return {
       code,
       deps: [threadIds(true), keyBits, scan],
-      bytes: 4 * (stageWords + 256 * 3),
+      bytes: 4 * (stageWords + 256 * 2),
       positions: 'let rs_p0 = ids.sg_id * RS_K * ids.sg_size + ids.lane;',
       pos: (j) => `rs_p0 + ${j}u * ids.sg_size`,
       rank,
@@ -291,19 +295,18 @@ fn rs_nibble_rank(nib: u32, before: u32, carry: u32, lid: u32) -> u32 {
       }
     }`;
   const rank = `{
-    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_dig[d], 0u); }
     workgroupBarrier();
     ${each(k, (j) => `var e${j} = ((rs_p0 + ${j}u) << 8u) | select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u < valid);`, '\n    ')}
-    ${each(k, (j) => `atomicAdd(&rs_hist[e${j} & 255u], 1u);`, '\n    ')}
+    ${each(k, (j) => `atomicAdd(&rs_dig[e${j} & 255u], 1u);`, '\n    ')}
     ${nibblePass(0)}
     ${nibblePass(1)}
-    for (var d = ids.lid; d < 256u; d += RS_W) { rs_dcount[d] = atomicLoad(&rs_hist[d]); }
     rs_scan_digits(ids);
   }`;
   return {
     code,
     deps: [threadIds(false), keyBits, scan],
-    bytes: 4 * (tile + 256 * 3) + 8 * w * 4,
+    bytes: 4 * (tile + 256 * 2) + 8 * w * 4,
     positions: 'let rs_p0 = ids.lid * RS_K;',
     pos: (j) => `rs_p0 + ${j}u`,
     rank,
@@ -415,7 +418,9 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   const early = `${each(k, (j) => `if (${tc.pos(j)} < valid) { atomicAdd(&rs_early[rs_digit(k${j}, shift)], 1u); }`)}
   workgroupBarrier();`;
   const count = (d: string) =>
-    p.earlyCounts ? `atomicLoad(&rs_early[${d}])` : `rs_dcount[${d}] - select(0u, RS_TILE - valid, ${d} == 255u)`;
+    p.earlyCounts
+      ? `atomicLoad(&rs_early[${d}])`
+      : `atomicLoad(&rs_dig[${d}]) - select(0u, RS_TILE - valid, ${d} == 255u)`;
   // Publish this tile's digit counts; tile 0 publishes inclusive prefixes at once.
   const publish = `let d0 = ids.lid * RS_DPT;
   ${each(
@@ -448,7 +453,6 @@ const RS_AGG: u32 = 0x40000000u;
 const RS_PRE: u32 = 0x80000000u;
 const RS_VALUE: u32 = 0x3fffffffu;
 var<workgroup> rs_tile_id: u32;
-var<workgroup> rs_dbase: array<u32, 256>;
 var<workgroup> rs_stuck: atomic<u32>;
 ${p.earlyCounts ? 'var<workgroup> rs_early: array<atomic<u32>, 256>;' : ''}
 
@@ -491,18 +495,18 @@ ${entryPrologue(p.subgroups)}
     // Fallback: count the digits of tile \`fb\` from its keys.
     let fb = stuck - 1u;
     if (ids.lid == 0u) { atomicStore(&rs_stuck, 0u); }
-    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_hist[d], 0u); }
+    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_dig[d], 0u); }
     workgroupBarrier();
     let fbase = fb * RS_TILE;
     for (var q = ids.lid; q < RS_TILE; q += RS_W) {
-      if (fbase + q < n) { atomicAdd(&rs_hist[rs_digit(keys_in[fbase + q], shift)], 1u); }
+      if (fbase + q < n) { atomicAdd(&rs_dig[rs_digit(keys_in[fbase + q], shift)], 1u); }
     }
     workgroupBarrier();
     ${each(
       dpt,
       (i) => `if (d0 + ${i}u < 256u) {
       let d = d0 + ${i}u;
-      let c = atomicLoad(&rs_hist[d]);
+      let c = atomicLoad(&rs_dig[d]);
       let here = !done${i} && pos${i} - 1u == fb;
       if (fb == 0u) {
         let pre = atomicLoad(&rs_meta[offsets + d]) + c;
@@ -522,7 +526,7 @@ ${entryPrologue(p.subgroups)}
     (i) => `if (d0 + ${i}u < 256u) {
     let d = d0 + ${i}u;
     if (tile != 0u) { atomicMax(&rs_lookback[tile * 256u + d], RS_PRE | (acc${i} + mine${i})); }
-    rs_dbase[d] = acc${i} - rs_dstart[d];
+    atomicStore(&rs_dig[d], acc${i} - rs_dstart[d]);
   }`,
   )}
 
@@ -530,13 +534,13 @@ ${entryPrologue(p.subgroups)}
   workgroupBarrier();
   ${each(k, (m) => `var o${m} = 0u;`)}
   if (valid == RS_TILE) {
-    ${each(k, (m) => `{ let s = rs_get(${full(m)}); o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+    ${each(k, (m) => `{ let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   } else {
-    ${each(k, (m) => `if (${full(m)} < valid) { let s = rs_get(${full(m)}); o${m} = rs_dbase[rs_digit(s, shift)] + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+    ${each(k, (m) => `if (${full(m)} < valid) { let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   }
   ${scatterValues}
 }`;
-  return fragment({ name, code, deps: tc.deps, workgroupBytes: tc.bytes + 4 * (256 + 2 + (p.earlyCounts ? 256 : 0)) });
+  return fragment({ name, code, deps: tc.deps, workgroupBytes: tc.bytes + 4 * (2 + (p.earlyCounts ? 256 : 0)) });
 }
 
 /**
