@@ -92,16 +92,19 @@ interface TileCode {
 }
 
 /**
- * Declarations shared by the tile kernels: constants, the tile's workgroup memory (stage, digit
- * counts and starts, an atomic histogram), `rs_scan_digits`, and the ranking of a tile by one digit
- * for either variant, as unrolled statements over named registers (k{j} keys, r{j} ranks): private
- * arrays indexed in loops live in local memory on NVIDIA (measured on the H100 for the scan engine).
+ * Declarations shared by the tile kernels: constants, the tile's workgroup memory (stage, per-digit
+ * scratch, digit starts), `rs_scan_digits`, and the ranking of a tile by one digit for either
+ * variant, as unrolled statements over named registers (k{j} keys, r{j} ranks): private arrays
+ * indexed in loops live in local memory on NVIDIA (measured on the H100 for the scan engine).
+ * Workgroup memory is kept small on purpose: it decides how many tiles an SM runs at once, which
+ * bounds the digit pass on the H100 (docs/benchmarks/sort-gpu.md).
  *
  * Ranking, subgroup variant (CUB's match-any ranking): keys are warp-striped (position
  * sg_id*sg_size*K + j*sg_size + lane); per key, 8 ballots find the lanes holding the same digit;
- * the lowest of them adds their count to the subgroup's packed 16-bit digit counter with one
- * workgroup atomic and shuffles the old value to its peers. Counters of all subgroups are then
- * scanned per digit. Workgroup memory: (W/minSubgroupSize)*128 words. ~8 ballots per key.
+ * they all read the subgroup's counter of that digit and the lowest of them advances it by their
+ * count. The counters (256 per subgroup, in the stage's memory before the keys move in) are then
+ * scanned per digit across subgroups. Workgroup memory: max(tile, (W/minSubgroupSize)*256) words
+ * for both. ~8 ballots per key.
  *
  * Ranking, workgroup-memory variant: keys are blocked (position lid*K + j); two stable 4-bit
  * counting passes (CUB's BlockRadixRank): per-thread packed 16-bit counters for 16 nibble values

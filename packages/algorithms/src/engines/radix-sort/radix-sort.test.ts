@@ -1,7 +1,7 @@
 import { DeviceArray, type GpuDevice, gpuForTests } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../testing/matrix';
-import { radixSortDevice } from '.';
+import { radixSortDevice, radixSortTuningFor } from '.';
 
 const gpu = await gpuForTests();
 
@@ -161,8 +161,10 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
     });
     it(`${tag}, default tiles: single workgroup and multi-tile, descending, pairs`, async () => {
       const tuning = { subgroups };
+      const d = radixSortTuningFor(device);
+      const tile = d.workgroupSize * d.keysPerThread;
       for (const type of ['u32', 'i32', 'f32'] as const) {
-        for (const n of [100, 1919, 1920, 1921, 3839, 3840, 3841, 20000, 100003]) {
+        for (const n of [100, tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile, 2 * tile + 1, 20000, 100003]) {
           const keys = makeKeys(type, n, type === 'f32' ? 'specials' : 'random', n);
           await check(device, keys, { tuning, values: true }, `${type} n=${n}`);
           await check(device, keys, { tuning, descending: true, values: n > 5000 }, `${type} desc n=${n}`);
@@ -176,6 +178,14 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       }
       const spins0 = { ...TINY, subgroups, lookbackSpins: 0 };
       await check(device, makeKeys('u32', 5000, 'random', 9), { tuning: spins0, values: true }, 'spins 0');
+    });
+    it(`${tag}, 20 keys per thread (the H100 default's unrolled tile)`, async () => {
+      const tuning = { subgroups, workgroupSize: radixSortTuningFor(device).workgroupSize, keysPerThread: 20 };
+      const tile = tuning.workgroupSize * 20;
+      for (const n of [tile - 1, tile + 1, 3 * tile + 5]) {
+        await check(device, makeKeys('f32', n, 'specials', n), { tuning, values: true }, `k20 n=${n}`);
+        await check(device, makeKeys('i32', n, 'random', n), { tuning, descending: true }, `k20 desc n=${n}`);
+      }
     });
     it(`${tag}, early counts (published before ranking), with and without the fallback`, async () => {
       for (const force of [false, true]) {

@@ -1,12 +1,14 @@
 /**
  * Tuning of the radix-sort engine (4-byte keys and values).
  *
- * Provenance: starting points from CUB's Onesweep policy for NVIDIA (256 threads x 15 keys per tile,
- * 8-bit digits, ~16-key histogram tiles) and Adinets & Merrill, "Onesweep" (2022). Not yet measured
- * on the H100: re-tune with `pnpm bench --device-only` (docs/benchmarks/h100.md). On lavapipe
- * (8-wide subgroups, 32 KiB workgroup memory) the subgroup ranking needs 128 threads to fit the
- * per-subgroup counters next to the tile: `radixSortTuningFor` picks that from the device.
- * Date: 2025 (initial values, webdpl issue 5).
+ * Provenance: started from CUB's Onesweep policy (8-bit digits) and Adinets & Merrill, "Onesweep"
+ * (2022); tuned on the H100 with scripts/probe/sort-probe.ts (docs/benchmarks/sort-gpu.md,
+ * 2026-11-22). There the digit pass is bound by how many tiles an SM holds, which workgroup memory
+ * decides (about 4 tiles of <= ~23 KiB): 256 threads x 20 keys is the largest tile that keeps 4
+ * (x 22 keys drops to 3 and runs 30% slower); 2^28 u32 keys: 15 keys 12.8 ms, 18 keys 11.7 ms,
+ * 20 keys 10.9 ms. A 4-slot look-back window beat 8 and 16 (11.3 vs 11.7 and 12.7 ms at 18 keys).
+ * On lavapipe (8-wide subgroups, 32 KiB workgroup memory) the subgroup ranking's per-subgroup
+ * counters need 128-thread workgroups: `radixSortTuningFor` picks that from the device.
  */
 import type { GpuDevice } from '@webdpl/core';
 
@@ -14,7 +16,7 @@ export const radixSortTuning = {
   /** Threads per workgroup of the digit passes (power of two, 32..1024). */
   workgroupSize: 256,
   /** Keys per thread of a digit-pass tile (tile = workgroupSize x keysPerThread keys, < 65536). */
-  keysPerThread: 15,
+  keysPerThread: 20,
   /** Rank keys with subgroup ballots when the device has subgroups (else workgroup-memory ranking). */
   subgroups: true,
   /** Threads per workgroup of the global histogram pass (power of two). */
@@ -26,7 +28,7 @@ export const radixSortTuning = {
   /** Polls of a predecessor's look-back slot before computing its digit counts from its keys. */
   lookbackSpins: 256,
   /** Predecessor slots a look-back step loads at once (their latencies overlap). */
-  lookbackWindow: 8,
+  lookbackWindow: 4,
   /**
    * Publish the tile's digit counts before ranking (CUB's early counts: one workgroup atomic per key).
    * Off: measured slower on the H100 (2^28 u32: 22.1 ms on, 14.3 ms off, 2026-11-22).
@@ -41,10 +43,15 @@ export const radixSortTuning = {
 export type RadixSortTuning = typeof radixSortTuning;
 
 /**
- * Defaults for `device`: the subgroup ranking keeps one 128-word counter block per subgroup, so
- * devices whose subgroups may be 8 lanes or narrower get 128-thread workgroups.
+ * Defaults for `device`. The 20-key tile was measured with 32-wide subgroups (the H100); other
+ * devices keep 15 keys per thread (the unrolled 20-key kernels take lavapipe's compiler much longer,
+ * and the workgroup-memory fit that makes 20 win is only known there). The subgroup ranking keeps
+ * one 256-word counter block per subgroup, so devices whose subgroups may be 8 lanes or narrower get
+ * 128-thread workgroups.
  */
 export function radixSortTuningFor(device: GpuDevice): RadixSortTuning {
+  const subgroups = device.features.has('subgroups');
   const min = device.info.subgroupMinSize || 32;
-  return { ...radixSortTuning, workgroupSize: device.features.has('subgroups') && min < 16 ? 128 : 256 };
+  if (subgroups && min >= 32) return { ...radixSortTuning };
+  return { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15 };
 }
