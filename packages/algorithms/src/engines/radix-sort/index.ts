@@ -8,8 +8,9 @@
  * workgroup entirely in workgroup memory; larger n runs histogram + plan + up to 4 digit passes
  * (passes whose digit is the same for every key launch no workgroups: the plan kernel writes the
  * indirect dispatch arguments) and a final copy when an odd number of passes ran. Everything is one
- * command buffer. Scratch (the ping-pong half, histograms, look-back table, indirect arguments) is
- * cached per device and grows on demand; the look-back table is cleared before every pass.
+ * compute pass of one command buffer. Scratch (the ping-pong half, histograms, two look-back tables,
+ * indirect arguments) is cached per device and grows on demand; the first table is cleared once per
+ * sort and each running digit pass clears the other for the next.
  *
  * Limits: n < 2^30 (look-back counts are 30 bits) and n*4 bytes within one storage binding.
  */
@@ -246,8 +247,14 @@ export async function radixSortDevice(
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);
   const valsB = hasValues ? scratchBuffer(device, 'rs-vals-b', bytes) : undefined;
   const meta = scratchBuffer(device, 'rs-meta', META_WORDS * 4);
-  const lookbackBytes = tiles * 256 * 4;
-  const lookback = scratchBuffer(device, 'rs-lookback', lookbackBytes);
+  // Two look-back tables (running passes alternate between them; see META_TABLES).
+  const tableBytes = tiles * 256 * 4;
+  if (2 * tableBytes > device.limits.maxStorageBufferBindingSize) {
+    throw new UnsupportedOnDeviceError(
+      `radix sort of ${n} keys in ${tiles} tiles needs ${2 * tableBytes} bytes of look-back tables in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize} (use larger tiles)`,
+    );
+  }
+  const lookback = scratchBuffer(device, 'rs-lookback', 2 * tableBytes);
   const indirect = indirectBuffer(device);
 
   function copyIn(enc: GPUCommandEncoder): void {
@@ -263,8 +270,12 @@ export async function radixSortDevice(
     const gpu = device.gpu;
     if (!direct) copyIn(rec.encoder);
     rec.encoder.clearBuffer(meta, 0, Math.ceil((META_WORDS * 4) / 16) * 16);
+    // The first running pass's table; its tiles clear the other one for the next pass.
+    rec.encoder.clearBuffer(lookback, 0, tableBytes);
 
-    let pass = rec.beginPass(`${label} histogram`);
+    // One compute pass for everything (WebGPU orders the dispatches); pass boundaries and
+    // clears between passes cost ~30 us per sort on the H100.
+    const pass = rec.beginPass(label);
     pass.setPipeline(histPipe);
     pass.setBindGroup(
       0,
@@ -291,22 +302,19 @@ export async function radixSortDevice(
       }),
     );
     pass.dispatchWorkgroups(1);
-    pass.end();
 
     const layout = passPipe.getBindGroupLayout(0);
     const sides = [
       { k: keysA, ko: keysAOff, v: valsA, vo: valsAOff },
       { k: keysB, ko: 0, v: valsB, vo: 0 },
     ];
+    pass.setPipeline(passPipe);
     for (let p = 0; p < 4; p++) {
-      rec.encoder.clearBuffer(lookback, 0, Math.ceil(lookbackBytes / 16) * 16);
       const params = {
         buffer: rec.uniform(
           new Uint32Array([n, tiles, p, mode, t.lookbackSpins, t.lookbackForceFallback ? 1 : 0, 0, 0]),
         ),
       };
-      pass = rec.beginPass(`${label} digit ${p}`);
-      pass.setPipeline(passPipe);
       for (let dir = 0; dir < 2; dir++) {
         const src = sides[dir] as (typeof sides)[0];
         const dst = sides[1 - dir] as (typeof sides)[0];
@@ -315,16 +323,14 @@ export async function radixSortDevice(
           entry(1, src.k, src.ko, bytes),
           entry(2, dst.k, dst.ko, bytes),
           { binding: 3, resource: { buffer: meta } },
-          { binding: 4, resource: { buffer: lookback } },
+          entry(4, lookback, 0, 2 * tableBytes),
         ];
         if (src.v && dst.v) entries.push(entry(5, src.v, src.vo, bytes), entry(6, dst.v, dst.vo, bytes));
         pass.setBindGroup(0, gpu.createBindGroup({ layout, entries }));
         pass.dispatchWorkgroupsIndirect(indirect, (p * 6 + dir * 3) * 4);
       }
-      pass.end();
     }
 
-    pass = rec.beginPass(`${label} copy back`);
     pass.setPipeline(copyPipe);
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },

@@ -26,11 +26,16 @@ import {
 } from '@webdpl/core';
 import { runtimeKeyBitsFragment } from './key-bits';
 
-/** Words of the meta buffer: 4 histograms, 4 offset tables, 4 tile tickets. */
+/**
+ * Words of the meta buffer: 4 histograms, 4 offset tables, 4 tile tickets, and per pass which of the
+ * two look-back tables it uses (running passes alternate, so no pass needs a cleared table between
+ * passes: each tile of a pass clears its slots of the other table for the next running pass).
+ */
 export const META_HIST = 0;
 export const META_OFFSETS = 1024;
 export const META_TICKETS = 2048;
-export const META_WORDS = 2052;
+export const META_TABLES = 2052;
+export const META_WORDS = 2056;
 /** u32 words of the indirect-arguments buffer: 4 passes x 2 directions x 3, then the copy's 3. */
 export const INDIRECT_WORDS = 27;
 /** Threads of the copy kernel and elements each moves. */
@@ -393,7 +398,7 @@ export function onesweepKernel(p: PassParams): WgslFragment {
       loop {
         if (done${i}) { break; }
         let top = pos${i};
-        ${each(win, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&rs_lookback[(top - ${x + 1}u) * 256u + d]); }`, '\n        ')}
+        ${each(win, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&rs_lookback[lb + (top - ${x + 1}u) * 256u + d]); }`, '\n        ')}
         if (force) { ${each(win, (x) => `w${x} = 0u;`, ' ')} }
         var blocked = false;
         ${each(
@@ -437,11 +442,12 @@ export function onesweepKernel(p: PassParams): WgslFragment {
     mine${i} = ${count('d')};
     if (tile == 0u) {
       acc${i} = atomicLoad(&rs_meta[offsets + d]);
-      atomicMax(&rs_lookback[d], RS_PRE | (acc${i} + mine${i}));
+      atomicMax(&rs_lookback[lb + d], RS_PRE | (acc${i} + mine${i}));
     } else {
       done${i} = false;
-      atomicMax(&rs_lookback[tile * 256u + d], RS_AGG | mine${i});
+      atomicMax(&rs_lookback[lb + tile * 256u + d], RS_AGG | mine${i});
     }
+    atomicStore(&rs_lookback[lb_next + tile * 256u + d], 0u);
   }`,
   )}`;
   const code = `${tc.code}
@@ -472,6 +478,9 @@ ${entryPrologue(p.subgroups)}
   let valid = min(RS_TILE, n - base);
   let shift = pass_index * 8u;
   let offsets = ${META_OFFSETS}u + pass_index * 256u;
+  // This pass's look-back table, and the other one (cleared here for the next running pass).
+  let lb = atomicLoad(&rs_meta[${META_TABLES}u + pass_index]) * rs_params.tiles * 256u;
+  let lb_next = rs_params.tiles * 256u - lb;
   ${tc.positions}
   ${loadTile(p, tc, 'keys_in', 'k', '0xffffffffu')}
   ${each(k, (j) => `var r${j} = 0u;`)}
@@ -513,10 +522,10 @@ ${entryPrologue(p.subgroups)}
       let here = !done${i} && pos${i} - 1u == fb;
       if (fb == 0u) {
         let pre = atomicLoad(&rs_meta[offsets + d]) + c;
-        atomicMax(&rs_lookback[d], RS_PRE | pre);
+        atomicMax(&rs_lookback[lb + d], RS_PRE | pre);
         if (here) { acc${i} += pre; done${i} = true; }
       } else {
-        atomicMax(&rs_lookback[fb * 256u + d], RS_AGG | c);
+        atomicMax(&rs_lookback[lb + fb * 256u + d], RS_AGG | c);
         if (here) { acc${i} += c; pos${i} = fb; }
       }
     }`,
@@ -528,7 +537,7 @@ ${entryPrologue(p.subgroups)}
     dpt,
     (i) => `if (d0 + ${i}u < 256u) {
     let d = d0 + ${i}u;
-    if (tile != 0u) { atomicMax(&rs_lookback[tile * 256u + d], RS_PRE | (acc${i} + mine${i})); }
+    if (tile != 0u) { atomicMax(&rs_lookback[lb + tile * 256u + d], RS_PRE | (acc${i} + mine${i})); }
     atomicStore(&rs_dig[d], acc${i} - rs_dstart[d]);
   }`,
   )}
@@ -696,6 +705,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
       rs_set(p * 6u + 3u, 0u, 1u);
       if (atomicLoad(&rs_skip[p]) == 0u) {
         rs_set(p * 6u + cur * 3u, rs_params.grid_x, rs_params.grid_y);
+        atomicStore(&rs_meta[${META_TABLES}u + p], cur);
         cur = cur ^ 1u;
       }
     }

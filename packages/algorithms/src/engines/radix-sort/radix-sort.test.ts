@@ -204,12 +204,27 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
     await check(device, makeKeys('u32', n, 'random', 1), { values: true }, 'u32 2^20');
     await check(device, makeKeys('f32', n + 3, 'specials', 2), {}, 'f32 2^20+3');
   });
-  it('more than 65,535 tiles (a 2-D indirect grid): 32-key tiles over 2,097,189 keys with one live digit', async () => {
-    const n = 65537 * 32 + 5;
+  it('more than 65,535 tiles (a 2-D indirect grid): 32-key tiles over 2,097,149 keys with one live digit', async () => {
+    // 65,536 tiles: their two look-back tables (2 KiB per tile) just fit lavapipe's 128 MiB binding.
+    const n = 65536 * 32 - 3;
     const r = rng(17);
     const keys = Uint32Array.from({ length: n }, () => (r() & 0xff) << 8);
     const tuning = { workgroupSize: 32, keysPerThread: 1, histogramWorkgroupSize: 64, lookbackSpins: 64 };
     await check(device, keys, { tuning, values: true }, 'grid');
+  });
+  it('tiles whose two look-back tables exceed one binding: UnsupportedOnDeviceError, keys untouched', async () => {
+    const limit = device.limits.maxStorageBufferBindingSize;
+    const n = (Math.floor(limit / 2048) + 1) * 32;
+    if (n * 4 > limit) return; // the keys themselves would not fit: the engine's own check answers first
+    const keys = Uint32Array.from({ length: n }, (_, i) => (n - i) * 7);
+    const d = DeviceArray.from(device, keys);
+    try {
+      const tuning = { workgroupSize: 32, keysPerThread: 1, histogramWorkgroupSize: 64 };
+      await expect(radixSortDevice(device, d, undefined, { tuning })).rejects.toThrow(/look-back tables/);
+      expect(await d.read()).toEqual(keys);
+    } finally {
+      d.destroy();
+    }
   });
   it('sorts views at unaligned offsets in place, leaving the rest of the buffer alone', async () => {
     const all = makeKeys('u32', 9000, 'random', 77) as Uint32Array;
