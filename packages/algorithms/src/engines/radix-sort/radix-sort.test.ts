@@ -179,14 +179,19 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       const spins0 = { ...TINY, subgroups, lookbackSpins: 0 };
       await check(device, makeKeys('u32', 5000, 'random', 9), { tuning: spins0, values: true }, 'spins 0');
     });
-    it(`${tag}, 20 keys per thread (the H100 default's unrolled tile)`, async () => {
-      const tuning = { subgroups, workgroupSize: radixSortTuningFor(device).workgroupSize, keysPerThread: 20 };
-      const tile = tuning.workgroupSize * 20;
-      for (const n of [tile - 1, tile + 1, 3 * tile + 5]) {
-        await check(device, makeKeys('f32', n, 'specials', n), { tuning, values: true }, `k20 n=${n}`);
-        await check(device, makeKeys('i32', n, 'random', n), { tuning, descending: true }, `k20 desc n=${n}`);
-      }
-    });
+    // The H100 default (subgroup ranking, 20 keys per thread), with values. Descending order is a
+    // uniform of the same pipeline; each 20-key pipeline takes lavapipe's compiler ~50 s, so the
+    // keys-only variant (the same code minus the value scatter) is left out.
+    if (subgroups)
+      it(`${tag}, 20 keys per thread (the H100 default's unrolled tile)`, async () => {
+        const tuning = { subgroups, workgroupSize: radixSortTuningFor(device).workgroupSize, keysPerThread: 20 };
+        const tile = tuning.workgroupSize * 20;
+        for (const n of [tile - 1, tile + 1, 3 * tile + 5]) {
+          const keys = makeKeys('f32', n, 'specials', n);
+          await check(device, keys, { tuning, values: true }, `k20 n=${n}`);
+          await check(device, keys, { tuning, values: true, descending: true }, `k20 desc n=${n}`);
+        }
+      });
     it(`${tag}, early counts (published before ranking), with and without the fallback`, async () => {
       for (const force of [false, true]) {
         const tuning = { ...TINY, subgroups, earlyCounts: true, lookbackForceFallback: force };
