@@ -10,8 +10,9 @@
  * place DEFAULT_PARALLEL_THRESHOLD.
  *
  * Rows named "shared" pass arrays from allocShared (no copies); rows named "plain" pass arrays over
- * a plain ArrayBuffer, so par copies them into shared memory (and the output back): that copy is
- * measured alone in its own row.
+ * a plain ArrayBuffer: the calling thread works on its share in place and copies the workers' share
+ * into shared memory (and their output back) as they go. A whole-array copy is measured alone in its
+ * own row.
  */
 import { cpus } from 'node:os';
 import { type GpuFunction, lambda, plus } from '@webdpl/core';
@@ -93,7 +94,7 @@ const rows: Row[] = [
   },
   {
     group: 'reduce',
-    name: 'cpuReduce par (plain array: copy to shared + reduce)',
+    name: "cpuReduce par (plain array: workers' share copied to shared memory)",
     run: async () => (sink += await cpuReduce(par, plain, 0, plus)),
   },
   {
@@ -123,7 +124,7 @@ const rows: Row[] = [
   { group: 'transform', name: 'cpuTransform par (shared arrays)', run: () => cpuTransform(par, shared, sharedOut, fn) },
   {
     group: 'transform',
-    name: 'cpuTransform par (plain arrays: copy in + transform + copy back)',
+    name: "cpuTransform par (plain arrays: workers' share copied in and back)",
     run: () => cpuTransform(par, plain, plainOut, fn),
   },
 ];

@@ -8,7 +8,7 @@
 import { ArgumentError, describe, type GpuFunction } from '@webdpl/core';
 import { type CpuBackend, planParallel } from './cpu-backend';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, type Inputs, runChunks, stage } from './staging';
+import { checkFn, checkInputs, type Inputs, runPar } from './staging';
 
 const NOT_FOUND = 0x7fffffff;
 
@@ -33,20 +33,18 @@ export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: Gpu
     return seqKernel(spec)({ s: '', x, x2, b: 0, e: n, h: false, c: 0 });
   }
   const s = parKernelSource(spec);
-  const st = stage(x, x2, undefined, n);
   const found = new Int32Array(new SharedArrayBuffer(4));
   found[0] = NOT_FOUND;
-  const hits = await runChunks(backend, chunks, (c) => ({
+  const hits = await runPar(backend, chunks, { x, x2, y: undefined, n }, (c, sh) => ({
     s,
-    x: st.x,
-    x2: st.x2,
+    x: sh.x,
+    x2: sh.x2,
     b: c.begin,
     e: c.end,
     h: false,
     c: 0,
     f: found,
   }));
-  st.finish();
   let best = -1;
   for (const h of hits) if (h >= 0 && (best < 0 || h < best)) best = h;
   return best;

@@ -202,11 +202,24 @@ export function parKernelSource(spec: KernelSpec): string {
  * in `ctl[1]` (with a notify), until every chunk is claimed.
  */
 export interface KernelBatch {
-  /** [next chunk to claim, chunks completed], over a SharedArrayBuffer. */
+  /**
+   * Over a SharedArrayBuffer. Shared queue: [next chunk to claim, chunks completed]. Split queue
+   * (`split`): [front | back << 16, chunks completed by workers, lowest staged chunk, generation].
+   */
   readonly ctl: Int32Array;
   /** Result of each chunk, over a SharedArrayBuffer (f64 holds every u32/i32/f32/index exactly). */
   readonly out: Float64Array;
   readonly jobs: readonly KernelJob[];
+  /**
+   * Split queue (see `runSplit` in staging.ts): the calling thread works through chunks from the
+   * front on the caller's own arrays, workers take chunks from the back once the calling thread has
+   * staged their inputs (chunks at or above `ctl[2]`); a claim moves `front` or `back` with one
+   * compareExchange on `ctl[0]`. Workers wait on the generation word `ctl[3]`, which the calling
+   * thread bumps (and notifies) whenever it stages a chunk or claims one.
+   */
+  readonly split?: boolean;
+  /** Split queue: set to 1 per chunk once a worker has stored its result (over a SharedArrayBuffer). */
+  readonly fin?: Int32Array;
 }
 
 /**
@@ -225,8 +238,24 @@ export function runKernelBatch(batch: KernelBatch): number {
   const { ctl, out, jobs } = batch;
   let ran = 0;
   for (;;) {
-    const c = Atomics.add(ctl, 0, 1);
-    if (c >= jobs.length) return ran;
+    let c: number;
+    if (batch.split) {
+      const gen = Atomics.load(ctl, 3);
+      const fb = Atomics.load(ctl, 0);
+      const front = fb & 0xffff;
+      const back = fb >>> 16;
+      if (back <= front) return ran;
+      if (back - 1 < Atomics.load(ctl, 2)) {
+        // Not staged yet: sleep until the calling thread stages or claims a chunk (50 ms at most).
+        Atomics.wait(ctl, 3, gen, 50);
+        continue;
+      }
+      if (Atomics.compareExchange(ctl, 0, fb, front | ((back - 1) << 16)) !== fb) continue;
+      c = back - 1;
+    } else {
+      c = Atomics.add(ctl, 0, 1);
+      if (c >= jobs.length) return ran;
+    }
     const job = jobs[c] as KernelJob;
     let kernel = cache.get(job.s);
     if (kernel === undefined) {
@@ -235,6 +264,7 @@ export function runKernelBatch(batch: KernelBatch): number {
       cache.set(job.s, kernel);
     }
     out[c] = kernel(job);
+    if (batch.fin !== undefined) Atomics.store(batch.fin, c, 1);
     Atomics.add(ctl, 1, 1);
     Atomics.notify(ctl, 1);
     ran++;

@@ -8,7 +8,7 @@
 import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericType, plus } from '@webdpl/core';
 import { type CpuBackend, planParallel } from './cpu-backend';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkNumber, type Inputs, runChunks, stage } from './staging';
+import { checkFn, checkInputs, checkNumber, type Inputs, runPar } from './staging';
 
 /**
  * Folds `reduceOp` over `transformFn(input[i])` (or `transformFn(input[0][i], input[1][i])`; the plain
@@ -70,17 +70,14 @@ async function foldAll(
     return coerce(accType, seqKernel(spec)({ s: '', x, x2, b: 0, e: n, h: true, c: start }));
   }
   const s = parKernelSource(spec);
-  const st = stage(x, x2, undefined, n);
-  const partials = await runChunks(backend, chunks, (c) => ({
-    s,
-    x: st.x,
-    x2: st.x2,
-    b: c.begin,
-    e: c.end,
-    h: false,
-    c: 0,
-  }));
-  st.finish();
+  const kernel = seqKernel(spec);
+  const partials = await runPar(
+    backend,
+    chunks,
+    { x, x2, y: undefined, n },
+    (c, sh) => ({ s, x: sh.x, x2: sh.x2, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel({ s: '', x, x2, b: c.begin, e: c.end, h: false, c: 0 }),
+  );
   const op = r.js(rTypes) as (a: number, b: number) => number;
   let acc = start;
   for (const p of partials) acc = op(acc, p);

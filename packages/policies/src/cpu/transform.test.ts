@@ -93,6 +93,30 @@ describe.each(testBackends(pool))('cpuTransform on $name', ({ backend }) => {
       expect(diff(out, want)).toBe('');
     }
   });
+
+  it('mixes shared and plain arrays (only plain ones are copied): inputs, outputs, a longer output', async () => {
+    for (const n of [129, 4099, 2 ** 17 + 3]) {
+      const x = makeData('i32', n, 'random', 5);
+      const x2 = makeData('i32', n, 'random', 6);
+      const want = Array.from(x, (v) => ref3x1('i32', v));
+      const plainOut = new Int32Array(n + 7).fill(-5);
+      await cpuTransform(backend, sharedCopy(x), plainOut, times3plus1);
+      expect(diff(plainOut.subarray(0, n), want), `n=${n}`).toBe('');
+      expect(Array.from(plainOut.subarray(n))).toEqual(new Array(7).fill(-5));
+      const sum = allocShared('i32', n);
+      await cpuTransform(backend, [x, sharedCopy(x2)], sum, plus);
+      expect(
+        diff(
+          sum,
+          Array.from(x, (v, i) => refPlus('i32', v, x2[i] as number)),
+        ),
+        `n=${n}`,
+      ).toBe('');
+      const sum2 = new Int32Array(n);
+      await cpuTransform(backend, [sharedCopy(x), x2], sum2, plus);
+      expect(diff(sum2, sum), `n=${n}`).toBe('');
+    }
+  });
 });
 
 describe('cpuTransform arguments', () => {

@@ -7,13 +7,14 @@
 import type { GpuFunction, HostArray } from '@webdpl/core';
 import { type CpuBackend, planParallel } from './cpu-backend';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkOutput, type Inputs, runChunks, stage } from './staging';
+import { checkFn, checkInputs, checkOutput, type Inputs, runPar } from './staging';
 
 /**
  * Writes `fn(input[i])` (or `fn(input[0][i], input[1][i])` for a pair of inputs) into `output[i]`
  * for i < input length. `output` may be the input itself, but must not otherwise overlap it.
- * par copies plain-ArrayBuffer arrays into shared memory (and the output back): pass arrays from
- * `allocShared` to avoid those copies.
+ * par with plain-ArrayBuffer arrays: the calling thread transforms its share in place and only the
+ * workers' share is copied into shared memory and back (`runSplit`); arrays from `allocShared`
+ * need no copy at all.
  * @param fn a unary function, or a binary one with two inputs; `fn.supports(input types)` must hold
  * @throws ArgumentError naming `input`, `output` or `fn`
  */
@@ -40,18 +41,14 @@ export async function cpuTransform(
     return;
   }
   const s = parKernelSource(spec);
-  const st = stage(x, x2, output, n);
-  await runChunks(backend, chunks, (c) => ({
-    s,
-    x: st.x,
-    x2: st.x2,
-    y: st.y,
-    b: c.begin,
-    e: c.end,
-    h: false,
-    c: 0,
-  }));
-  st.finish();
+  const kernel = seqKernel(spec);
+  await runPar(
+    backend,
+    chunks,
+    { x, x2, y: output, n },
+    (c, sh) => ({ s, x: sh.x, x2: sh.x2, y: sh.y, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel({ s: '', x, x2, y: output, b: c.begin, e: c.end, h: false, c: 0 }),
+  );
 }
 
 /**
