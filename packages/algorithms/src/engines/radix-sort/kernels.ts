@@ -360,10 +360,15 @@ function loadTile(p: TileParams, tc: TileCode, buf: string, v: string, fill: str
  * the whole workgroup from that tile's keys (and published with atomicMax, which never lowers a
  * flag), so the pass finishes on devices without forward-progress guarantees.
  *
+ * Two look-back tables alternate between running passes (META_TABLES): each tile also clears its
+ * own slots of the other table for the next running pass, so no clear runs between passes.
+ *
  * The spin budget and a test switch forcing the fallback everywhere are uniforms.
- * Bindings: 0 uniform {n, tiles, pass, key mode, spins, force}, 1 keys in, 2 keys out, 3 meta (histograms, offsets,
- * tickets), 4 look-back, 5/6 values in/out. Workgroup memory: tile + 3 KiB + the ranking's. Traffic
- * per pass: keys (and values) read once and written once, plus 1 KiB of look-back per tile.
+ * Bindings: 0 uniform {n, tiles, pass, key mode, spins, force}, 1 keys in, 2 keys out, 3 meta
+ * (histograms, offsets, tickets, table choice), 4 look-back (two tables), 5/6 values in/out.
+ * Workgroup memory: the stage (max(tile, ranking counters)) + 2 KiB + a few words (+1 KiB with early
+ * counts). Traffic per pass: keys (and values) read once and written once, plus 2 KiB of look-back
+ * per tile (its slots, and clearing the next table's).
  */
 export function onesweepKernel(p: PassParams): WgslFragment {
   const tc = tileCommon(p);
