@@ -6,6 +6,8 @@
 
 import { identityLoad, transformReduceDevice } from '../../packages/algorithms/src/engines/transform-reduce';
 import * as algorithms from '../../packages/algorithms/src/index';
+import { CUB_SEED, fillU32 as fill } from '../../packages/bench/src/data';
+import { generateOnDevice } from '../../packages/bench/src/gpu-data';
 import {
   combinerOf,
   DeviceArray,
@@ -19,21 +21,7 @@ import {
 } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
 
-import { gpuFill } from './gpu-data';
-
 const out = (o: object) => console.log(JSON.stringify(o));
-
-function fill(n: number): Uint32Array {
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    let x = (Math.imul(i, 2654435761) ^ 1234) >>> 0;
-    x ^= x >>> 13;
-    x = Math.imul(x, 0x5bd1e995) >>> 0;
-    x ^= x >>> 15;
-    a[i] = x;
-  }
-  return a;
-}
 
 async function timeIt(device: GpuDevice, reps: number, f: () => Promise<unknown>): Promise<number> {
   await f();
@@ -85,9 +73,9 @@ async function main() {
     const keep: DeviceArray[] = [];
     for (const lg of order) {
       const n = 2 ** lg;
-      const a = DeviceArray.create(device, 'u32', n);
-      if (process.env.PROBE_GPUFILL) await gpuFill(device, a);
-      else a.write(fill(n));
+      const a = process.env.PROBE_GPUFILL
+        ? await generateOnDevice(device, 'u32', n, CUB_SEED)
+        : DeviceArray.from(device, fill(n));
       keep.push(a);
       const ms2 = await timeIt(device, 10, () => sumU32(device, a));
       out({ case: 'reduce alloc order', lg, index: keep.length, ms: ms2, gbs: (4 * n) / ms2 / 1e6 });
@@ -140,8 +128,7 @@ async function main() {
     const n = 2 ** lg;
     const gpuData = process.env.PROBE_GPUFILL === '1';
     const host = gpuData ? new Uint32Array(0) : fill(n);
-    const a = gpuData ? DeviceArray.create(device, 'u32', n) : DeviceArray.from(device, host);
-    if (gpuData) await gpuFill(device, a);
+    const a = gpuData ? await generateOnDevice(device, 'u32', n, CUB_SEED) : DeviceArray.from(device, host);
     const b = DeviceArray.create(device, 'u32', n);
     const ms = await timeIt(device, lg >= 28 ? 10 : 30, () =>
       device.queue.submit('copy', (rec) => {

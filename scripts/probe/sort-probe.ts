@@ -6,9 +6,12 @@
  * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs.
  * Bundle: node scripts/probe/build.mjs
  */
-import { radixSortDevice } from '../../packages/algorithms/src/index';
+import { iota, radixSortDevice } from '../../packages/algorithms/src/index';
+import { CUB_SEED } from '../../packages/bench/src/data';
+import { generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
-import { gpuFill, gpuSortErrors } from './gpu-data';
+import { makeDevicePolicy } from '../../packages/policies/src/index';
+import { gpuSortErrors } from './gpu-data';
 
 const out = (o: object) => console.log(JSON.stringify(o));
 
@@ -48,9 +51,9 @@ async function main() {
   const pairs = process.env.PROBE_PAIRS !== '0';
   for (const lg of sizes) {
     const n = 2 ** lg;
-    const srcK = DeviceArray.create(device, 'u32', n);
+    const srcK = await generateOnDevice(device, 'u32', n, CUB_SEED);
     const srcV = DeviceArray.create(device, 'u32', n);
-    await gpuFill(device, srcK, srcV);
+    await iota(makeDevicePolicy(device), srcV);
     const k = DeviceArray.create(device, 'u32', n);
     const v = DeviceArray.create(device, 'u32', n);
     const cases: [string, Tuning, boolean][] = sweep.map((t) => ['sort u32', t, false]);
@@ -76,7 +79,7 @@ async function main() {
             perPass.set(p.label, l);
           }
         }
-        const errors = await gpuSortErrors(device, k, withValues ? v : undefined);
+        const errors = await gpuSortErrors(device, k, withValues ? { values: v, source: srcK } : undefined);
         const ms = median(totals);
         out({
           case: name,
