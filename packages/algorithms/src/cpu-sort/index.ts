@@ -92,7 +92,7 @@ function sortSeq(
   try {
     radixSortBits(bits, vbits, tmp, tmpV);
   } finally {
-    giveBack(tmp.buffer as SharedArrayBuffer, tmpV?.buffer as SharedArrayBuffer | undefined);
+    giveBack(tmp, tmpV);
   }
   fromKeyBits(bits, type, comp.descending);
 }

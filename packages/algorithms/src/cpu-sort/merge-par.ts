@@ -7,7 +7,7 @@
 import { parallelChunks, type WorkerPool } from '@webdpl/policies';
 import { bitsView } from './key-bits';
 import { type Before, type KeyArray, type MergeSortJob, mergePath, mergeSortTask } from './merge-sort';
-import { borrow, borrowU32, giveBack } from './scratch';
+import { borrow, borrowValues, giveBack } from './scratch';
 
 function sharedLike(a: KeyArray): KeyArray {
   const Ctor = a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => KeyArray;
@@ -30,13 +30,7 @@ export async function mergeSortPar(
   let a = sharedLike(keys);
   a.set(keys as never);
   let b = sharedLike(keys);
-  let va: Uint32Array | undefined;
-  let vb: Uint32Array | undefined;
-  if (values) {
-    va = borrowU32(n);
-    vb = borrowU32(n);
-    va.set(bitsView(values));
-  }
+  let [va, vb] = borrowValues(values);
   try {
     const chunks = parallelChunks(pool, n, minChunk);
     const first = a;
@@ -87,11 +81,6 @@ export async function mergeSortPar(
     keys.set(a as never);
     if (values && va) bitsView(values).set(va);
   } finally {
-    giveBack(
-      a.buffer as SharedArrayBuffer,
-      b.buffer as SharedArrayBuffer,
-      va?.buffer as SharedArrayBuffer | undefined,
-      vb?.buffer as SharedArrayBuffer | undefined,
-    );
+    giveBack(a, b, va, vb);
   }
 }

@@ -20,7 +20,7 @@ import type { NumericType } from '@webdpl/core';
 import type { WorkerPool } from '@webdpl/policies';
 import { bitsView, fromKeyBits } from './key-bits';
 import { RADIX_PASSES } from './radix-seq';
-import { borrowU32, giveBack } from './scratch';
+import { borrowU32, borrowValues, giveBack } from './scratch';
 
 interface RadixJob {
   readonly op: 'prep' | 'scatter';
@@ -140,13 +140,7 @@ export async function radixSortPar(
   let a = borrowU32(n);
   let b = borrowU32(n);
   a.set(bitsView(keys));
-  let va: Uint32Array | undefined;
-  let vb: Uint32Array | undefined;
-  if (values) {
-    va = borrowU32(n);
-    vb = borrowU32(n);
-    va.set(bitsView(values));
-  }
+  let [va, vb] = borrowValues(values);
   try {
     const ids = Array.from({ length: c }, (_, i) => i);
     const base = { chunks: c, log2Chunk, type, descending, shift: 0, mask: 0, nextShift: 0, nextMask: 0 };
@@ -223,11 +217,6 @@ export async function radixSortPar(
     fromKeyBits(bitsView(keys), type, descending, 0, n, a);
     if (values && va) bitsView(values).set(va);
   } finally {
-    giveBack(
-      a.buffer as SharedArrayBuffer,
-      b.buffer as SharedArrayBuffer,
-      va?.buffer as SharedArrayBuffer | undefined,
-      vb?.buffer as SharedArrayBuffer | undefined,
-    );
+    giveBack(a, b, va, vb);
   }
 }

@@ -5,6 +5,8 @@
  * after the last use so large sorts do not pin memory for the life of the process.
  */
 
+import { bitsView } from './key-bits';
+
 const MAX_KEPT = 6;
 const RELEASE_AFTER_MS = 5_000;
 const free: SharedArrayBuffer[] = [];
@@ -22,9 +24,9 @@ export function borrow(bytes: number): SharedArrayBuffer {
   return new SharedArrayBuffer(need);
 }
 
-/** Returns buffers from `borrow` to the free list. */
-export function giveBack(...buffers: (SharedArrayBuffer | undefined)[]): void {
-  for (const b of buffers) if (b) free.push(b);
+/** Returns the buffers of views over `borrow`ed memory to the free list (undefined ones are skipped). */
+export function giveBack(...views: (ArrayBufferView | undefined)[]): void {
+  for (const v of views) if (v) free.push(v.buffer as SharedArrayBuffer);
   free.sort((x, y) => y.byteLength - x.byteLength);
   free.length = Math.min(free.length, MAX_KEPT);
   if (timer) clearTimeout(timer);
@@ -38,4 +40,17 @@ export function giveBack(...buffers: (SharedArrayBuffer | undefined)[]): void {
 /** A Uint32Array view of `n` elements over a borrowed buffer. */
 export function borrowU32(n: number): Uint32Array {
   return new Uint32Array(borrow(n * 4), 0, n);
+}
+
+/**
+ * The ping-pong value buffers of a par sort of pairs: `[a copy of the values' bits, scratch]`, both
+ * borrowed; both undefined without values.
+ */
+export function borrowValues(
+  values: Uint32Array | Int32Array | Float32Array | undefined,
+): [Uint32Array | undefined, Uint32Array | undefined] {
+  if (!values) return [undefined, undefined];
+  const va = borrowU32(values.length);
+  va.set(bitsView(values));
+  return [va, borrowU32(values.length)];
 }
