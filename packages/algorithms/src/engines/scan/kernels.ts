@@ -42,6 +42,7 @@ import {
   subgroupReduce,
   threadIds,
   type WgslFragment,
+  type WorkgroupParams,
   workgroupExclusiveScan,
   workgroupReduce,
 } from '@webdpl/core';
@@ -563,12 +564,8 @@ ${body}
   });
 }
 
-export interface SpineKernelParams {
-  readonly combiner: Combiner;
-  readonly workgroupSize: number;
-  readonly subgroups: boolean;
-  readonly minSubgroupSize: number;
-}
+/** The spine's workgroup scan parameters (the spine is one workgroup running that scan). */
+export type SpineKernelParams = Required<WorkgroupParams>;
 
 /**
  * Builds pass 2 of reduce-then-scan: one workgroup turns `sums[tile_offset .. + num_tiles)` into
@@ -581,12 +578,7 @@ export function spineKernel(p: SpineKernelParams): WgslFragment {
   const V = c.wgslType;
   const comb = c.combine.name;
   const id = c.identity;
-  const scan = workgroupExclusiveScan({
-    combiner: c,
-    workgroupSize: w,
-    subgroups: p.subgroups,
-    minSubgroupSize: p.minSubgroupSize,
-  });
+  const scan = workgroupExclusiveScan(p);
   const name = mangle('scn_spine', c.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
   return fragment({
     name,

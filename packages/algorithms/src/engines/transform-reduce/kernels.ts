@@ -20,6 +20,7 @@ import {
   type NumericType,
   threadIds,
   type WgslFragment,
+  type WorkgroupParams,
   workgroupReduce,
 } from '@webdpl/core';
 
@@ -170,23 +171,14 @@ ${body}
   });
 }
 
-export interface FinalKernelParams {
-  readonly combiner: Combiner;
-  readonly workgroupSize: number;
-  readonly subgroups: boolean;
-  readonly minSubgroupSize: number;
-}
+/** The final fold's workgroup reduce parameters (it is one workgroup running that reduce). */
+export type FinalKernelParams = Required<WorkgroupParams>;
 
 /** Builds pass 2: partials[0..prm.n) folded in order into partials[prm.out_offset]. */
 export function finalKernel(p: FinalKernelParams): WgslFragment {
   const w = p.workgroupSize;
   const c = p.combiner;
-  const red = workgroupReduce({
-    combiner: c,
-    workgroupSize: w,
-    subgroups: p.subgroups,
-    minSubgroupSize: p.minSubgroupSize,
-  });
+  const red = workgroupReduce(p);
   const name = mangle('tr_final', c.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
   return fragment({
     name,
