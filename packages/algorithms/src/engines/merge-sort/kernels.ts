@@ -90,6 +90,30 @@ function vIf(p: MergeKernelParams, code: string): string {
   return p.hasValues ? code : '';
 }
 
+/** WGSL: the thread's merged run (`rk`, `rv`: `cnt` elements) into the tile at `out0`. */
+function writeRun(p: MergeKernelParams): string {
+  return `for (var k = 0u; k < cnt; k++) {
+    ms_keys[out0 + k] = rk[k];
+    ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
+  }`;
+}
+
+/** WGSL: the tile's `valid` keys (and values) to `dst` (and `vdst`) at `base`, coalesced. */
+function storeTile(p: MergeKernelParams, dst: string, vdst: string): string {
+  return `for (var k = 0u; k < MS_K; k++) {
+    let q = k * MS_W + ids.lid;
+    if (q < valid) {
+      ${dst}[base + q] = ms_keys[q];
+      ${vIf(p, `${vdst}[base + q] = ms_vals[q];`)}
+    }
+  }`;
+}
+
+/** Workgroup bytes of a tile: keys, and values when there are any. */
+function tileBytes(p: MergeKernelParams): number {
+  return p.workgroupSize * p.itemsPerThread * (p.hasValues ? 8 : 4);
+}
+
 /**
  * Sorts each tile of W*K keys in workgroup memory (stable). Bindings: 0 uniform {n}, 1 keys src,
  * 2 keys dst, 3/4 values src/dst; `inPlace` binds one read_write array at 1 (and 3) instead.
@@ -158,10 +182,7 @@ ${entryPrologue(false)}
       ${vIf(p, 'rv[b] = xv;')}
     }
   }
-  for (var k = 0u; k < cnt; k++) {
-    ms_keys[out0 + k] = rk[k];
-    ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
-  }
+  ${writeRun(p)}
   for (var width = MS_K; width < MS_TILE; width = width * 2u) {
     workgroupBarrier();
     if (out0 < valid) {
@@ -173,21 +194,12 @@ ${entryPrologue(false)}
       ms_merge_serial(a_end, b_end, pair + i, a_end + diag - i, cnt, &rk${vArg(p)});
     }
     workgroupBarrier();
-    for (var k = 0u; k < cnt; k++) {
-      ms_keys[out0 + k] = rk[k];
-      ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
-    }
+    ${writeRun(p)}
   }
   workgroupBarrier();
-  for (var k = 0u; k < MS_K; k++) {
-    let q = k * MS_W + ids.lid;
-    if (q < valid) {
-      ${dst}[base + q] = ms_keys[q];
-      ${vIf(p, `${vdst}[base + q] = ms_vals[q];`)}
-    }
-  }
+  ${storeTile(p, dst, vdst)}
 }`;
-  const bytes = p.workgroupSize * p.itemsPerThread * (p.hasValues ? 8 : 4);
+  const bytes = tileBytes(p);
   return fragment({
     name: key('ms_block', p, [p.inPlace ? 'ip' : 'oop']),
     code,
@@ -296,19 +308,10 @@ ${entryPrologue(false)}
     ms_merge_serial(na, valid, i, na + out0 - i, cnt, &rk${vArg(p)});
   }
   workgroupBarrier();
-  for (var k = 0u; k < cnt; k++) {
-    ms_keys[out0 + k] = rk[k];
-    ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
-  }
+  ${writeRun(p)}
   workgroupBarrier();
-  for (var k = 0u; k < MS_K; k++) {
-    let q = k * MS_W + ids.lid;
-    if (q < valid) {
-      keys_dst[base + q] = ms_keys[q];
-      ${vIf(p, 'vals_dst[base + q] = ms_vals[q];')}
-    }
-  }
+  ${storeTile(p, 'keys_dst', 'vals_dst')}
 }`;
-  const bytes = p.workgroupSize * p.itemsPerThread * (p.hasValues ? 8 : 4);
+  const bytes = tileBytes(p);
   return fragment({ name: key('ms_merge', p), code, deps: [threadIds(false), p.comparator], workgroupBytes: bytes });
 }
