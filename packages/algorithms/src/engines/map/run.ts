@@ -4,30 +4,17 @@
  * through (an output longer than `n` is written in its first `n` elements only). A host output that
  * is one of the host inputs (same memory) is computed in place on the device side.
  */
-import {
-  DeviceArray,
-  type GpuDevice,
-  type GpuFunction,
-  type HostArray,
-  type NumericType,
-  type WgslFragment,
-} from '@webdpl/core';
+import { DeviceArray, type GpuDevice, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { assertNever, type CpuBackend, selectBackend } from '@webdpl/policies';
 import { type CheckedArray, deviceArraysOf, hostArrayOf } from '../../common/args';
 import { copyInto, type DeviceSide, releaseTemps, toDevice } from '../../common/gpu-io';
-import { mapDevice } from './index';
+import { type MapRequest, mapDevice } from './index';
 
-export interface RunMapRequest {
-  readonly label: string;
-  /** Elements to produce (>= 1); inputs have exactly `n` elements, the output at least `n`. */
-  readonly n: number;
+/** A MapRequest over checked host or device arguments: the output may be longer than `n`. */
+export interface RunMapRequest
+  extends Pick<MapRequest, 'label' | 'n' | 'elem' | 'constants' | 'tuning' | 'tuningName'> {
   readonly inputs: readonly CheckedArray[];
   readonly output: CheckedArray;
-  /** See MapRequest.elem. */
-  readonly elem: WgslFragment;
-  readonly constants?: readonly [number, number];
-  readonly tuning?: Readonly<Record<string, number | boolean>>;
-  readonly tuningName?: string;
 }
 
 function sameHostMemory(a: CheckedArray, b: CheckedArray): boolean {
