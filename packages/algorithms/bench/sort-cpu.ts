@@ -13,6 +13,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { execution } from '@webdpl/policies';
 import { sort, sortByKey } from '../src/index';
+import { rng } from './xorshift';
 
 // tinybench is a dependency of @webdpl/bench; resolve it from there.
 const benchRequire = createRequire(new URL('../../bench/package.json', import.meta.url));
@@ -34,16 +35,6 @@ const { Bench } = (await import(pathToFileURL(benchRequire.resolve('tinybench'))
 const log2 = Number(process.argv[2] ?? 24);
 const budget = Number(process.argv[3] ?? 4000);
 const n = 2 ** log2;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
 
 const r = rng(12345);
 const u32 = new Uint32Array(n);

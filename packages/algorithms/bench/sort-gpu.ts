@@ -9,6 +9,8 @@
  */
 import { DeviceArray, type GpuDevice, gpuSelector, lambda, selectDevice } from '@webdpl/core';
 import { mergeSortDevice, radixSortDevice } from '../src/index';
+import { sortReference } from '../src/testing/sort-reference';
+import { rng } from './xorshift';
 
 const maxLog2 = Number(process.argv[2] ?? 26);
 /** SMALL=1 (lavapipe): correctness at small sizes only. */
@@ -23,16 +25,6 @@ console.log(
     `features ${[...device.features].join(' ')}`,
 );
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
-
 type Keys = Uint32Array | Int32Array | Float32Array;
 const SPECIALS = [0x7fc00000, 0xffc00000, 0x7f800001, 0x80000000, 0, 0x7f800000, 0xff800000, 1, 0x80000001, 0x007fffff];
 
@@ -43,15 +35,6 @@ function makeKeys(type: 'u32' | 'i32' | 'f32', n: number, seed: number, dups = f
     bits[i] = dups ? r() % 97 : type === 'f32' && r() % 5 === 0 ? (SPECIALS[r() % SPECIALS.length] as number) : r();
   }
   return type === 'u32' ? bits : type === 'i32' ? new Int32Array(bits.buffer) : new Float32Array(bits.buffer);
-}
-
-function reference(keys: Keys, descending: boolean): Keys {
-  const s = keys.slice().sort();
-  if (!descending) return s;
-  let end = s.length;
-  while (end > 0 && Number.isNaN(s[end - 1] as number)) end--;
-  s.subarray(0, end).reverse();
-  return s;
 }
 
 let failures = 0;
@@ -77,7 +60,7 @@ async function checkRadix(
   try {
     await radixSortDevice(device, k, v, { descending: opts.descending, tuning: opts.tuning });
     const got = (await k.read()) as Keys;
-    const want = reference(keys, opts.descending ?? false);
+    const want = sortReference(keys, opts.descending ?? false);
     for (let i = 0; i < n; i++) {
       if (!Object.is(got[i], want[i]) && !(Number.isNaN(got[i] as number) && Number.isNaN(want[i] as number))) {
         return fail(what, `key ${i}: got ${got[i]}, want ${want[i]}`);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sortByKey } from '../sort-by-key';
 import { stableSort } from '../stable-sort';
 import { policyMatrix, rng, testDevice } from '../testing/matrix';
+import { sortReference } from '../testing/sort-reference';
 import { greater, less, sort } from '.';
 
 type Keys = Uint32Array | Int32Array | Float32Array;
@@ -44,16 +45,6 @@ function makeKeys(type: T, n: number, seed: number, kind: 'random' | 'dups' = 'r
   return out;
 }
 
-/** TypedArray#sort order (descending: reversed, NaN still last). */
-function reference(keys: Keys, descending: boolean): Keys {
-  const s = keys.slice().sort();
-  if (!descending) return s;
-  let end = s.length;
-  while (end > 0 && Number.isNaN(s[end - 1] as number)) end--;
-  s.subarray(0, end).reverse();
-  return s;
-}
-
 /** Stable order of indices under `before`. */
 function stableOrder(keys: Keys, before: (a: number, b: number) => boolean): number[] {
   return Array.from(keys, (_, i) => i).sort((i, j) => {
@@ -81,10 +72,10 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
         const keys = makeKeys(type, n, n * 3 + type.length);
         const a = keys.slice();
         await sort(policy, a);
-        sameKeys(a, reference(keys, false), `${type} n=${n}`);
+        sameKeys(a, sortReference(keys, false), `${type} n=${n}`);
         const d = keys.slice();
         await sort(policy, d, greater);
-        sameKeys(d, reference(keys, true), `${type} greater n=${n}`);
+        sameKeys(d, sortReference(keys, true), `${type} greater n=${n}`);
       }
     }
   });
@@ -106,7 +97,7 @@ describe.each(policies)('sort family on $name', ({ policy, gpu: usesGpu }) => {
         }
         const s = keys.slice();
         await stableSort(policy, s);
-        sameKeys(s, reference(keys, false), `stableSort ${type} n=${n}`);
+        sameKeys(s, sortReference(keys, false), `stableSort ${type} n=${n}`);
       }
     }
   });
@@ -152,7 +143,7 @@ describe.each(policies.filter((p) => p.gpu))('sort family with DeviceArrays on $
     );
     try {
       await sortByKey(policy, d, vals);
-      sameKeys(await d.read(), reference(keys, false), 'device keys');
+      sameKeys(await d.read(), sortReference(keys, false), 'device keys');
       const v = await vals.read();
       const want = stableOrder(keys, less.js(['f32', 'f32']) as (a: number, b: number) => boolean);
       sameKeys(v, want, 'device values');

@@ -1,23 +1,12 @@
 import { DeviceArray, type GpuDevice, gpuForTests } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../testing/matrix';
+import { sortReference } from '../../testing/sort-reference';
 import { radixSortDevice, radixSortTuningFor } from '.';
 
 const gpu = await gpuForTests();
 
 type Keys = Uint32Array | Int32Array | Float32Array;
-
-/** Reference: TypedArray#sort (ascending) or its reverse with NaN kept last (descending). */
-function reference(keys: Keys, descending: boolean): Keys {
-  const s = keys.slice().sort();
-  if (!descending) return s;
-  let nan = 0;
-  while (nan < s.length && Number.isNaN(s[s.length - 1 - nan] as number)) nan++;
-  const head = s.subarray(0, s.length - nan).reverse();
-  const out = s.slice();
-  out.set(head, 0);
-  return out;
-}
 
 /** Stable reference for pairs: indices sorted by key order, ties by index. */
 function stableOrder(keys: Keys, descending: boolean): number[] {
@@ -125,7 +114,7 @@ async function check(
   what: string,
 ) {
   const { gotKeys, gotVals } = await sortOnDevice(device, keys, opts);
-  expectSameKeys(gotKeys, reference(keys, opts.descending ?? false), what);
+  expectSameKeys(gotKeys, sortReference(keys, opts.descending ?? false), what);
   if (gotVals) {
     const want = stableOrder(keys, opts.descending ?? false);
     for (let i = 0; i < want.length; i++) {
