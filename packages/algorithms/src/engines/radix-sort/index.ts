@@ -222,6 +222,14 @@ export async function radixSortDevice(
   }
 
   const tiles = Math.ceil(n / tile);
+  // Two look-back tables (running passes alternate between them; see META_TABLES): checked before
+  // the pipelines are compiled and the ping-pong scratch is allocated.
+  const tableBytes = tiles * 256 * 4;
+  if (2 * tableBytes > device.limits.maxStorageBufferBindingSize) {
+    throw new UnsupportedOnDeviceError(
+      `radix sort of ${n} keys in ${tiles} tiles needs ${2 * tableBytes} bytes of look-back tables in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize} (use larger tiles)`,
+    );
+  }
   const maxDim = device.limits.maxComputeWorkgroupsPerDimension;
   const [gx, gy] = gridFor(tiles, maxDim);
   const copyGroups = Math.ceil(n / (COPY_THREADS * COPY_PER_THREAD));
@@ -247,13 +255,6 @@ export async function radixSortDevice(
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);
   const valsB = hasValues ? scratchBuffer(device, 'rs-vals-b', bytes) : undefined;
   const meta = scratchBuffer(device, 'rs-meta', META_WORDS * 4);
-  // Two look-back tables (running passes alternate between them; see META_TABLES).
-  const tableBytes = tiles * 256 * 4;
-  if (2 * tableBytes > device.limits.maxStorageBufferBindingSize) {
-    throw new UnsupportedOnDeviceError(
-      `radix sort of ${n} keys in ${tiles} tiles needs ${2 * tableBytes} bytes of look-back tables in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize} (use larger tiles)`,
-    );
-  }
   const lookback = scratchBuffer(device, 'rs-lookback', 2 * tableBytes);
   const indirect = indirectBuffer(device);
 
