@@ -96,6 +96,9 @@ function view(type: NumericType, buffer: SharedArrayBuffer, length: number): Hos
   }
 }
 
+/** A par call's arrays as the workers see them (all over SharedArrayBuffers). */
+type SharedArgs = Pick<SharedStandIns, 'x' | 'x2' | 'y'>;
+
 interface SharedStandIns {
   readonly x: HostArray;
   readonly x2: HostArray | undefined;
@@ -235,12 +238,12 @@ export interface SplitArrays {
 }
 
 /** Whether `runSplit` can run `chunks` for this backend (the calling thread works; < 65,536 chunks). */
-export function splitFits(backend: CpuBackend, chunks: readonly Chunk[]): boolean {
+function splitFits(backend: CpuBackend, chunks: readonly Chunk[]): boolean {
   return cpuTuning(backend).callerWorks && chunks.length < 0x10000;
 }
 
 /** Whether a par call over `a` copies anything into shared memory (then `runSplit` pays off). */
-export function needsStaging(a: SplitArrays): boolean {
+function needsStaging(a: SplitArrays): boolean {
   return !isShared(a.x) || (a.x2 !== undefined && !isShared(a.x2)) || (a.y !== undefined && !isShared(a.y));
 }
 
@@ -256,11 +259,11 @@ export function needsStaging(a: SplitArrays): boolean {
  * @param job the workers' job for a chunk, over the shared arrays given
  * @param inPlace runs the kernel over a chunk of the caller's arrays on the calling thread
  */
-export async function runSplit(
+async function runSplit(
   backend: CpuBackend & { kind: 'par' },
   chunks: readonly Chunk[],
   arrays: SplitArrays,
-  job: (chunk: Chunk, shared: { x: HostArray; x2: HostArray | undefined; y: HostArray | undefined }) => KernelJob,
+  job: (chunk: Chunk, shared: SharedArgs) => KernelJob,
   inPlace: (chunk: Chunk) => number,
 ): Promise<number[]> {
   const { x, x2, y, n } = arrays;
@@ -356,7 +359,7 @@ export async function runPar(
   backend: CpuBackend & { kind: 'par' },
   chunks: readonly Chunk[],
   arrays: SplitArrays,
-  job: (chunk: Chunk, shared: { x: HostArray; x2: HostArray | undefined; y: HostArray | undefined }) => KernelJob,
+  job: (chunk: Chunk, shared: SharedArgs) => KernelJob,
   inPlace?: (chunk: Chunk) => number,
 ): Promise<number[]> {
   if (inPlace && splitFits(backend, chunks) && needsStaging(arrays)) {
