@@ -5,7 +5,7 @@
  */
 
 import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
-import { type DevicePolicy, execution, type HostPolicy } from '@webdpl/policies';
+import { type DevicePolicy, execution, type HostPolicy, type Policy } from '@webdpl/policies';
 import type { BenchOptions } from './cli-args';
 import { type AlgorithmApi, alloc, type BenchEntry, type HostCase, MissingExportError } from './entries';
 import { generateOnDevice, generatorOf } from './gpu-data';
@@ -130,11 +130,10 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
       });
     }
   }
-  const hostSeries = (kind: 'seq' | 'par', policy: HostPolicy): Planned => ({
-    series: kind,
-    kind,
-    label: SERIES_LABELS[kind],
-    exec: (c) => {
+  // One call on host arrays under `policy` (CPU policies, and the GPU end to end).
+  const onHostArrays =
+    (policy: Policy): Planned['exec'] =>
+    (c) => {
       const a = hostArgs(entry, c);
       return measure({
         run: () => entry.call(api, policy, a.inputs, a.outputs),
@@ -142,7 +141,12 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
         verify: (r) => entry.verify(r, a.observed, c),
         budgetMs,
       });
-    },
+    };
+  const hostSeries = (kind: 'seq' | 'par', policy: HostPolicy): Planned => ({
+    series: kind,
+    kind,
+    label: SERIES_LABELS[kind],
+    exec: onHostArrays(policy),
   });
   if (host && policies.has('seq')) out.push(hostSeries('seq', execution.seq));
   if (host && policies.has('par')) out.push(hostSeries('par', execution.par));
@@ -155,15 +159,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
       series: 'device-e2e',
       kind: 'device-e2e',
       label: SERIES_LABELS['device-e2e'],
-      exec: (c) => {
-        const a = hostArgs(entry, c);
-        return measure({
-          run: () => entry.call(api, policy, a.inputs, a.outputs),
-          before: a.before,
-          verify: (r) => entry.verify(r, a.observed, c),
-          budgetMs,
-        });
-      },
+      exec: onHostArrays(policy),
     });
   }
   const resident = (kind: 'device-call' | 'device-time'): Planned => ({
