@@ -2,14 +2,8 @@ export type { Chunk } from './cpu/chunks';
 export { CHUNKS_PER_WORKER, parallelChunks } from './cpu/chunks';
 export type { CpuBackend, CpuTuning } from './cpu/cpu-backend';
 export { cpuTuning, DEFAULT_MIN_CHUNK, DEFAULT_PARALLEL_THRESHOLD, planParallel } from './cpu/cpu-backend';
-export { cpuFindFirst } from './cpu/find';
-export { cpuCountIf, cpuReduce, cpuTransformReduce } from './cpu/reduce';
-export type { CpuScanOptions } from './cpu/scan';
-export { cpuExclusiveScan, cpuInclusiveScan } from './cpu/scan';
 export type { ShareableArray } from './cpu/shared-memory';
 export { allocShared, isShared, toShared } from './cpu/shared-memory';
-export type { Inputs } from './cpu/staging';
-export { cpuForEach, cpuTransform } from './cpu/transform';
 export type {
   AutoPolicy,
   DevicePolicy,

@@ -20,7 +20,8 @@ import {
   type Readback,
   type Recorder,
 } from '@webdpl/core';
-import { cpuTransform, type Policy } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
+import { cpuTransform } from '../bricks/transform';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNoAlias, checkOutput } from '../common/args';
 import { copyInto, type DeviceSide, releaseTemps, toDevice } from '../common/gpu-io';
 import { resultTypeOf } from '../common/predicates';

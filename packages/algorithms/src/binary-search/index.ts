@@ -12,9 +12,9 @@
  */
 import { ArgumentError, DeviceArray, describe, type HostArray, isGpuFunction } from '@webdpl/core';
 import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
+import { cpuSearch } from '../bricks/search';
 import { type ArrayArg, type CheckedArray, checkArray, checkOutput, deviceArraysOf, hostArrayOf } from '../common/args';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
-import { cpuSearch } from './cpu';
 import { gpuSearch } from './gpu';
 import type { SearchKind } from './kernels';
 

@@ -21,6 +21,7 @@
  */
 import { ArgumentError, DeviceArray, type GpuDevice, type GpuFunction, type NumericType } from '@webdpl/core';
 import { assertNever, type Backend, selectBackend } from '@webdpl/policies';
+import { type CpuKeep, cpuCompact, scratchHost } from '../bricks/compaction';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -39,7 +40,6 @@ import {
   type FinishMode,
   SCAN_ENGINE,
 } from '../engines/scan';
-import { type CpuKeep, cpuCompact, scratchHost } from '../engines/scan/cpu';
 
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
 export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;

@@ -8,8 +8,8 @@
  * Size tiers: n = 0 returns at once; otherwise one copy command or one map-engine call.
  */
 import type { Policy } from '@webdpl/policies';
+import { cpuFill } from '../bricks/map';
 import { type ArrayArg, checkArray, checkNoAlias, checkOutput } from '../common/args';
-import { cpuFill } from '../engines/map/cpu';
 import { runMapCall } from '../engines/map/run';
 import { gpuCopy } from './gpu';
 

@@ -8,13 +8,14 @@
  * Size tiers: n = 0 returns 0 at once; otherwise see the engine.
  */
 import { coerce, combinerOf, type NumericType, plus, wgslLiteral } from '@webdpl/core';
-import { cpuCountIf, type Policy } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
+import { cpuCount } from '../bricks/count';
+import { cpuCountIf } from '../bricks/reduce';
 import { type ArrayArg, checkArray, checkFunction, checkNumber } from '../common/args';
 import { decodeScalar, predicateFragment } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
 import type { FunctionArg } from '../transform-reduce/index';
 import { loadFragment, runTransformReduce } from '../transform-reduce/run';
-import { cpuCount } from './cpu';
 
 /**
  * The number of elements equal to `value`, converted to the element type first (u32/i32 wrap,

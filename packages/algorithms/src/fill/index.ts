@@ -11,8 +11,8 @@
 
 import { coerce } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
+import { cpuFill } from '../bricks/map';
 import { type ArrayArg, checkArray, checkNumber } from '../common/args';
-import { cpuFill } from '../engines/map/cpu';
 import { bitsOf, constantElement } from '../engines/map/elements';
 import { runMap, runMapCall } from '../engines/map/run';
 

@@ -9,7 +9,8 @@
  * Size tiers: n = 0 returns -1 at once; otherwise see the engine.
  */
 import { combinerOf, type GpuFunction, minimum, type NumericType } from '@webdpl/core';
-import { cpuFindFirst, type Policy } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
+import { cpuFindFirst } from '../bricks/find';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction } from '../common/args';
 import { decodeScalar, negatePredicate, predicateFragment } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';

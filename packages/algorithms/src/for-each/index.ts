@@ -10,7 +10,8 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
  */
 import { ArgumentError } from '@webdpl/core';
-import { cpuForEach, type Policy } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
+import { cpuForEach } from '../bricks/transform';
 import { type ArrayArg, checkArray, checkFunction } from '../common/args';
 import { resultTypeOf } from '../common/predicates';
 import { functionElement } from '../engines/map/elements';

@@ -12,8 +12,8 @@
 
 import { coerce } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
+import { cpuFill } from '../bricks/map';
 import { type ArrayArg, checkArray, checkNumber } from '../common/args';
-import { cpuFill } from '../engines/map/cpu';
 import { bitsOf, iotaElement } from '../engines/map/elements';
 import { runMap, runMapCall } from '../engines/map/run';
 

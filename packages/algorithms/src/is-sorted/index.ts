@@ -9,9 +9,9 @@
  * Size tiers: n < 2 returns at once (sorted); otherwise one pass (one dispatch on the GPU).
  */
 import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
+import { cpuIsSortedUntil } from '../bricks/is-sorted';
 import { type ArrayArg, checkArray, deviceArraysOf, hostArrayOf } from '../common/args';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
-import { cpuIsSortedUntil } from './cpu';
 import { gpuIsSortedUntil } from './gpu';
 
 export { isSortedTuning } from './tuning';

@@ -16,10 +16,10 @@
 
 import type { NumericType } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
+import { cpuMinMaxIndex, type Want } from '../bricks/min-element';
 import { type ArrayArg, checkArray } from '../common/args';
 import { transformReduceDevice } from '../engines/transform-reduce';
 import { loadFragment, runTransformReduce } from '../transform-reduce/run';
-import { cpuMinMaxIndex, type Want } from './cpu';
 import { argMaxCombiner, argMinCombiner, argMinMaxCombiner, orderKeyFragment, valueOfKey } from './order-key';
 
 /** An element and its index; index -1 and value undefined for empty input. */

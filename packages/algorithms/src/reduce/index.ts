@@ -9,7 +9,8 @@
  * segmented beyond one storage binding).
  */
 import { type BinaryOp, coerce, combinerOf, type GpuFunction, plus } from '@webdpl/core';
-import { assertNever, cpuReduce, type Policy, selectBackend } from '@webdpl/policies';
+import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
+import { cpuReduce } from '../bricks/reduce';
 import { type ArrayArg, checkArray, checkFunction, checkNumber, deviceArraysOf, hostArrayOf } from '../common/args';
 import { releaseTemps, toDevice } from '../common/gpu-io';
 import { decodeScalar } from '../common/predicates';

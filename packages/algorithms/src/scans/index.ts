@@ -24,7 +24,8 @@ import {
   type NumericType,
   plus,
 } from '@webdpl/core';
-import { assertNever, cpuExclusiveScan, cpuInclusiveScan, selectBackend } from '@webdpl/policies';
+import { assertNever, selectBackend } from '@webdpl/policies';
+import { cpuExclusiveScan, cpuInclusiveScan } from '../bricks/scan';
 import {
   type ArrayArg,
   type CheckedArray,

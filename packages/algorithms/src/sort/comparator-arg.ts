@@ -12,7 +12,7 @@ import {
   type NumericType,
   toGpuFunction,
 } from '@webdpl/core';
-import type { CpuComparator } from '../cpu-sort';
+import type { CpuComparator } from '../bricks/sort';
 import { type BuiltinComparator, builtinOrder, less } from './comparators';
 
 /** What a caller may pass as a comparator. */

@@ -1,9 +1,10 @@
 /**
  * The one implementation behind sort, stableSort and sortByKey: argument checks, backend selection,
- * and the dispatch to the CPU sorts (cpu-sort) or the GPU engines (gpu.ts). Every path is stable.
+ * and the dispatch to the CPU sorts (bricks/sort) or the GPU engines (gpu.ts). Every path is stable.
  */
 import { ArgumentError, type NumericType } from '@webdpl/core';
 import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
+import { cpuSort } from '../bricks/sort';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -13,7 +14,6 @@ import {
   deviceArraysOf,
   hostArrayOf,
 } from '../common/args';
-import { cpuSort } from '../cpu-sort';
 import { checkComparator, checkComparatorType, cpuComparator } from './comparator-arg';
 import { gpuSort } from './gpu';
 

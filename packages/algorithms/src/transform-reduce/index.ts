@@ -10,7 +10,8 @@
  * segmented beyond one storage binding).
  */
 import { coerce, combinerOf, DeviceArray, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { cpuTransformReduce, type Policy } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
+import { cpuTransformReduce } from '../bricks/reduce';
 import {
   type ArrayArg,
   type CheckedArray,

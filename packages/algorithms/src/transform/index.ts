@@ -13,7 +13,8 @@
  * segmented beyond one storage binding).
  */
 import { DeviceArray, type GpuFunction, type HostArray } from '@webdpl/core';
-import { cpuTransform, type Policy } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
+import { cpuTransform } from '../bricks/transform';
 import {
   type ArrayArg,
   type CheckedArray,

@@ -1,8 +1,19 @@
 import { plus } from '@webdpl/core';
+import {
+  allocShared,
+  CHUNKS_PER_WORKER,
+  type CpuBackend,
+  cpuTuning,
+  createPool,
+  DEFAULT_MIN_CHUNK,
+  DEFAULT_PARALLEL_THRESHOLD,
+  isShared,
+  parallelChunks,
+  planParallel,
+  toShared,
+  type WorkerPool,
+} from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPool, type WorkerPool } from '../pool';
-import { CHUNKS_PER_WORKER, parallelChunks } from './chunks';
-import { type CpuBackend, cpuTuning, DEFAULT_MIN_CHUNK, DEFAULT_PARALLEL_THRESHOLD, planParallel } from './cpu-backend';
 import { cpuFindFirst } from './find';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
@@ -14,7 +25,6 @@ import {
   releaseScratch,
   retainedScratchBytes,
 } from './scratch';
-import { allocShared, isShared, toShared } from './shared-memory';
 import { equals, inlineFunction, mod7is3, times3plus1 } from './test-functions';
 import { cpuForEach, cpuTransform } from './transform';
 

@@ -1,7 +1,6 @@
 import { ArgumentError, coerce, type HostArray, type NumericType, plus } from '@webdpl/core';
+import { allocShared, createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPool } from '../pool';
-import { allocShared } from './shared-memory';
 import { alloc, diff, makeData, sharedCopy, TEST_SIZES, TYPES, testBackends } from './test-data';
 import { mod7is3, times3plus1 } from './test-functions';
 import { cpuForEach, cpuTransform } from './transform';

@@ -1,7 +1,6 @@
 /** Test support for the CPU engine tests: seeded data, backends under test, sizes. */
 import type { HostArray, NumericType } from '@webdpl/core';
-import type { WorkerPool } from '../pool';
-import type { CpuBackend } from './cpu-backend';
+import type { CpuBackend, WorkerPool } from '@webdpl/policies';
 
 /** A seeded generator of u32 values (xorshift32). */
 export function rng(seed: number): () => number {

@@ -3,7 +3,7 @@
  * against plain JS baselines (a for loop, Array.prototype.reduce / map, the typed array's own
  * reduce / map). Prints a markdown table for docs/benchmarks/cpu-par.md.
  *
- *   npx tsx packages/policies/bench/par-vs-seq.ts [--log2n 24] [--time 3000] [--paired] [--sweep]
+ *   npx tsx packages/algorithms/bench/par-vs-seq.ts [--log2n 24] [--time 3000] [--paired] [--sweep]
  *
  * --paired adds seq/par measured in alternating rounds (the fairest ratio on a shared machine).
  * --sweep adds a table of reduce seq vs par (forced parallel, default chunking) at 2^12..2^20, to
@@ -16,16 +16,10 @@
  */
 import { cpus } from 'node:os';
 import { type GpuFunction, lambda, plus } from '@webdpl/core';
+import { allocShared, type CpuBackend, createPool, DEFAULT_PARALLEL_THRESHOLD, toShared } from '@webdpl/policies';
 import { Bench } from 'tinybench';
-import {
-  allocShared,
-  type CpuBackend,
-  cpuReduce,
-  cpuTransform,
-  createPool,
-  DEFAULT_PARALLEL_THRESHOLD,
-  toShared,
-} from '../src/index';
+import { cpuReduce } from '../src/bricks/reduce';
+import { cpuTransform } from '../src/bricks/transform';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 import { bitXor, coerce, type GpuFunction, maximum, minimum, multiplies, type NumericType, plus } from '@webdpl/core';
+import { createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPool } from '../pool';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { makeData, sharedCopy, TEST_SIZES, TYPES, testBackends } from './test-data';
 import { lastNonZero, mod7is3, times, times3plus1 } from './test-functions';

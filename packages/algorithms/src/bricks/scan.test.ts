@@ -1,8 +1,7 @@
 import { bitAnd, coerce, type GpuFunction, maximum, minimum, type NumericType, plus } from '@webdpl/core';
+import { allocShared, createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPool } from '../pool';
 import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
-import { allocShared } from './shared-memory';
 import { alloc, diff, makeData, sharedCopy, TEST_SIZES, TYPES, testBackends } from './test-data';
 import { inlineFunction, lastNonZero, mod7is3, times3plus1 } from './test-functions';
 

@@ -6,7 +6,7 @@
  * hit is about one block per worker.
  */
 import { ArgumentError, describe, type GpuFunction } from '@webdpl/core';
-import { type CpuBackend, planParallel } from './cpu-backend';
+import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, type Inputs, runPar } from './staging';
 

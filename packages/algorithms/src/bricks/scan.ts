@@ -10,7 +10,7 @@
  * through the output's type.
  */
 import { ArgumentError, coerce, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { type CpuBackend, planParallel } from './cpu-backend';
+import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkNumber, checkOutput, runChunks, stage } from './staging';
 

@@ -5,7 +5,7 @@
  */
 import type { HostArray } from '@webdpl/core';
 import { type CpuBackend, planParallel, toShared } from '@webdpl/policies';
-import type { CpuComparator } from '../cpu-sort';
+import type { CpuComparator } from './sort';
 
 interface Job {
   readonly data: HostArray;

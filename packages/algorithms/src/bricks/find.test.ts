@@ -1,5 +1,5 @@
+import { createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPool } from '../pool';
 import { cpuFindFirst } from './find';
 import { alloc, makeData, TEST_SIZES, TYPES, testBackends } from './test-data';
 import { equals, inlineFunction, mod7is3 } from './test-functions';

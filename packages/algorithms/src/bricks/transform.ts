@@ -5,7 +5,7 @@
  * (u32/i32 wrap, f32 rounding happens at the store).
  */
 import type { GpuFunction, HostArray } from '@webdpl/core';
-import { type CpuBackend, planParallel } from './cpu-backend';
+import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkOutput, type Inputs, runPar } from './staging';
 

@@ -6,7 +6,7 @@
  * differ from seq by the change of association (a few ulps of the sum of magnitudes).
  */
 import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericType, plus } from '@webdpl/core';
-import { type CpuBackend, planParallel } from './cpu-backend';
+import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkNumber, type Inputs, runPar } from './staging';
 

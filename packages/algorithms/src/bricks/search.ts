@@ -4,8 +4,8 @@
  */
 import type { HostArray } from '@webdpl/core';
 import { type CpuBackend, planParallel, toShared } from '@webdpl/policies';
-import type { CpuComparator } from '../cpu-sort';
-import type { SearchKind } from './kernels';
+import type { SearchKind } from '../binary-search/kernels';
+import type { CpuComparator } from './sort';
 
 interface Job {
   readonly kind: SearchKind;

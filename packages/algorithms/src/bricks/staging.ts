@@ -7,11 +7,10 @@ import {
   type HostArray,
   type NumericType,
 } from '@webdpl/core';
-import type { Chunk } from './chunks';
-import { type CpuBackend, cpuTuning } from './cpu-backend';
+import type { Chunk } from '@webdpl/policies';
+import { type CpuBackend, cpuTuning, isShared } from '@webdpl/policies';
 import { type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { isShared } from './shared-memory';
 
 /** One input array, or two for binary transforms. */
 export type Inputs = HostArray | readonly [HostArray, HostArray];
