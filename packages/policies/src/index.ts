@@ -1,3 +1,4 @@
+export { COMPILE_SOURCE, compileCount, compileOnce } from './compile';
 export type { Chunk } from './cpu/chunks';
 export { CHUNKS_PER_WORKER, parallelChunks } from './cpu/chunks';
 export type { CpuBackend, CpuTuning } from './cpu/cpu-backend';

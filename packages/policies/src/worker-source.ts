@@ -7,7 +7,11 @@
  * only the first time this worker sees a task id. Worker -> main: `{ i, v: value }` or
  * `{ i, e: { message, name, stack } }`.
  */
+import { COMPILE_SOURCE } from './compile';
+
 export const WORKER_SOURCE = `'use strict';
+// The compile-once cache shared with the calling thread (compile.ts).
+globalThis.__webdplCompile = (${COMPILE_SOURCE});
 // esbuild may wrap functions in __name(fn, "name") calls; those survive fn.toString().
 if (typeof globalThis.__name !== 'function') globalThis.__name = function (f) { return f; };
 // Node runs this as CommonJS (the pool passes execArgv: []); the fallbacks cover ESM evaluation.
