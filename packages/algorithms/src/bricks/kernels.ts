@@ -1,20 +1,42 @@
 /**
- * Loop kernels of the CPU engines, generated as JS source and compiled with `new Function`.
+ * Loop kernels of the CPU bricks, generated as JS source and compiled once (`compileOnce`, the one
+ * compile-once cache of @webdpl/policies, shared by the calling thread and the workers).
  *
  * Why generated: a loop shared by every operator (`acc = f(acc, x[i])` in one function) sees many
  * functions and array kinds at its call site and V8 stops inlining there (measured 5.6x slower than
  * a hand-written loop). Each kernel here is compiled from its own source text, tagged with its
- * element types and function identities, so V8 keeps separate type feedback for it (V8 shares
- * feedback between identical `new Function` sources) and inlines the operator: within a few percent
- * of a hand-written loop.
+ * element types, so V8 keeps separate type feedback for it and inlines the operator: within a few
+ * percent of a hand-written loop.
  *
  * One kernel is `(t, r) => (job) => result`: `t` is the transform or predicate (unary over `x`, or
- * binary over `x` and `x2`) and `r` the binary operator. The seq path binds `fn.js(argTypes)` on the
- * calling thread; the par path ships the kernel source with `fn.jsSource(argTypes)` spliced in, and
- * `runKernelBatch` (the pool task, also run by the calling thread) compiles it once per thread,
- * cached by source.
+ * binary over `x` and `x2`) and `r` the binary operator. Functions whose JS form is fully defined by
+ * their source (built-in operators, and lambdas: marked by lambda.ts) are spliced into the kernel
+ * as source (`fn.jsSource(argTypes)`): the kernel is one self-contained source text, the same on the
+ * calling thread and in the workers, cached by the functions' stable names, so a call with a new
+ * arrow function of the same source costs a map lookup and compiles nothing. Other functions (the
+ * explicit `{ js, wgsl }` form, whose `js` may be a closure) are bound as objects on the calling
+ * thread, cached by their identity; par ships their source, which must then be self-contained.
+ *
+ * Accumulators are coerced to their type when a loop starts (`>>> 0`, `| 0`, unary `+`), so V8 keeps
+ * them unboxed: an accumulator seeded from a job field (a tagged number) made the phi of u32 sums
+ * tagged, and a u32 reduce allocated a heap number per element (4x slower than a plain loop).
+ *
+ * ## f32 accuracy (`summation`)
+ * f32 reductions and scans keep a bound independent of the order of the data:
+ * - the built-in `plus` accumulates in f64 ('wide') and rounds to f32 once, at the end (reduce) or
+ *   at each store (scans): |result - exact| <= 2^-24 * |exact| + n * 2^-53 * sum |x_i|, i.e. within
+ *   one f32 rounding of the exact sum for n up to 2^28 or so (0.5 ulp + 2^-25 * sum |x_i|);
+ * - any other f32 operator (lambdas, multiplies) is folded blockwise ('blocked'): sequentially
+ *   within blocks of `SUM_BLOCK` elements, then the block results pairwise (a binary counter of
+ *   partial results, combined in order, so non-commutative associative operators stay exact). For
+ *   a sum-like operator the error is at most (SUM_BLOCK + 2 * ceil(log2 n) + 2) * 2^-24 * sum |x_i|
+ *   (about 1.1e-5 of the sum of magnitudes at n = 2^24), scans bound each prefix the same way;
+ * - min / max and the logical built-ins are exact in any order and run the plain loop.
+ * par combines chunk results the same way (f64 sums; pairwise for blocked operators).
+ * Integer accumulators wrap exactly as before (u32 modulo 2^32, i32 two's complement).
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
+import { compileOnce } from '@webdpl/policies';
 
 /** What a kernel does over `[b, e)`. */
 export type KernelKind = 'map' | 'reduce' | 'inclusiveScan' | 'exclusiveScan' | 'findFirst';
@@ -28,9 +50,9 @@ export interface BoundFunction {
 export interface KernelSpec {
   readonly kind: KernelKind;
   /** Transform or predicate over each element (of `x`, or of `x` and `x2`); none reads `x[i]`. */
-  readonly t?: BoundFunction;
-  /** The binary operator (reduce and scans). */
-  readonly r?: BoundFunction;
+  readonly t?: BoundFunction | undefined;
+  /** The binary operator (reduce and scans); its first argument type is the accumulator's. */
+  readonly r?: BoundFunction | undefined;
   /** Number of input arrays (1 or 2; 2 needs a binary `t`). */
   readonly inputs: 1 | 2;
   /** Turn each transformed value into 1 or 0 by truthiness (predicates, counts). */
@@ -41,7 +63,8 @@ export interface KernelSpec {
 
 /**
  * One kernel call. Field names are short: the job is structured-cloned for every par chunk.
- * Results: map returns 0; reduce and scans return the last accumulator; findFirst the index or -1.
+ * Results: map returns 0; reduce and scans return the last accumulator (an f64 sum for 'wide'
+ * summation: round it with the accumulator type); findFirst the index or -1.
  */
 export interface KernelJob {
   /** Kernel source (par only; the seq path passes ''). */
@@ -61,10 +84,125 @@ export interface KernelJob {
 
 export type Kernel = (job: KernelJob) => number;
 
+/** How a reduction or scan accumulates (see the file comment): f64 sum, blockwise, or in order. */
+export type Summation = 'wide' | 'blocked' | 'plain';
+
+/** Block length of 'blocked' summation (elements folded in order before the pairwise step). */
+export const SUM_BLOCK = 128;
+
+/** Built-in operators that are exact in any association on f32 (no rounding error to bound). */
+const EXACT_BUILTINS: ReadonlySet<string> = new Set(['minimum', 'maximum', 'logicalAnd', 'logicalOr']);
+
+/** How the operator of `spec` accumulates: only f32 accumulators are not 'plain'. */
+export function summation(spec: Pick<KernelSpec, 'r'>): Summation {
+  const r = spec.r;
+  if (r === undefined || r.argTypes[0] !== 'f32') return 'plain';
+  if (r.fn.builtin) return r.fn.name === 'plus' ? 'wide' : EXACT_BUILTINS.has(r.fn.name) ? 'plain' : 'blocked';
+  return 'blocked';
+}
+
+/** `e` coerced to the accumulator type (keeps V8's representation of the accumulator unboxed). */
+function accOf(spec: KernelSpec, e: string): string {
+  switch (spec.r?.argTypes[0]) {
+    case 'u32':
+      return `((${e}) >>> 0)`;
+    case 'i32':
+      return `((${e}) | 0)`;
+    default:
+      return `(+(${e}))`;
+  }
+}
+
 function valueExpr(spec: KernelSpec, i: string): string {
   let v = spec.t ? (spec.inputs === 2 ? `t(x[${i}], x2[${i}])` : `t(x[${i}])`) : `x[${i}]`;
   if (spec.bit) v = `(${v} ? 1 : 0)`;
   return v;
+}
+
+/** The stack of 'blocked' partial results: merge the block result `a` in, then `p` = their fold. */
+const PUSH_BLOCK = `k++;
+      for (let q = k; (q & 1) === 0; q >>= 1) a = r(st[--top], a);
+      st[top++] = a;`;
+const FOLD_STACK = `let p = st[top - 1];
+      for (let q = top - 2; q >= 0; q--) p = r(st[q], p);`;
+
+function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
+  const acc = (e: string) => accOf(spec, e);
+  switch (summation(spec)) {
+    case 'wide':
+      return `let i = b, acc;
+    if (j.h) acc = +j.c; else { acc = +${v('b')}; i++; }
+    for (; i < e; i++) acc += ${v('i')};
+    return acc;`;
+    case 'blocked':
+      return `let top = 0, k = 0;
+    for (let s = b; s < e; s += ${SUM_BLOCK}) {
+      const m = s + ${SUM_BLOCK} < e ? s + ${SUM_BLOCK} : e;
+      let a = +${v('s')};
+      for (let i = s + 1; i < m; i++) a = r(a, ${v('i')});
+      ${PUSH_BLOCK}
+    }
+    if (top === 0) return +j.c;
+    ${FOLD_STACK}
+    return j.h ? r(+j.c, p) : p;`;
+    case 'plain':
+      return `let i = b, acc;
+    if (j.h) acc = ${acc('j.c')}; else { acc = ${acc(v('b'))}; i++; }
+    for (; i < e; i++) acc = r(acc, ${v('i')});
+    return acc;`;
+  }
+}
+
+function scanBody(spec: KernelSpec, v: (i: string) => string, inclusive: boolean): string {
+  const acc = (e: string) => accOf(spec, e);
+  switch (summation(spec)) {
+    case 'wide': {
+      // Rounded to f32 at each store (an f32 output rounds by itself).
+      const st = (e: string) => (spec.arrays[2] === 'f32' ? e : `Math.fround(${e})`);
+      return inclusive
+        ? `let i = b, acc;
+    if (j.h) acc = +j.c; else { acc = +${v('b')}; y[b] = ${st('acc')}; i++; }
+    for (; i < e; i++) { acc += ${v('i')}; y[i] = ${st('acc')}; }
+    return acc;`
+        : `let acc = +j.c;
+    for (let i = b; i < e; i++) { const v = ${v('i')}; y[i] = ${st('acc')}; acc += v; }
+    return acc;`;
+    }
+    case 'blocked': {
+      // y[i] = carry op (prefix of the block up to i): the carry comes from the pairwise stack.
+      const block = inclusive
+        ? `let a = +${v('s')};
+      if (has) {
+        y[s] = r(c, a);
+        for (let i = s + 1; i < m; i++) { a = r(a, ${v('i')}); y[i] = r(c, a); }
+      } else {
+        y[s] = a;
+        for (let i = s + 1; i < m; i++) { a = r(a, ${v('i')}); y[i] = a; }
+      }`
+        : `let a = +${v('s')};
+      y[s] = c;
+      for (let i = s + 1; i < m; i++) { const w = ${v('i')}; y[i] = r(c, a); a = r(a, w); }`;
+      return `let top = 0, k = 0, has = j.h, c = +j.c;
+    for (let s = b; s < e; s += ${SUM_BLOCK}) {
+      const m = s + ${SUM_BLOCK} < e ? s + ${SUM_BLOCK} : e;
+      ${block}
+      ${PUSH_BLOCK}
+      ${FOLD_STACK}
+      c = j.h ? r(+j.c, p) : p;
+      has = true;
+    }
+    return c;`;
+    }
+    case 'plain':
+      return inclusive
+        ? `let i = b, acc;
+    if (j.h) acc = ${acc('j.c')}; else { acc = ${acc(v('b'))}; y[b] = acc; i++; }
+    for (; i < e; i++) { acc = r(acc, ${v('i')}); y[i] = acc; }
+    return acc;`
+        : `let acc = ${acc('j.c')};
+    for (let i = b; i < e; i++) { const v = ${v('i')}; y[i] = acc; acc = r(acc, v); }
+    return acc;`;
+  }
 }
 
 /** The factory source `(t, r) => (j) => { ... }` of a kernel. */
@@ -77,21 +215,13 @@ export function factorySource(spec: KernelSpec): string {
     return 0;`;
       break;
     case 'reduce':
-      body = `let i = b, acc;
-    if (j.h) acc = j.c; else { acc = ${v('b')}; i++; }
-    for (; i < e; i++) acc = r(acc, ${v('i')});
-    return acc;`;
+      body = reduceBody(spec, v);
       break;
     case 'inclusiveScan':
-      body = `let i = b, acc;
-    if (j.h) acc = j.c; else { acc = ${v('b')}; y[b] = acc; i++; }
-    for (; i < e; i++) { acc = r(acc, ${v('i')}); y[i] = acc; }
-    return acc;`;
+      body = scanBody(spec, v, true);
       break;
     case 'exclusiveScan':
-      body = `let acc = j.c;
-    for (let i = b; i < e; i++) { const v = ${v('i')}; y[i] = acc; acc = r(acc, v); }
-    return acc;`;
+      body = scanBody(spec, v, false);
       break;
     case 'findFirst':
       body = `const f = j.f;
@@ -113,10 +243,13 @@ export function factorySource(spec: KernelSpec): string {
     return -1;`;
       break;
   }
-  return `(t, r) => (j) => {
+  const stack = summation(spec) === 'blocked' && spec.kind !== 'map' ? '\n  const st = new Float64Array(64);' : '';
+  return `(t, r) => {${stack}
+  return (j) => {
     const x = j.x, x2 = j.x2, y = j.y, b = j.b, e = j.e;
     ${body}
-  }`;
+  };
+}`;
 }
 
 function tag(spec: KernelSpec, ids: string): string {
@@ -126,6 +259,18 @@ function tag(spec: KernelSpec, ids: string): string {
 
 function specKey(spec: KernelSpec): string {
   return `${spec.kind}|${spec.inputs}|${spec.bit}|${spec.arrays.join(',')}|${spec.t?.argTypes.join(',')}|${spec.r?.argTypes.join(',')}`;
+}
+
+/**
+ * Marks a GpuFunction whose JS form is fully defined by `jsSource` and `name` (lambdas; set by
+ * core's lambda.ts under the same registered symbol): kernels are then cached by name.
+ */
+const JS_FROM_SOURCE = Symbol.for('webdpl.jsFromSource');
+
+/** The stable cache key of `fn` when its JS form follows from its source, else undefined. */
+function sourceName(fn: GpuFunction): string | undefined {
+  if (fn.builtin) return `=${fn.name}`;
+  return (fn as unknown as Record<symbol, unknown>)[JS_FROM_SOURCE] === true ? fn.name : undefined;
 }
 
 const fnIds = new WeakMap<GpuFunction, number>();
@@ -141,59 +286,131 @@ function fnId(fn: GpuFunction | undefined): number {
   return id;
 }
 
-/** Caches keyed by the spec's first function object, so kernels of dropped lambdas are collected. */
-const seqCache = new WeakMap<GpuFunction, Map<string, Kernel>>();
-const noFnSeq = new Map<string, Kernel>();
-const parCache = new WeakMap<GpuFunction, Map<string, string>>();
-const noFnPar = new Map<string, string>();
+/** Most kernels of source-defined functions kept (the oldest is dropped past it). */
+const SOURCE_CACHE_LIMIT = 512;
 
-function cacheFor<V>(
-  weak: WeakMap<GpuFunction, Map<string, V>>,
-  none: Map<string, V>,
-  spec: KernelSpec,
-): Map<string, V> {
-  const owner = spec.t?.fn ?? spec.r?.fn;
-  if (!owner) return none;
-  let m = weak.get(owner);
+interface Entry {
+  /** The self-contained kernel source (par; and seq for source-defined functions). */
+  source: string | undefined;
+  kernel: Kernel | undefined;
+}
+
+/** Kernels of source-defined functions, by spec and function names. */
+const bySource = new Map<string, Entry>();
+
+/** Kernels of other functions, by the spec's first function object (collected with it). */
+const byIdentity = new WeakMap<GpuFunction, Map<string, Entry>>();
+
+/** The key of `spec` among source-defined kernels, or undefined when a function is not one. */
+function sourceKey(spec: KernelSpec): string | undefined {
+  let tn = '-';
+  let rn = '-';
+  if (spec.t) {
+    const n = sourceName(spec.t.fn);
+    if (n === undefined) return undefined;
+    tn = n;
+  }
+  if (spec.r) {
+    const n = sourceName(spec.r.fn);
+    if (n === undefined) return undefined;
+    rn = n;
+  }
+  return `${specKey(spec)}|${tn}|${rn}`;
+}
+
+function sourceEntry(key: string): Entry {
+  let hit = bySource.get(key);
+  if (hit === undefined) {
+    if (bySource.size >= SOURCE_CACHE_LIMIT) bySource.delete(bySource.keys().next().value as string);
+    hit = { source: undefined, kernel: undefined };
+    bySource.set(key, hit);
+  }
+  return hit;
+}
+
+function identityEntry(spec: KernelSpec): Entry {
+  const owner = (spec.t?.fn ?? spec.r?.fn) as GpuFunction;
+  let m = byIdentity.get(owner);
   if (!m) {
     m = new Map();
-    weak.set(owner, m);
+    byIdentity.set(owner, m);
   }
-  return m;
+  const key = `${specKey(spec)}|${fnId(spec.t?.fn)}|${fnId(spec.r?.fn)}`;
+  let hit = m.get(key);
+  if (hit === undefined) {
+    hit = { source: undefined, kernel: undefined };
+    m.set(key, hit);
+  }
+  return hit;
+}
+
+/** The self-contained kernel source: the factory applied to the functions' JS sources. */
+function selfContained(spec: KernelSpec): string {
+  const t = spec.t ? spec.t.fn.jsSource(spec.t.argTypes) : 'undefined';
+  const r = spec.r ? spec.r.fn.jsSource(spec.r.argTypes) : 'undefined';
+  return `(${factorySource(spec)})(\n${t},\n${r}\n) ${tag(spec, '')}`;
+}
+
+type Factory = (t: unknown, r: unknown) => Kernel;
+
+/**
+ * The kernel for the calling thread. Source-defined functions (built-ins, lambdas): the
+ * self-contained source through `compileOnce`, cached by the functions' names, so the workers and
+ * the calling thread compile the same text once each. Others: the factory compiled once per spec
+ * and function objects, with `fn.js(argTypes)` bound. A few ms the first time; a map lookup after.
+ */
+export function seqKernel(spec: KernelSpec): Kernel {
+  const key = sourceKey(spec);
+  if (key !== undefined) {
+    const e = sourceEntry(key);
+    if (e.kernel === undefined) {
+      e.source ??= selfContained(spec);
+      e.kernel = compileOnce<Kernel>(e.source);
+    }
+    return e.kernel;
+  }
+  const e = identityEntry(spec);
+  if (e.kernel === undefined) {
+    // Function ids in the tag: a kernel per function object, each with its own type feedback.
+    const factory = compileOnce<Factory>(
+      `${factorySource(spec)} ${tag(spec, ` #${fnId(spec.t?.fn)} #${fnId(spec.r?.fn)}`)}`,
+    );
+    e.kernel = factory(spec.t?.fn.js(spec.t.argTypes), spec.r?.fn.js(spec.r.argTypes));
+  }
+  return e.kernel;
+}
+
+/** The self-contained kernel source for workers (their functions' `jsSource` must be self-contained). */
+export function parKernelSource(spec: KernelSpec): string {
+  const key = sourceKey(spec);
+  const e = key !== undefined ? sourceEntry(key) : identityEntry(spec);
+  e.source ??= selfContained(spec);
+  return e.source;
 }
 
 /**
- * The kernel for the calling thread, with `fn.js(argTypes)` bound. Compiled once per spec and
- * function objects (a few ms the first time), then cached.
+ * Combines results of a reduce or scan spec in order (an initial value, chunk results), the way its
+ * summation needs: an f64 sum ('wide'), pairwise ('blocked'), or left to right. `values` is not
+ * empty. The result of 'wide' is an f64 sum: round it with the accumulator type.
  */
-export function seqKernel(spec: KernelSpec): Kernel {
-  const key = `${specKey(spec)}|${fnId(spec.t?.fn)}|${fnId(spec.r?.fn)}`;
-  const cache = cacheFor(seqCache, noFnSeq, spec);
-  let k = cache.get(key);
-  if (!k) {
-    const ids = ` #${fnId(spec.t?.fn)} #${fnId(spec.r?.fn)}`;
-    const factory = new Function(`return (${factorySource(spec)}) ${tag(spec, ids)}`)() as (
-      t: unknown,
-      r: unknown,
-    ) => Kernel;
-    k = factory(spec.t?.fn.js(spec.t.argTypes), spec.r?.fn.js(spec.r.argTypes));
-    cache.set(key, k);
+export function combineInOrder(spec: Pick<KernelSpec, 'r'>, values: readonly number[]): number {
+  const mode = summation(spec);
+  let acc = values[0] as number;
+  if (mode === 'wide') {
+    for (let i = 1; i < values.length; i++) acc += values[i] as number;
+    return acc;
   }
-  return k;
+  const r = spec.r as BoundFunction;
+  const op = r.fn.js(r.argTypes) as (a: number, b: number) => number;
+  if (mode === 'blocked') return pairwise(op, values, 0, values.length);
+  for (let i = 1; i < values.length; i++) acc = op(acc, values[i] as number);
+  return acc;
 }
 
-/** The self-contained kernel source for workers: the factory applied to the functions' JS sources. */
-export function parKernelSource(spec: KernelSpec): string {
-  const key = `${specKey(spec)}|${fnId(spec.t?.fn)}|${fnId(spec.r?.fn)}`;
-  const cache = cacheFor(parCache, noFnPar, spec);
-  let s = cache.get(key);
-  if (s === undefined) {
-    const t = spec.t ? spec.t.fn.jsSource(spec.t.argTypes) : 'undefined';
-    const r = spec.r ? spec.r.fn.jsSource(spec.r.argTypes) : 'undefined';
-    s = `(${factorySource(spec)})(\n${t},\n${r}\n) ${tag(spec, '')}`;
-    cache.set(key, s);
-  }
-  return s;
+function pairwise(op: (a: number, b: number) => number, v: readonly number[], lo: number, hi: number): number {
+  if (hi - lo === 1) return v[lo] as number;
+  const mid = (lo + hi) >>> 1;
+  return op(pairwise(op, v, lo, mid), pairwise(op, v, mid, hi));
 }
 
 /**
@@ -224,17 +441,13 @@ export interface KernelBatch {
 
 /**
  * The pool task of every CPU engine (and what the calling thread runs too): claims chunks of `batch`
- * until none is left; compiles each kernel source once per thread (cached by source; the cache is
- * cleared past 256 kernels). Returns the number of chunks this thread ran. Self-contained: it is
+ * until none is left; compiles each kernel source once per thread (`globalThis.__webdplCompile`, the
+ * compile-once cache of @webdpl/policies, installed on the calling thread and in every worker). Returns the number of chunks this thread ran. Self-contained: it is
  * shipped to workers as source.
  */
 export function runKernelBatch(batch: KernelBatch): number {
-  const g = globalThis as unknown as { __webdplKernels?: Map<string, (j: KernelJob) => number> };
-  let cache = g.__webdplKernels;
-  if (cache === undefined) {
-    cache = new Map();
-    g.__webdplKernels = cache;
-  }
+  const compile = (globalThis as unknown as { __webdplCompile: (source: string) => (j: KernelJob) => number })
+    .__webdplCompile;
   const { ctl, out, jobs } = batch;
   let ran = 0;
   for (;;) {
@@ -257,13 +470,7 @@ export function runKernelBatch(batch: KernelBatch): number {
       if (c >= jobs.length) return ran;
     }
     const job = jobs[c] as KernelJob;
-    let kernel = cache.get(job.s);
-    if (kernel === undefined) {
-      if (cache.size >= 256) cache.clear();
-      kernel = new Function(`return ${job.s};`)() as (j: KernelJob) => number;
-      cache.set(job.s, kernel);
-    }
-    out[c] = kernel(job);
+    out[c] = compile(job.s)(job);
     if (batch.fin !== undefined) Atomics.store(batch.fin, c, 1);
     Atomics.add(ctl, 1, 1);
     Atomics.notify(ctl, 1);

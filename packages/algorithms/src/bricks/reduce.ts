@@ -1,13 +1,15 @@
 /**
  * Reductions: `cpuTransformReduce` (the engine), `cpuReduce` and `cpuCountIf` on top of it.
  * seq: one generated loop folding from `init`. par: each chunk folds from its own first element on the
- * pool (no identity needed), then the calling thread folds `init` and the chunk results in chunk
- * order, so a non-commutative operator keeps its order. Integer results are exact; float results
- * differ from seq by the change of association (a few ulps of the sum of magnitudes).
+ * pool (no identity needed), then the calling thread combines `init` and the chunk results in chunk
+ * order, so a non-commutative operator keeps its order. Integer results are exact (wrapping). f32
+ * results keep the bound of kernels.ts (`summation`): the built-in plus sums in f64 and rounds once,
+ * |result - exact| <= 2^-24 |exact| + n 2^-53 sum |x_i|; other f32 operators fold blockwise and
+ * pairwise, within (SUM_BLOCK + 2 ceil(log2 n) + 2) 2^-24 sum |x_i| for sums; seq and par alike.
  */
 import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericType, plus } from '@webdpl/core';
 import { type CpuBackend, planParallel } from '@webdpl/policies';
-import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkNumber, type Inputs, runPar } from './staging';
 
 /**
@@ -78,10 +80,7 @@ async function foldAll(
     (c, sh) => ({ s, x: sh.x, x2: sh.x2, b: c.begin, e: c.end, h: false, c: 0 }),
     (c) => kernel({ s: '', x, x2, b: c.begin, e: c.end, h: false, c: 0 }),
   );
-  const op = r.js(rTypes) as (a: number, b: number) => number;
-  let acc = start;
-  for (const p of partials) acc = op(acc, p);
-  return coerce(accType, acc);
+  return coerce(accType, combineInOrder(spec, [start, ...partials]));
 }
 
 /**

@@ -7,11 +7,13 @@
  * into carries; (3) chunks 1..C-1 are scanned from their carry-in. Reads the input about twice and
  * writes the output once; order is preserved, so non-commutative associative operators are exact
  * for integers. Accumulators have the transform's result type (or the input's); the stores go
- * through the output's type.
+ * through the output's type. f32 prefixes keep the bound of kernels.ts (`summation`): with the
+ * built-in plus each output is the f64 prefix sum rounded once at its store; other f32 operators
+ * combine a pairwise carry with the prefix inside a block of SUM_BLOCK elements.
  */
 import { ArgumentError, coerce, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { type CpuBackend, planParallel } from '@webdpl/policies';
-import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkNumber, checkOutput, runChunks, stage } from './staging';
 
 /** Options of the CPU scans. */
@@ -88,9 +90,9 @@ async function scan(
       : { s: reduceSrc, x: st.x, b: c.begin, e: c.end, h: false, c: 0 },
   );
   // (2) carries in chunk order: carry[k] = total(chunks 0..k-1), init included.
-  const op = s.r.js([s.accType, s.accType]) as (a: number, b: number) => number;
-  const carries: number[] = [totals[0] as number];
-  for (let k = 1; k < totals.length; k++) carries.push(op(carries[k - 1] as number, totals[k] as number));
+  // Each carry combined afresh (at most 32 chunks per worker: cheap), so f32 carries keep the
+  // summation's bound (f64 sums, or pairwise) instead of adding one rounding per chunk.
+  const carries = totals.map((_, k) => combineInOrder(scanSpec, totals.slice(0, k + 1)));
   // (3) scan chunks 1..C-1 from their carries.
   await runChunks(backend, chunks.slice(1), (c, i) => ({
     s: scanSrc,

@@ -9,7 +9,7 @@ import { ArgumentError, LambdaError, UnsupportedTypeError } from '../errors';
 import { plus } from '../operators';
 import type { NumericType } from '../types';
 import { link, mangle } from '../wgsl/fragment';
-import { type LambdaFn, type LambdaOptions, lambda, toGpuFunction } from './lambda';
+import { JS_FROM_SOURCE, type LambdaFn, type LambdaOptions, lambda, lambdaParseCount, toGpuFunction } from './lambda';
 
 declare const k: number;
 declare const flag: boolean;
@@ -365,6 +365,59 @@ describe('toGpuFunction', () => {
     );
     expect(pred.resultType(['f32'])).toBe('bool');
     expect(pred.identity('f32')).toBe(0);
+  });
+
+  it('caches arrow functions by object, then by source: a new inline arrow is a lookup, not a parse', () => {
+    const make = () => (v: number) => v * 7 - 3;
+    const first = make();
+    const f = toGpuFunction(first, 'fn', 1);
+    const parses = lambdaParseCount();
+    expect(toGpuFunction(first, 'fn', 1)).toBe(f);
+    const second = make();
+    expect(second).not.toBe(first);
+    expect(toGpuFunction(second, 'fn', 1)).toBe(f);
+    expect(lambdaParseCount()).toBe(parses);
+    // Another source is another function (and one more parse).
+    const g = toGpuFunction((v: number) => v * 7 - 4, 'fn', 1);
+    expect(g).not.toBe(f);
+    expect(g.name).not.toBe(f.name);
+    expect(lambdaParseCount()).toBe(parses + 1);
+    // The arity check still applies to a cached function.
+    expect(() => toGpuFunction(make(), 'op', 2)).toThrow(/op: expected a function of 2 parameter/);
+  });
+
+  it('lambda() with the same source and captures reuses the parse; the name tells options apart', () => {
+    const src = () => (v: number) => v + k;
+    const a = lambda(src(), { captures: { k: 1 } });
+    const parses = lambdaParseCount();
+    const b = lambda(src(), { captures: { k: 1 } });
+    expect(lambdaParseCount()).toBe(parses);
+    expect(b).not.toBe(a);
+    expect(b.name).toBe(a.name);
+    expect((b as unknown as Record<symbol, unknown>)[JS_FROM_SOURCE]).toBe(true);
+    expect(lambda(src(), { captures: { k: 2 } }).name).not.toBe(a.name);
+    expect(lambda(src(), { captures: { k: 1 }, commutative: true }).name).not.toBe(a.name);
+    expect(lambda(src(), { captures: { k: 1 }, identity: 0 }).name).not.toBe(a.name);
+    expect(JS_FROM_SOURCE).toBe(Symbol.for('webdpl.jsFromSource'));
+  });
+
+  it('caches explicit functions by the identity of js, never by its source', () => {
+    const js = (a: number) => a * 2;
+    const f = toGpuFunction({ js, wgsl: 'return a * 2;' }, 'fn', 1);
+    expect(toGpuFunction({ js, wgsl: 'return a * 2;' }, 'fn', 1)).toBe(f);
+    expect((f as unknown as Record<symbol, unknown>)[JS_FROM_SOURCE]).toBeUndefined();
+    // Same source, another closure: another function, running its own js.
+    const scale = (m: number) => (a: number) => a * m;
+    const two = toGpuFunction({ js: scale(2), wgsl: 'return a * 2;' }, 'fn', 1);
+    const three = toGpuFunction({ js: scale(3), wgsl: 'return a * 2;' }, 'fn', 1);
+    expect(three).not.toBe(two);
+    expect(two.js(['f32'])(5)).toBe(10);
+    expect(three.js(['f32'])(5)).toBe(15);
+    // Other fields with the same js: another function.
+    const g = toGpuFunction({ js, wgsl: 'return a * 2;', resultType: 'f32' }, 'fn', 1);
+    expect(g).not.toBe(f);
+    expect(g.resultType(['u32'])).toBe('f32');
+    expect(f.resultType(['u32'])).toBe('u32');
   });
 
   it('rejects everything else with an ArgumentError naming the argument', () => {

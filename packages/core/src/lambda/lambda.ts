@@ -52,6 +52,14 @@ export interface ExplicitFunction {
 }
 
 const SUPPORTED: readonly NumericType[] = ['u32', 'i32', 'f32'];
+
+/**
+ * Marks GpuFunctions whose JS form is fully defined by `name` and `jsSource` (lambdas: the name
+ * hashes source, captures, identity and commutativity). The CPU bricks cache their generated kernels
+ * by name for these (a registered symbol, so no import is needed to read it); functions without it
+ * (the explicit `{ js, wgsl }` form, whose `js` may be a closure) are cached by object identity.
+ */
+export const JS_FROM_SOURCE: unique symbol = Symbol.for('webdpl.jsFromSource') as never;
 const CACHE_LIMIT = 1024;
 
 /** 64-bit FNV-1a style hash of `s` as 16 hex digits (two 32-bit lanes with different seeds). */
@@ -105,12 +113,19 @@ interface LambdaCore {
 }
 
 const cores = new Map<string, LambdaCore>();
+let parses = 0;
+
+/** How many lambda sources this thread has parsed (tests: a cached call parses nothing). */
+export function lambdaParseCount(): number {
+  return parses;
+}
 
 function coreFor(source: string, captures: Readonly<Record<string, number | boolean>>): LambdaCore {
   const key = `${source}\u0000${capturesKey(captures)}`;
   const hit = cores.get(key);
   if (hit) return hit;
   const parsed = parseLambda(source, captures);
+  parses++;
   return remember(cores, key, { parsed, hash: hashString(key), translations: new Map() });
 }
 
@@ -238,7 +253,8 @@ export function lambda(fn: LambdaFn, options: LambdaOptions = {}): GpuFunction {
     `${source}\u0000${capturesKey(captures)}\u0000${identity === undefined ? '' : numberKey(identity)}\u0000${commutative}`,
   )}`;
   const get = (argTypes: readonly NumericType[]) => translate(core, resolveTypes(argTypes, arity, `lambda ${name}`));
-  return {
+  const f: GpuFunction & { [JS_FROM_SOURCE]: true } = {
+    [JS_FROM_SOURCE]: true,
     kind: 'function',
     arity,
     name,
@@ -265,6 +281,7 @@ export function lambda(fn: LambdaFn, options: LambdaOptions = {}): GpuFunction {
     source,
     captures,
   };
+  return f;
 }
 
 const WGSL_RESERVED = new Set(
@@ -372,13 +389,64 @@ function explicitFunction(x: ExplicitFunction, argument: string, arity: 1 | 2): 
   };
 }
 
+/** toGpuFunction's lambdas by function object (a hit costs one WeakMap lookup). */
+const byFunction = new WeakMap<object, GpuFunction>();
+/** ... and by source text, for a new arrow function of a source seen before (an inline arrow). */
+const bySource = new Map<string, GpuFunction>();
+
+/** `lambda(fn)` without options, cached by function object, then by source text. */
+function arrowFunction(fn: LambdaFn): GpuFunction {
+  let f = byFunction.get(fn);
+  if (f !== undefined) return f;
+  const source = functionSource(fn);
+  f = bySource.get(source);
+  if (f === undefined) {
+    f = lambda(fn);
+    remember(bySource, source, f);
+  }
+  byFunction.set(fn, f);
+  return f;
+}
+
+/** Explicit functions already normalized, by their `js` function; reused while every field matches. */
+const explicitByJs = new WeakMap<object, { spec: ExplicitFunction; arity: 1 | 2; fn: GpuFunction }[]>();
+
+/**
+ * `explicitFunction`, cached by the identity of `x.js` (never by its source: closures with equal
+ * sources differ) and the other fields' values, so a call passing the same `js` costs a lookup.
+ */
+function cachedExplicit(x: ExplicitFunction, argument: string, arity: 1 | 2): GpuFunction {
+  const same = (a: ExplicitFunction) =>
+    a.wgsl === x.wgsl &&
+    a.resultType === x.resultType &&
+    Object.is(a.identity, x.identity) &&
+    a.commutative === x.commutative;
+  let list = explicitByJs.get(x.js);
+  const hit = list?.find((e) => e.arity === arity && same(e.spec));
+  if (hit) return hit.fn;
+  const fn = explicitFunction(x, argument, arity);
+  if (!list) {
+    list = [];
+    explicitByJs.set(x.js, list);
+  }
+  if (list.length >= 8) list.shift();
+  list.push({
+    spec: { js: x.js, wgsl: x.wgsl, resultType: x.resultType, identity: x.identity, commutative: x.commutative },
+    arity,
+    fn,
+  });
+  return fn;
+}
+
 /**
  * Normalizes a function argument of an algorithm into a GpuFunction of `arity` parameters:
  * - a GpuFunction (a built-in operator such as `plus`, or from `lambda`) is checked and returned;
- * - a plain arrow function goes through `lambda` (no captures);
+ * - a plain arrow function goes through `lambda` (no captures), cached by function object and then by
+ *   source text: an inline arrow written at the call site costs a lookup, not a parse or a compile;
  * - `{ js, wgsl, resultType?, identity?, commutative? }` is the explicit escape hatch: `js` runs on
  *   the CPU as is, `wgsl` is the WGSL function body using the JS parameter names, e.g.
- *   `{ js: (a, b) => a + b, wgsl: 'return a + b;' }`.
+ *   `{ js: (a, b) => a + b, wgsl: 'return a + b;' }`; cached by the identity of `js` (and the other
+ *   fields' values), never by its source.
  *
  * @param x what the caller passed
  * @param argument the argument's name, for error messages
@@ -395,14 +463,14 @@ export function toGpuFunction(x: unknown, argument: string, arity: 1 | 2): GpuFu
     return x;
   }
   if (typeof x === 'function') {
-    const f = lambda(x as LambdaFn);
+    const f = arrowFunction(x as LambdaFn);
     if (f.arity !== arity) {
       throw new ArgumentError(argument, `a function of ${arity} parameter(s) such as ${example}`, `one of ${f.arity}`);
     }
     return f;
   }
   if (typeof x === 'object' && x !== null && typeof (x as ExplicitFunction).js === 'function' && 'wgsl' in x) {
-    return explicitFunction(x as ExplicitFunction, argument, arity);
+    return cachedExplicit(x as ExplicitFunction, argument, arity);
   }
   throw new ArgumentError(argument, expected, describe(x));
 }

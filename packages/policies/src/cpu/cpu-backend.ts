@@ -1,4 +1,5 @@
 /** The CPU backends engines run on, and when a `par` call is worth the worker pool. */
+import { sharedMemoryAvailable } from '../policy';
 import type { Backend } from '../select-backend';
 import { type Chunk, parallelChunks } from './chunks';
 
@@ -48,10 +49,12 @@ export function cpuTuning(backend: CpuBackend): CpuTuning {
 
 /**
  * The chunks a par call over `n` elements runs as, or undefined when it should run the seq loop
- * (seq backend, n below the threshold, or a single chunk). `minChunks` lets scans ask for at least 2.
+ * (seq backend, n below the threshold, a single chunk, or no usable SharedArrayBuffer: then every
+ * brick runs on the calling thread with plain memory, as `selectBackend` would have chosen).
+ * `minChunks` lets scans ask for at least 2.
  */
 export function planParallel(backend: CpuBackend, n: number, minChunks = 2): Chunk[] | undefined {
-  if (backend.kind !== 'par') return undefined;
+  if (backend.kind !== 'par' || !sharedMemoryAvailable()) return undefined;
   const t = cpuTuning(backend);
   if (n < t.parallelThreshold) return undefined;
   const chunks = parallelChunks(backend.pool, n, t.minChunk);
