@@ -27,4 +27,4 @@ export {
 export type { PoolOptions, WorkerPool } from './pool';
 export { createPool, defaultPool, logicalCores } from './pool';
 export type { Backend, BackendRequest } from './select-backend';
-export { assertNever, checkPolicy, gpuCannotRun, selectBackend } from './select-backend';
+export { assertNever, checkPolicy, cpuFallback, gpuCannotRun, selectBackend } from './select-backend';

@@ -139,6 +139,11 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
     }
     case 'device': {
       const device = await policy.resolve();
+      // A lost device (a policy made from a device or queue keeps it; selector policies select a new
+      // one) runs the call on the CPU when the policy falls back, else the call says so.
+      if (device.lost && policy.fallback === 'cpu' && !arrays.length) {
+        return hostBackend(policy.fallbackPolicy ?? execution.par, req);
+      }
       device.queue.checkAlive();
       checkArrays(device, arrays);
       const why = gpuCannotRun(device, req);
@@ -163,6 +168,26 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
       }
       return hostBackend(execution.par, req);
     }
+  }
+}
+
+/**
+ * The CPU backend a call falls back to when its GPU run fails in a way another device would not
+ * (a kernel the device cannot link or compile, an input beyond a device limit found late, a device
+ * lost during the call), or undefined when the policy does not fall back: host policies (already
+ * on the CPU), device policies with `fallback: 'error'`, and any call with DeviceArray arguments
+ * (their data lives on that device).
+ */
+export function cpuFallback(policyArg: unknown, req: BackendRequest): Backend | undefined {
+  const policy = checkPolicy(policyArg);
+  if ((req.deviceArrays ?? []).length) return undefined;
+  switch (policy.kind) {
+    case 'host':
+      return undefined;
+    case 'device':
+      return policy.fallback === 'error' ? undefined : hostBackend(policy.fallbackPolicy ?? execution.par, req);
+    case 'auto':
+      return hostBackend(execution.par, req);
   }
 }
 

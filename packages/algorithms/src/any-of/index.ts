@@ -9,17 +9,22 @@
  */
 import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction } from '../common/args';
-import { findFirstChecked } from '../find-if/index';
+import { findFirstPattern } from '../find-if/index';
+import { dispatch } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
+
+function findFirst(policy: Policy, algorithm: string, input: ArrayArg, pred: FunctionArg, negate: boolean) {
+  return dispatch(policy, () =>
+    findFirstPattern(algorithm, checkArray(input, 'input'), checkFunction(pred, 'pred', 1), negate),
+  );
+}
 
 /**
  * True when `pred` is truthy for at least one element (false for empty input).
  * @param pred a unary function of the element type
  */
 export async function anyOf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
-  const a = checkArray(input, 'input');
-  const p = checkFunction(pred, 'pred', 1);
-  return (await findFirstChecked(policy, 'anyOf', a, p, false)) >= 0;
+  return (await findFirst(policy, 'anyOf', input, pred, false)) >= 0;
 }
 
 /**
@@ -27,9 +32,7 @@ export async function anyOf(policy: Policy, input: ArrayArg, pred: FunctionArg):
  * @param pred a unary function of the element type
  */
 export async function allOf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
-  const a = checkArray(input, 'input');
-  const p = checkFunction(pred, 'pred', 1);
-  return (await findFirstChecked(policy, 'allOf', a, p, true)) < 0;
+  return (await findFirst(policy, 'allOf', input, pred, true)) < 0;
 }
 
 /**
@@ -37,7 +40,5 @@ export async function allOf(policy: Policy, input: ArrayArg, pred: FunctionArg):
  * @param pred a unary function of the element type
  */
 export async function noneOf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<boolean> {
-  const a = checkArray(input, 'input');
-  const p = checkFunction(pred, 'pred', 1);
-  return (await findFirstChecked(policy, 'noneOf', a, p, false)) < 0;
+  return (await findFirst(policy, 'noneOf', input, pred, false)) < 0;
 }

@@ -11,9 +11,10 @@
  * Size tiers: no queries return at once; an empty `sorted` fills 0 without a search.
  */
 import { ArgumentError, DeviceArray, describe, type HostArray, isGpuFunction } from '@webdpl/core';
-import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
+import type { Policy } from '@webdpl/policies';
 import { cpuSearch } from '../bricks/search';
-import { type ArrayArg, type CheckedArray, checkArray, checkOutput, deviceArraysOf, hostArrayOf } from '../common/args';
+import { type ArrayArg, type CheckedArray, checkArray, checkOutput } from '../common/args';
+import { dispatch } from '../pattern/dispatch';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
 import { gpuSearch } from './gpu';
 import type { SearchKind } from './kernels';
@@ -25,7 +26,7 @@ export type SearchResult = Uint32Array | DeviceArray<'u32'>;
 
 const NAMES: Record<SearchKind, string> = { lower: 'lowerBound', upper: 'upperBound', binary: 'binarySearch' };
 
-async function runSearch(
+function runSearch(
   kind: SearchKind,
   policy: Policy,
   sortedArg: ArrayArg,
@@ -33,71 +34,81 @@ async function runSearch(
   resultArg: unknown,
   compArg: unknown,
 ): Promise<SearchResult> {
-  // A comparator in the result's place (result omitted) is accepted.
-  let resultIn = resultArg;
-  let comp = compArg;
-  if (comp === undefined && (typeof resultIn === 'function' || isGpuFunction(resultIn))) {
-    comp = resultIn;
-    resultIn = undefined;
-  }
-  const sorted = checkArray(sortedArg, 'sorted');
-  const queries = checkArray(queriesArg, 'queries');
-  if (queries.type !== sorted.type) {
-    throw new ArgumentError('queries', `an array of ${sorted.type} (the type of sorted)`, `${queries.type} elements`);
-  }
-  const m = queries.length;
-  let result: CheckedArray | undefined;
-  if (resultIn !== undefined) {
-    if (!(resultIn instanceof Uint32Array) && !(resultIn instanceof DeviceArray)) {
-      throw new ArgumentError('result', 'a Uint32Array or a DeviceArray of u32', describe(resultIn));
+  return dispatch<SearchResult>(policy, () => {
+    // A comparator in the result's place (result omitted) is accepted.
+    let resultIn = resultArg;
+    let comp = compArg;
+    if (comp === undefined && (typeof resultIn === 'function' || isGpuFunction(resultIn))) {
+      comp = resultIn;
+      resultIn = undefined;
     }
-    result = checkOutput(resultIn, 'result', m, 'u32');
-  }
-  const c = checkComparator(comp, 'comp');
-  const t = sorted.type;
-  checkComparatorType(c, t, 'comp');
-  const backend = await selectBackend(policy, {
-    algorithm: NAMES[kind],
-    engine: 'binary-search',
-    types: [t],
-    functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
-    deviceArrays: deviceArraysOf(sorted, queries, result),
-    gpuCheck: c.kind === 'host-only' ? () => `the comparator cannot run on the GPU: ${c.why}` : undefined,
-  });
-  if (!result) {
-    if (queries.kind === 'device') {
+    const sorted = checkArray(sortedArg, 'sorted');
+    const queries = checkArray(queriesArg, 'queries');
+    if (queries.type !== sorted.type) {
+      throw new ArgumentError('queries', `an array of ${sorted.type} (the type of sorted)`, `${queries.type} elements`);
+    }
+    const m = queries.length;
+    let result: CheckedArray;
+    if (resultIn !== undefined) {
+      if (!(resultIn instanceof Uint32Array) && !(resultIn instanceof DeviceArray)) {
+        throw new ArgumentError('result', 'a Uint32Array or a DeviceArray of u32', describe(resultIn));
+      }
+      result = checkOutput(resultIn, 'result', m, 'u32');
+    } else if (queries.kind === 'device') {
+      queries.array.check(undefined, 'queries');
       const out = DeviceArray.create(queries.array.device, 'u32', m);
       result = { kind: 'device', array: out, type: 'u32', length: m };
     } else {
       result = { kind: 'host', array: new Uint32Array(m), type: 'u32', length: m };
     }
-  }
-  const out = result.array as SearchResult;
-  if (m === 0) return out;
-  if (sorted.length === 0) {
-    if (result.kind === 'host') (result.array as Uint32Array).fill(0, 0, m);
-    else result.array.write(new Uint32Array(result.length));
-    return out;
-  }
-  switch (backend.kind) {
-    case 'seq':
-    case 'par':
-      await cpuSearch(
-        backend,
-        kind,
-        hostArrayOf(sorted),
-        hostArrayOf(queries),
-        hostArrayOf(result) as Uint32Array,
-        cpuComparator(c, t),
-      );
-      return out;
-    case 'gpu':
-      if (c.kind === 'host-only') throw new Error('unreachable: host-only comparator on the GPU');
-      await gpuSearch(backend.device, backend.tuning, kind, sorted, queries, result, c.fn);
-      return out;
-    default:
-      return assertNever(backend);
-  }
+    const c = checkComparator(comp, 'comp');
+    const t = sorted.type;
+    checkComparatorType(c, t, 'comp');
+    const out = result.array as SearchResult;
+    return {
+      algorithm: NAMES[kind],
+      engine: 'binary-search',
+      // No queries, or nothing to search in (every answer is 0: `empty` writes them).
+      n: sorted.length === 0 ? 0 : m,
+      inputs: [sorted, queries],
+      outputs: [{ arg: result, length: m }],
+      functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
+      gpuCheck: c.kind === 'host-only' ? () => `the comparator cannot run on the GPU: ${c.why}` : undefined,
+      empty: () => {
+        if (m > 0) {
+          if (result.kind === 'host') (result.array as Uint32Array).fill(0, 0, m);
+          else (result.array.view(0, m) as DeviceArray<'u32'>).write(new Uint32Array(m));
+        }
+        return out;
+      },
+      cpu: async ({ backend, inputs: [s, q], outputs: [r] }) => {
+        await cpuSearch(
+          backend,
+          kind,
+          s as HostArray,
+          q as HostArray,
+          (r as Uint32Array).subarray(0, m),
+          cpuComparator(c, t),
+        );
+        return out;
+      },
+      gpu: async ({ device, tuning, inputs: [s, q], outputs: [r], readBack, deliver }) => {
+        if (c.kind === 'host-only') throw new Error('unreachable: host-only comparator on the GPU');
+        const bytes = await gpuSearch(
+          device,
+          tuning,
+          kind,
+          s as DeviceArray,
+          q as DeviceArray,
+          r as DeviceArray,
+          c.fn,
+          readBack(0),
+        );
+        deliver(0, bytes, m);
+        return out;
+      },
+    };
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import {
   ArgumentError,
+  coerce,
   DeviceArray,
   describe,
   elementTypeOf,
@@ -97,15 +98,31 @@ export function checkFunction(x: unknown, argument: string, arity: 1 | 2): GpuFu
   return toGpuFunction(x, argument, arity);
 }
 
-/** DeviceArray arguments among `arrays` (for backend selection). */
-export function deviceArraysOf(...arrays: (CheckedArray | undefined)[]): DeviceArray[] {
-  const out: DeviceArray[] = [];
-  for (const a of arrays) if (a?.kind === 'device') out.push(a.array);
-  return out;
+/** How an operator is named in messages: a lambda's source text, else its name. */
+export function operatorText(fn: GpuFunction): string {
+  const src = fn.source?.replace(/\s+/g, ' ').trim();
+  if (!src) return `'${fn.name}'`;
+  return src.length > 60 ? `${src.slice(0, 57)}...` : src;
 }
 
-/** The host array of a checked argument that a CPU backend runs on (host arrays only reach CPU backends). */
-export function hostArrayOf(a: CheckedArray): HostArray {
-  if (a.kind !== 'host') throw new ArgumentError('policy', 'a device policy for DeviceArray arguments');
-  return a.array;
+/** Why a GPU reduction or scan with `op` cannot run for `type` (no identity), or undefined. */
+export function identityReason(op: GpuFunction, type: NumericType): string | undefined {
+  if (op.identity(type) !== undefined) return undefined;
+  return (
+    `operator ${operatorText(op)} has no identity for ${type}; GPU reductions and scans need one: ` +
+    `pass lambda(fn, { identity: ... }) (e.g. -Infinity for a maximum, 0 for a sum)`
+  );
+}
+
+/**
+ * The start value of a reduction: `init` converted to `type`, or the operator's identity when `init`
+ * is omitted (an ArgumentError naming `init` when there is none).
+ */
+export function startValue(op: GpuFunction, type: NumericType, init: unknown): number {
+  if (init !== undefined) return coerce(type, checkNumber(init, 'init'));
+  const id = op.identity(type);
+  if (id === undefined) {
+    throw new ArgumentError('init', `a start value: operator ${operatorText(op)} has no identity`, 'undefined');
+  }
+  return id;
 }

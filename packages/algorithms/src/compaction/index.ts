@@ -19,19 +19,17 @@
  * engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
  * (device policies fall back to the CPU beyond it).
  */
-import { ArgumentError, DeviceArray, type GpuDevice, type GpuFunction, type NumericType } from '@webdpl/core';
-import { assertNever, type Backend, selectBackend } from '@webdpl/policies';
-import { type CpuKeep, cpuCompact, scratchHost } from '../bricks/compaction';
 import {
-  type ArrayArg,
-  type CheckedArray,
-  checkArray,
-  checkFunction,
-  checkNoAlias,
-  deviceArraysOf,
-  hostArrayOf,
-} from '../common/args';
-import { copyInto, releaseTemps, toDevice } from '../common/gpu-io';
+  ArgumentError,
+  type DeviceArray,
+  type GpuDevice,
+  type GpuFunction,
+  type HostArray,
+  type NumericType,
+} from '@webdpl/core';
+import { type CpuKeep, cpuCompact, scratchHost } from '../bricks/compaction';
+import { type ArrayArg, checkArray, checkFunction, checkNoAlias } from '../common/args';
+import { copyInto } from '../common/gpu-io';
 import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
 import {
   type CompactDeviceRequest,
@@ -40,11 +38,10 @@ import {
   type FinishMode,
   SCAN_ENGINE,
 } from '../engines/scan';
+import { dispatch } from '../pattern/dispatch';
 
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
 export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;
-
-type GpuBackend = Extract<Backend, { kind: 'gpu' }>;
 
 /** What to keep: a predicate (possibly negated) or "differs from the previous element". */
 type Keep = { readonly pred: GpuFunction; readonly negate: boolean } | undefined;
@@ -56,22 +53,16 @@ function checkPredicate(pred: unknown, t: NumericType): GpuFunction {
   return fn;
 }
 
-async function backendFor(
-  policy: unknown,
-  algorithm: string,
-  t: NumericType,
-  keep: Keep,
-  n: number,
-  ...arrays: CheckedArray[]
-): Promise<Backend> {
-  return selectBackend(policy, {
+/** The pattern fields every compaction shares: the scan engine, the keep function, the size limit. */
+function compactionBase(algorithm: string, t: NumericType, keep: Keep, n: number) {
+  return {
     algorithm,
     engine: SCAN_ENGINE,
-    types: [t],
+    n,
     functions: keep ? [{ fn: keep.pred, argTypes: [t] }] : [],
-    deviceArrays: deviceArraysOf(...arrays),
-    gpuCheck: (device) => compactionLimit(device, n),
-  });
+    gpuCheck: (device: GpuDevice) => compactionLimit(device, n),
+    empty: () => 0,
+  };
 }
 
 function cpuKeep(keep: Keep, t: NumericType): CpuKeep {
@@ -88,41 +79,41 @@ function gpuKeep(keep: Keep, t: NumericType): CompactDeviceRequest['keep'] {
  * In-place compaction of `data` (removeIf, unique, partitions): CPU in place; GPU into a temporary
  * copied back by the finish kernel (DeviceArray) or read back (host array).
  */
-async function inPlace(
+function inPlace(
   policy: unknown,
   algorithm: string,
   dataArg: unknown,
   keepArg: (t: NumericType) => Keep,
   mode: 'compact' | 'partition' | 'stable-partition',
 ): Promise<number> {
-  const data = checkArray(dataArg, 'data');
-  const t = data.type;
-  const keep = keepArg(t);
-  const n = data.length;
-  const backend = await backendFor(policy, algorithm, t, keep, n, data);
-  if (n === 0) return 0;
-  switch (backend.kind) {
-    case 'seq':
-    case 'par': {
-      const x = hostArrayOf(data);
-      return cpuCompact(backend, x, x, cpuKeep(keep, t), mode === 'compact' ? 'compact' : 'partition');
-    }
-    case 'gpu': {
-      const { device } = backend;
-      const side = toDevice(device, data);
-      const temp = DeviceArray.create(device, t, n);
-      try {
+  return dispatch(policy, () => {
+    const data = checkArray(dataArg, 'data');
+    const t = data.type;
+    const keep = keepArg(t);
+    const n = data.length;
+    return {
+      ...compactionBase(algorithm, t, keep, n),
+      inputs: [data],
+      cpu: ({ backend, inputs: [x] }) =>
+        cpuCompact(
+          backend,
+          x as HostArray,
+          x as HostArray,
+          cpuKeep(keep, t),
+          mode === 'compact' ? 'compact' : 'partition',
+        ),
+      gpu: async ({ device, tuning, inputs: [side], temp }) => {
         const finishMode: FinishMode =
           mode === 'compact' ? 'prefix' : mode === 'partition' ? 'all' : 'stable-partition';
         const r = await compactDevice(device, {
           label: algorithm,
-          input: side.array,
-          output: temp,
+          input: side as DeviceArray,
+          output: temp(t, n),
           keep: gpuKeep(keep, t),
           write: mode === 'compact' ? 'compact' : 'partition',
           finish: data.kind === 'device' ? { dst: data.array, mode: finishMode } : undefined,
           readBack: data.kind === 'host',
-          tuning: backend.tuning,
+          tuning,
           tuningName: algorithm,
         });
         if (data.kind === 'host' && r.bytes) {
@@ -135,44 +126,9 @@ async function inPlace(
           }
         }
         return r.count;
-      } finally {
-        temp.destroy();
-        releaseTemps(side);
-      }
-    }
-    default:
-      return assertNever(backend);
-  }
-}
-
-async function copyIfGpu(backend: GpuBackend, inp: CheckedArray, out: CheckedArray, keep: Keep): Promise<number> {
-  const { device } = backend;
-  const t = inp.type;
-  const n = inp.length;
-  const side = toDevice(device, inp);
-  const direct = out.kind === 'device' && out.length >= n;
-  const temp = direct ? undefined : DeviceArray.create(device as GpuDevice, t, n);
-  try {
-    const r = await compactDevice(device, {
-      label: 'copyIf',
-      input: side.array,
-      output: direct ? (out.array as DeviceArray) : (temp as DeviceArray),
-      keep: gpuKeep(keep, t),
-      write: 'compact',
-      finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
-      readBack: out.kind === 'host',
-      tuning: backend.tuning,
-      tuningName: 'copyIf',
-    });
-    if (r.count > out.length) {
-      throw new ArgumentError('output', `at least ${r.count} elements (the number of elements kept)`, `${out.length}`);
-    }
-    if (out.kind === 'host' && r.bytes) copyInto(out.array, r.bytes, r.count);
-    return r.count;
-  } finally {
-    temp?.destroy();
-    releaseTemps(side);
-  }
+      },
+    };
+  });
 }
 
 /**
@@ -181,36 +137,54 @@ async function copyIfGpu(backend: GpuBackend, inp: CheckedArray, out: CheckedArr
  * short is an error, and is then left untouched).
  * @throws ArgumentError naming `policy`, `input`, `output` or `pred`
  */
-export async function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred: PredicateArg): Promise<number> {
-  const inp = checkArray(input, 'input');
-  const out = checkArray(output, 'output');
-  const t = inp.type;
-  if (out.type !== t)
-    throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
-  checkNoAlias(inp, out, 'input', 'output');
-  const keep: Keep = { pred: checkPredicate(pred, t), negate: false };
-  const n = inp.length;
-  const backend = await backendFor(policy, 'copyIf', t, keep, n, inp, out);
-  if (n === 0) return 0;
-  switch (backend.kind) {
-    case 'seq':
-    case 'par': {
-      const x = hostArrayOf(inp);
-      const y = hostArrayOf(out);
-      if (y.length >= n) return cpuCompact(backend, x, y, cpuKeep(keep, t), 'compact');
-      const tmp = scratchHost(t, n);
-      const count = await cpuCompact(backend, x, tmp, cpuKeep(keep, t), 'compact');
-      if (count > y.length) {
-        throw new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${y.length}`);
-      }
-      y.set(tmp.subarray(0, count));
-      return count;
-    }
-    case 'gpu':
-      return copyIfGpu(backend, inp, out, keep);
-    default:
-      return assertNever(backend);
-  }
+export function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred: PredicateArg): Promise<number> {
+  return dispatch(policy, () => {
+    const inp = checkArray(input, 'input');
+    const out = checkArray(output, 'output');
+    const t = inp.type;
+    if (out.type !== t)
+      throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
+    checkNoAlias(inp, out, 'input', 'output');
+    const keep: Keep = { pred: checkPredicate(pred, t), negate: false };
+    const n = inp.length;
+    const tooShort = (count: number) =>
+      new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${out.length}`);
+    return {
+      ...compactionBase('copyIf', t, keep, n),
+      inputs: [inp],
+      // A host output is backed by an n-element temporary; a DeviceArray output of n or more
+      // elements is written directly, a shorter one through a temporary and a capped copy.
+      outputs: [{ arg: out, length: Math.min(n, out.length) }],
+      cpu: async ({ backend, inputs: [x], outputs: [y] }) => {
+        const src = x as HostArray;
+        const dst = y as HostArray;
+        if (dst.length >= n) return cpuCompact(backend, src, dst, cpuKeep(keep, t), 'compact');
+        const tmp = scratchHost(t, n);
+        const count = await cpuCompact(backend, src, tmp, cpuKeep(keep, t), 'compact');
+        if (count > dst.length) throw tooShort(count);
+        dst.set(tmp.subarray(0, count));
+        return count;
+      },
+      gpu: async ({ device, tuning, inputs: [side], outputs: [o], readBack, deliver, temp }) => {
+        const direct = out.length >= n;
+        const r = await compactDevice(device, {
+          label: 'copyIf',
+          input: side as DeviceArray,
+          output: direct ? (o as DeviceArray) : temp(t, n),
+          keep: gpuKeep(keep, t),
+          write: 'compact',
+          finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
+          // Read back whichever array the kept elements went to.
+          readBack: readBack(0),
+          tuning,
+          tuningName: 'copyIf',
+        });
+        if (r.count > out.length) throw tooShort(r.count);
+        deliver(0, r.bytes, r.count);
+        return r.count;
+      },
+    };
+  });
 }
 
 /**

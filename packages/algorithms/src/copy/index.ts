@@ -7,26 +7,33 @@
  * identity kernel within one GPU buffer, queue writes and readbacks for host arrays).
  * Size tiers: n = 0 returns at once; otherwise one copy command or one map-engine call.
  */
+import type { HostArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuFill } from '../bricks/map';
 import { type ArrayArg, checkArray, checkNoAlias, checkOutput } from '../common/args';
-import { runMapCall } from '../engines/map/run';
+import { dispatch } from '../pattern/dispatch';
 import { gpuCopy } from './gpu';
 
 /**
  * Copies `input` into the first input.length elements of `output`.
  * @param output at least input.length elements of the input's element type, not overlapping it
  */
-export async function copy(policy: Policy, input: ArrayArg, output: ArrayArg): Promise<void> {
-  const a = checkArray(input, 'input');
-  const out = checkOutput(output, 'output', a.length, a.type);
-  checkNoAlias(a, out, 'input', 'output');
-  await runMapCall(policy, {
-    algorithm: 'copy',
-    n: a.length,
-    inputs: [a],
-    output: out,
-    cpu: (backend, [x], y) => cpuFill(backend, 2, y, a.length, 0, a.type, x),
-    gpu: (device, tuning) => gpuCopy(device, a, out, a.length, tuning),
+export function copy(policy: Policy, input: ArrayArg, output: ArrayArg): Promise<void> {
+  return dispatch(policy, () => {
+    const a = checkArray(input, 'input');
+    const out = checkOutput(output, 'output', a.length, a.type);
+    checkNoAlias(a, out, 'input', 'output');
+    return {
+      algorithm: 'copy',
+      engine: 'map',
+      n: a.length,
+      inputs: [a],
+      outputs: [{ arg: out }],
+      // copy moves host data straight into a DeviceArray output and reads straight back (gpu.ts).
+      stage: false,
+      empty: () => undefined,
+      cpu: ({ backend, inputs: [x], outputs: [y] }) => cpuFill(backend, 2, y as HostArray, a.length, 0, a.type, x),
+      gpu: ({ device, tuning }) => gpuCopy(device, a, out, a.length, tuning),
+    };
   });
 }

@@ -9,33 +9,27 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
  */
 
-import { coerce } from '@webdpl/core';
+import { coerce, type HostArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuFill } from '../bricks/map';
 import { type ArrayArg, checkArray, checkNumber } from '../common/args';
 import { bitsOf, constantElement } from '../engines/map/elements';
-import { runMap, runMapCall } from '../engines/map/run';
+import { mapPattern } from '../engines/map/pattern';
+import { dispatch } from '../pattern/dispatch';
 
 /** Sets every element of `data` to `value` (converted to the element type). */
-export async function fill(policy: Policy, data: ArrayArg, value: number): Promise<void> {
-  const d = checkArray(data, 'data');
-  const v = coerce(d.type, checkNumber(value, 'value'));
-  await runMapCall(policy, {
-    algorithm: 'fill',
-    n: d.length,
-    inputs: [],
-    output: d,
-    cpu: (backend, _, y) => cpuFill(backend, 0, y, d.length, v, d.type),
-    gpu: (device, tuning) =>
-      runMap(device, {
-        label: 'fill',
-        n: d.length,
-        inputs: [],
-        output: d,
-        elem: constantElement(d.type),
-        constants: [bitsOf(d.type, v), 0],
-        tuning,
-        tuningName: 'fill',
-      }),
+export function fill(policy: Policy, data: ArrayArg, value: number): Promise<void> {
+  return dispatch(policy, () => {
+    const d = checkArray(data, 'data');
+    const v = coerce(d.type, checkNumber(value, 'value'));
+    return mapPattern({
+      algorithm: 'fill',
+      n: d.length,
+      inputs: [],
+      output: d,
+      elem: () => constantElement(d.type),
+      constants: [bitsOf(d.type, v), 0],
+      cpu: ({ backend, outputs: [y] }) => cpuFill(backend, 0, y as HostArray, d.length, v, d.type),
+    });
   });
 }

@@ -8,33 +8,32 @@
  * aligned): one pass over the whole input, no early exit.
  * Size tiers: n = 0 returns -1 at once; otherwise see the engine.
  */
-import { combinerOf, type GpuFunction, minimum, type NumericType } from '@webdpl/core';
+import { combinerOf, type GpuFunction, type HostArray, minimum, type NumericType } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuFindFirst } from '../bricks/find';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction } from '../common/args';
 import { decodeScalar, negatePredicate, predicateFragment } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
+import { dispatch, type Pattern } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
-import { loadFragment, runTransformReduce } from '../transform-reduce/run';
+import { loadFragment, reducePattern } from '../transform-reduce/load';
 
 /**
  * The first index where `pred` (negated when `negate`) holds, or -1; `algorithm` names the call.
  */
-export async function findFirstChecked(
-  policy: Policy,
+export function findFirstPattern(
   algorithm: string,
   input: CheckedArray,
   pred: GpuFunction,
   negate: boolean,
-): Promise<number> {
+): Pattern<number> {
   const t: NumericType = input.type;
-  return runTransformReduce(policy, {
+  return reducePattern([input], {
     algorithm,
-    inputs: [input],
     functions: [{ fn: pred, argTypes: [t] }],
     empty: () => -1,
-    cpu: (backend, [x]) => cpuFindFirst(backend, x, negate ? negatePredicate(pred) : pred),
-    gpu: async (device, arrays, tuning) => {
+    cpu: ({ backend, inputs: [x] }) => cpuFindFirst(backend, x as HostArray, negate ? negatePredicate(pred) : pred),
+    gpu: async ({ device, tuning, inputs: arrays }) => {
       const pf = predicateFragment(pred, [t], negate);
       const bytes = await transformReduceDevice(device, {
         label: algorithm,
@@ -56,8 +55,8 @@ export async function findFirstChecked(
  * returning an index).
  * @param pred a unary function of the element type
  */
-export async function findIf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<number> {
-  const a = checkArray(input, 'input');
-  const p = checkFunction(pred, 'pred', 1);
-  return findFirstChecked(policy, 'findIf', a, p, false);
+export function findIf(policy: Policy, input: ArrayArg, pred: FunctionArg): Promise<number> {
+  return dispatch(policy, () =>
+    findFirstPattern('findIf', checkArray(input, 'input'), checkFunction(pred, 'pred', 1), false),
+  );
 }

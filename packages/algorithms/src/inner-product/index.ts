@@ -10,7 +10,8 @@
 import { multiplies, plus } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { type ArrayArg, checkArray, checkFunction, checkNumber, checkSameLength } from '../common/args';
-import { type FunctionArg, transformReduceChecked } from '../transform-reduce/index';
+import { dispatch } from '../pattern/dispatch';
+import { type FunctionArg, transformReducePattern } from '../transform-reduce/index';
 
 /**
  * The inner product of `a` and `b` (equal lengths).
@@ -19,7 +20,7 @@ import { type FunctionArg, transformReduceChecked } from '../transform-reduce/in
  * @param reduceOp combines the products; GPU runs need an identity. @default plus
  * @param productOp makes one value of a[i] and b[i]. @default multiplies (u32/i32 wrap, f32 rounding)
  */
-export async function innerProduct(
+export function innerProduct(
   policy: Policy,
   a: ArrayArg,
   b: ArrayArg,
@@ -27,11 +28,13 @@ export async function innerProduct(
   reduceOp?: FunctionArg,
   productOp?: FunctionArg,
 ): Promise<number> {
-  const x = checkArray(a, 'a');
-  const y = checkArray(b, 'b');
-  checkSameLength(x, y, 'a', 'b');
-  const start = init === undefined ? undefined : checkNumber(init, 'init');
-  const r = reduceOp === undefined ? plus : checkFunction(reduceOp, 'reduceOp', 2);
-  const p = productOp === undefined ? multiplies : checkFunction(productOp, 'productOp', 2);
-  return transformReduceChecked(policy, 'innerProduct', [x, y], start, r, p, 'productOp', ['a', 'b']);
+  return dispatch(policy, () => {
+    const x = checkArray(a, 'a');
+    const y = checkArray(b, 'b');
+    checkSameLength(x, y, 'a', 'b');
+    const start = init === undefined ? undefined : checkNumber(init, 'init');
+    const r = reduceOp === undefined ? plus : checkFunction(reduceOp, 'reduceOp', 2);
+    const p = productOp === undefined ? multiplies : checkFunction(productOp, 'productOp', 2);
+    return transformReducePattern('innerProduct', [x, y], start, r, p, 'productOp', ['a', 'b']);
+  });
 }

@@ -10,36 +10,30 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
  */
 
-import { coerce } from '@webdpl/core';
+import { coerce, type HostArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuFill } from '../bricks/map';
 import { type ArrayArg, checkArray, checkNumber } from '../common/args';
 import { bitsOf, iotaElement } from '../engines/map/elements';
-import { runMap, runMapCall } from '../engines/map/run';
+import { mapPattern } from '../engines/map/pattern';
+import { dispatch } from '../pattern/dispatch';
 
 /**
  * Sets `data[i] = start + i` in the element type.
  * @param start the first value, converted to the element type. @default 0
  */
-export async function iota(policy: Policy, data: ArrayArg, start = 0): Promise<void> {
-  const d = checkArray(data, 'data');
-  const s = coerce(d.type, checkNumber(start, 'start'));
-  await runMapCall(policy, {
-    algorithm: 'iota',
-    n: d.length,
-    inputs: [],
-    output: d,
-    cpu: (backend, _, y) => cpuFill(backend, 1, y, d.length, s, d.type),
-    gpu: (device, tuning) =>
-      runMap(device, {
-        label: 'iota',
-        n: d.length,
-        inputs: [],
-        output: d,
-        elem: iotaElement(d.type),
-        constants: [bitsOf(d.type, s), 0],
-        tuning,
-        tuningName: 'iota',
-      }),
+export function iota(policy: Policy, data: ArrayArg, start = 0): Promise<void> {
+  return dispatch(policy, () => {
+    const d = checkArray(data, 'data');
+    const s = coerce(d.type, checkNumber(start, 'start'));
+    return mapPattern({
+      algorithm: 'iota',
+      n: d.length,
+      inputs: [],
+      output: d,
+      elem: () => iotaElement(d.type),
+      constants: [bitsOf(d.type, s), 0],
+      cpu: ({ backend, outputs: [y] }) => cpuFill(backend, 1, y as HostArray, d.length, s, d.type),
+    });
   });
 }

@@ -1,11 +1,17 @@
 /**
  * GPU backend of isSortedUntil: one dispatch of isSortedKernel over tiles of
  * workgroupSize x itemsPerThread elements (2-D grid past 65,535 workgroups) and a 4-byte readback,
- * in one command buffer. Host arrays are uploaded first.
+ * in one command buffer. Host arrays arrive uploaded (pattern/dispatch.ts).
  */
-import { ArgumentError, type GpuDevice, type GpuFunction, getPipeline, UnsupportedOnDeviceError } from '@webdpl/core';
-import type { CheckedArray } from '../common/args';
-import { releaseTemps, toDevice } from '../common/gpu-io';
+import {
+  ArgumentError,
+  type DeviceArray,
+  type GpuDevice,
+  type GpuFunction,
+  getPipeline,
+  type NumericType,
+  UnsupportedOnDeviceError,
+} from '@webdpl/core';
 import { resolveTuning } from '../common/tuning';
 import { isSortedKernel } from './kernels';
 import { isSortedTuning } from './tuning';
@@ -13,7 +19,7 @@ import { isSortedTuning } from './tuning';
 export async function gpuIsSortedUntil(
   device: GpuDevice,
   tuningOverrides: Readonly<Record<string, number | boolean>>,
-  data: CheckedArray,
+  data: DeviceArray,
   comp: GpuFunction,
 ): Promise<number> {
   const t = resolveTuning('is-sorted', isSortedTuning, tuningOverrides);
@@ -30,15 +36,14 @@ export async function gpuIsSortedUntil(
   const pipeline = await getPipeline(
     device,
     isSortedKernel({
-      type: data.type,
-      comparator: comp.wgsl([data.type, data.type]),
+      type: data.type as NumericType,
+      comparator: comp.wgsl([data.type as NumericType, data.type as NumericType]),
       workgroupSize: w,
       itemsPerThread: t.itemsPerThread,
     }),
   );
-  const side = toDevice(device, data);
-  try {
-    const a = side.array;
+  {
+    const a = data;
     let rb: { data(): ArrayBuffer } | undefined;
     await device.queue.submit('isSortedUntil', (rec) => {
       const result = rec.temp(16, 'isSortedUntil result');
@@ -70,7 +75,5 @@ export async function gpuIsSortedUntil(
     });
     const v = new Uint32Array((rb as { data(): ArrayBuffer }).data())[0] as number;
     return v === 0 ? n : n - v;
-  } finally {
-    releaseTemps(side);
   }
 }

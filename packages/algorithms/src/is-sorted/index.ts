@@ -8,9 +8,11 @@
  * kept by atomicMax of n - i, and a 4-byte readback.
  * Size tiers: n < 2 returns at once (sorted); otherwise one pass (one dispatch on the GPU).
  */
-import { assertNever, type Policy, selectBackend } from '@webdpl/policies';
+import type { DeviceArray, HostArray } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
 import { cpuIsSortedUntil } from '../bricks/is-sorted';
-import { type ArrayArg, checkArray, deviceArraysOf, hostArrayOf } from '../common/args';
+import { type ArrayArg, checkArray } from '../common/args';
+import { dispatch } from '../pattern/dispatch';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
 import { gpuIsSortedUntil } from './gpu';
 
@@ -22,30 +24,28 @@ export { isSortedTuning } from './tuning';
  * @param comp default: less; greater; or `(a, b) => boolean` ("a goes before b")
  * @throws ArgumentError naming `data` or `comp`
  */
-export async function isSortedUntil(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<number> {
-  const d = checkArray(data, 'data');
-  const c = checkComparator(comp, 'comp');
-  const t = d.type;
-  checkComparatorType(c, t, 'comp');
-  const backend = await selectBackend(policy, {
-    algorithm: 'isSorted',
-    engine: 'is-sorted',
-    types: [t],
-    functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
-    deviceArrays: deviceArraysOf(d),
-    gpuCheck: c.kind === 'host-only' ? () => `the comparator cannot run on the GPU: ${c.why}` : undefined,
+export function isSortedUntil(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<number> {
+  return dispatch(policy, () => {
+    const d = checkArray(data, 'data');
+    const c = checkComparator(comp, 'comp');
+    const t = d.type;
+    checkComparatorType(c, t, 'comp');
+    return {
+      algorithm: 'isSorted',
+      engine: 'is-sorted',
+      // Fewer than 2 elements are sorted.
+      n: d.length < 2 ? 0 : d.length,
+      inputs: [d],
+      functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
+      gpuCheck: c.kind === 'host-only' ? () => `the comparator cannot run on the GPU: ${c.why}` : undefined,
+      empty: () => d.length,
+      cpu: ({ backend, inputs: [x] }) => cpuIsSortedUntil(backend, x as HostArray, cpuComparator(c, t)),
+      gpu: ({ device, tuning, inputs: [x] }) => {
+        if (c.kind === 'host-only') throw new Error('unreachable: host-only comparator on the GPU');
+        return gpuIsSortedUntil(device, tuning, x as DeviceArray, c.fn);
+      },
+    };
   });
-  if (d.length < 2) return d.length;
-  switch (backend.kind) {
-    case 'seq':
-    case 'par':
-      return cpuIsSortedUntil(backend, hostArrayOf(d), cpuComparator(c, t));
-    case 'gpu':
-      if (c.kind === 'host-only') throw new Error('unreachable: host-only comparator on the GPU');
-      return gpuIsSortedUntil(backend.device, backend.tuning, d, c.fn);
-    default:
-      return assertNever(backend);
-  }
 }
 
 /**
@@ -54,6 +54,6 @@ export async function isSortedUntil(policy: Policy, data: ArrayArg, comp?: Compa
  * @throws ArgumentError naming `data` or `comp`
  */
 export async function isSorted(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<boolean> {
-  const d = checkArray(data, 'data');
-  return (await isSortedUntil(policy, data, comp)) === d.length;
+  const until = await isSortedUntil(policy, data, comp);
+  return until === (data as { length: number }).length;
 }

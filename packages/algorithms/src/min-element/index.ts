@@ -14,12 +14,13 @@
  * Size tiers: n = 0 returns index -1 at once; otherwise see the engine.
  */
 
-import type { NumericType } from '@webdpl/core';
+import type { HostArray, NumericType } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuMinMaxIndex, type Want } from '../bricks/min-element';
 import { type ArrayArg, checkArray } from '../common/args';
 import { transformReduceDevice } from '../engines/transform-reduce';
-import { loadFragment, runTransformReduce } from '../transform-reduce/run';
+import { dispatch } from '../pattern/dispatch';
+import { loadFragment, reducePattern } from '../transform-reduce/load';
 import { argMaxCombiner, argMinCombiner, argMinMaxCombiner, orderKeyFragment, valueOfKey } from './order-key';
 
 /** An element and its index; index -1 and value undefined for empty input. */
@@ -36,41 +37,43 @@ export interface MinMax {
 
 const NONE: ElementAt = Object.freeze({ index: -1, value: undefined });
 
-async function minMax(policy: Policy, algorithm: string, input: ArrayArg, want: Want): Promise<[ElementAt, ElementAt]> {
-  const a = checkArray(input, 'input');
-  const t: NumericType = a.type;
-  return runTransformReduce(policy, {
-    algorithm,
-    inputs: [a],
-    empty: () => [NONE, NONE],
-    cpu: async (backend, [x]) => {
-      const [mi, ma] = await cpuMinMaxIndex(backend, x, t, want);
-      const at = (i: number): ElementAt => (i < 0 ? NONE : { index: i, value: x[i] });
-      return [at(mi), at(ma)];
-    },
-    gpu: async (device, arrays, tuning) => {
-      const key = orderKeyFragment(t);
-      const combiner = want === 1 ? argMinCombiner : want === 2 ? argMaxCombiner : argMinMaxCombiner;
-      const acc = want === 3 ? 'vec4<u32>' : 'vec2<u32>';
-      const body =
-        want === 3
-          ? `let k = ${key.name}(x0);\n  return vec4<u32>(k, i, k, i);`
-          : `return vec2<u32>(${key.name}(x0), i);`;
-      const bytes = await transformReduceDevice(device, {
-        label: algorithm,
-        inputs: arrays,
-        load: loadFragment('load_minmax', [t], acc, body, [key], [want]),
-        combiner,
-        commutative: true,
-        tuning,
-        tuningName: algorithm,
-      });
-      const r = new Uint32Array(bytes);
-      const at = (k: number): ElementAt => ({ index: r[k + 1] as number, value: valueOfKey(t, r[k] as number) });
-      if (want === 1) return [at(0), NONE];
-      if (want === 2) return [NONE, at(0)];
-      return [at(0), at(2)];
-    },
+function minMax(policy: Policy, algorithm: string, input: ArrayArg, want: Want): Promise<[ElementAt, ElementAt]> {
+  return dispatch(policy, () => {
+    const a = checkArray(input, 'input');
+    const t: NumericType = a.type;
+    return reducePattern<[ElementAt, ElementAt]>([a], {
+      algorithm,
+      empty: () => [NONE, NONE],
+      cpu: async ({ backend, inputs: [h] }) => {
+        const x = h as HostArray;
+        const [mi, ma] = await cpuMinMaxIndex(backend, x, t, want);
+        const at = (i: number): ElementAt => (i < 0 ? NONE : { index: i, value: x[i] });
+        return [at(mi), at(ma)];
+      },
+      gpu: async ({ device, tuning, inputs: arrays }) => {
+        const key = orderKeyFragment(t);
+        const combiner = want === 1 ? argMinCombiner : want === 2 ? argMaxCombiner : argMinMaxCombiner;
+        const acc = want === 3 ? 'vec4<u32>' : 'vec2<u32>';
+        const body =
+          want === 3
+            ? `let k = ${key.name}(x0);\n  return vec4<u32>(k, i, k, i);`
+            : `return vec2<u32>(${key.name}(x0), i);`;
+        const bytes = await transformReduceDevice(device, {
+          label: algorithm,
+          inputs: arrays,
+          load: loadFragment('load_minmax', [t], acc, body, [key], [want]),
+          combiner,
+          commutative: true,
+          tuning,
+          tuningName: algorithm,
+        });
+        const r = new Uint32Array(bytes);
+        const at = (k: number): ElementAt => ({ index: r[k + 1] as number, value: valueOfKey(t, r[k] as number) });
+        if (want === 1) return [at(0), NONE];
+        if (want === 2) return [NONE, at(0)];
+        return [at(0), at(2)];
+      },
+    });
   });
 }
 

@@ -20,11 +20,12 @@ import {
   type BinaryOp,
   coerce,
   combinerOf,
+  type DeviceArray,
   type GpuFunction,
+  type HostArray,
   type NumericType,
   plus,
 } from '@webdpl/core';
-import { assertNever, selectBackend } from '@webdpl/policies';
 import { cpuExclusiveScan, cpuInclusiveScan } from '../bricks/scan';
 import {
   type ArrayArg,
@@ -34,12 +35,11 @@ import {
   checkNoAlias,
   checkNumber,
   checkOutput,
-  deviceArraysOf,
-  hostArrayOf,
+  identityReason,
 } from '../common/args';
-import { copyInto, releaseTemps, toDevice } from '../common/gpu-io';
 import { resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
 import { SCAN_ENGINE, scanDevice } from '../engines/scan';
+import { dispatch } from '../pattern/dispatch';
 
 /** A binary operator argument: a built-in, a lambda `(a, b) => ...`, or a `{ js, wgsl }` pair. */
 export type ScanOperatorArg = BinaryOp | GpuFunction | ((a: number, b: number) => number) | object;
@@ -81,74 +81,62 @@ interface ScanCall {
   readonly exclusive: boolean;
 }
 
-async function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
-  const inp = checkArray(c.input, 'input');
-  const t = inp.type;
-  const tf = c.hasTransform ? checkFunction(c.transform, 'transformFn', 1) : undefined;
-  if (tf && !tf.supports([t])) {
-    throw new ArgumentError('transformFn', `a function defined for ${t}`, `'${tf.name}'`);
-  }
-  const v: NumericType = tf ? valueTypeOf(resultTypeOf(tf, [t], 'transformFn')) : t;
-  const out = checkOutput(c.output, 'output', inp.length, v);
-  const inPlace = sameElements(inp, out);
-  if (!inPlace) checkNoAlias(inp, out, 'input', 'output');
-  const fn = c.op === undefined ? plus : checkFunction(c.op, 'op', 2);
-  if (!fn.supports([v, v])) throw new ArgumentError('op', `an operator defined for ${v}`, `'${fn.name}'`);
-  let init: number | undefined;
-  if (c.exclusive || c.init !== undefined) init = coerce(v, checkNumber(c.init, 'init'));
-  const functions = [{ fn, argTypes: [v, v] as NumericType[] }];
-  if (tf) functions.push({ fn: tf, argTypes: [t] });
-  const backend = await selectBackend(c.policy, {
-    algorithm: c.algorithm,
-    engine: SCAN_ENGINE,
-    types: [t, v],
-    functions,
-    deviceArrays: deviceArraysOf(inp, out),
-    gpuCheck: () => (fn.identity(v) === undefined ? `operator '${fn.name}' has no identity for ${v}` : undefined),
-  });
-  const result = c.output as O;
-  if (inp.length === 0) return result;
-  switch (backend.kind) {
-    case 'seq':
-    case 'par': {
-      const x = hostArrayOf(inp);
-      const y = hostArrayOf(out);
-      const options = tf ? { transform: tf } : undefined;
-      if (c.exclusive) await cpuExclusiveScan(backend, x, y, fn, init, options);
-      else await cpuInclusiveScan(backend, x, y, fn, init, options);
-      return result;
+function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
+  return dispatch<O>(c.policy, () => {
+    const inp = checkArray(c.input, 'input');
+    const t = inp.type;
+    const tf = c.hasTransform ? checkFunction(c.transform, 'transformFn', 1) : undefined;
+    if (tf && !tf.supports([t])) {
+      throw new ArgumentError('transformFn', `a function defined for ${t}`, `'${tf.name}'`);
     }
-    case 'gpu': {
-      const { device } = backend;
-      const inSide = toDevice(device, inp);
-      // Host in place: scan the uploaded copy into a separate temporary (the chained scan reads
-      // predecessor tiles' input in its fallback, so it never runs in place).
-      const outSide =
-        inPlace && inp.kind === 'device' ? { array: inSide.array, temp: false } : toDevice(device, out, false);
-      try {
-        const combiner = combinerOf(fn, v);
+    const v: NumericType = tf ? valueTypeOf(resultTypeOf(tf, [t], 'transformFn')) : t;
+    const out = checkOutput(c.output, 'output', inp.length, v);
+    if (!sameElements(inp, out)) checkNoAlias(inp, out, 'input', 'output');
+    const fn = c.op === undefined ? plus : checkFunction(c.op, 'op', 2);
+    if (!fn.supports([v, v])) throw new ArgumentError('op', `an operator defined for ${v}`, `'${fn.name}'`);
+    let init: number | undefined;
+    if (c.exclusive || c.init !== undefined) init = coerce(v, checkNumber(c.init, 'init'));
+    const functions = [{ fn, argTypes: [v, v] as NumericType[] }];
+    if (tf) functions.push({ fn: tf, argTypes: [t] });
+    const result = c.output as O;
+    const n = inp.length;
+    return {
+      algorithm: c.algorithm,
+      engine: SCAN_ENGINE,
+      n,
+      inputs: [inp],
+      // A host scan in place runs from the uploaded copy into a separate temporary: the chained
+      // scan's fallback re-reads predecessor tiles' input, so it never runs in place.
+      outputs: [{ arg: out, length: n }],
+      types: [v],
+      functions,
+      gpuCheck: () => identityReason(fn, v),
+      empty: () => result,
+      cpu: async ({ backend, inputs: [x], outputs: [y] }) => {
+        const options = tf ? { transform: tf } : undefined;
+        if (c.exclusive) await cpuExclusiveScan(backend, x as HostArray, y as HostArray, fn, init, options);
+        else await cpuInclusiveScan(backend, x as HostArray, y as HostArray, fn, init, options);
+        return result;
+      },
+      gpu: async ({ device, tuning, inputs: [x], outputs: [y], readBack, deliver }) => {
         const start = init ?? (fn.identity(v) as number);
         const bytes = await scanDevice(device, {
           label: c.algorithm,
-          input: inSide.array,
-          output: outSide.array,
+          input: x as DeviceArray,
+          output: y as DeviceArray,
           gen: { kind: 'value', fn: tf ? valueFragment(tf, [t], v) : undefined },
           write: c.exclusive ? 'exclusive' : 'inclusive',
-          combiner,
+          combiner: combinerOf(fn, v),
           initBits: bitsOf(v, start),
-          tuning: backend.tuning,
+          tuning,
           tuningName: c.algorithm,
-          readBack: out.kind === 'host',
+          readBack: readBack(0),
         });
-        if (out.kind === 'host' && bytes) copyInto(out.array, bytes, inp.length);
+        deliver(0, bytes, n);
         return result;
-      } finally {
-        releaseTemps(inSide, outSide);
-      }
-    }
-    default:
-      return assertNever(backend);
-  }
+      },
+    };
+  });
 }
 
 /**

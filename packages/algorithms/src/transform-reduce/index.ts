@@ -19,10 +19,13 @@ import {
   checkFunction,
   checkNumber,
   checkSameLength,
+  identityReason,
+  startValue,
 } from '../common/args';
 import { checkBuiltinArgTypes, decodeScalar, resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
-import { loadFragment, runTransformReduce } from './run';
+import { dispatch, type Pattern } from '../pattern/dispatch';
+import { loadFragment, reducePattern } from './load';
 
 /** A function argument: a GpuFunction (built-in operator or lambda) or an arrow function. */
 export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean) | object;
@@ -32,8 +35,12 @@ export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean
  * the identity of `reduceOp` for the accumulator type), checked functions; `transformName` and
  * `inputNames` name arguments in errors.
  */
-export async function transformReduceChecked(
-  policy: Policy,
+/**
+ * The pattern of a transform-reduce over checked inputs (transformReduce, innerProduct): folds
+ * `reduceOp` over `transformFn` of each element (or pair of elements) from `init` (default: the
+ * operator's identity for the transform's result type).
+ */
+export function transformReducePattern(
   algorithm: string,
   inputs: readonly CheckedArray[],
   init: number | undefined,
@@ -41,31 +48,20 @@ export async function transformReduceChecked(
   transformFn: GpuFunction,
   transformName: string,
   inputNames: readonly string[],
-): Promise<number> {
+): Pattern<number> {
   const inTypes = inputs.map((a) => a.type);
   checkBuiltinArgTypes(transformFn, inTypes, inputNames[1] ?? 'input2');
   const acc: NumericType = valueTypeOf(resultTypeOf(transformFn, inTypes, transformName));
-  let start: number;
-  if (init === undefined) {
-    const id = reduceOp.identity(acc);
-    if (id === undefined) {
-      throw new TypeError(`${algorithm}: init is required for operator '${reduceOp.name}', which has no identity`);
-    }
-    start = id;
-  } else {
-    start = coerce(acc, init);
-  }
-  return runTransformReduce(policy, {
+  const start = startValue(reduceOp, acc, init);
+  return reducePattern(inputs, {
     algorithm,
-    inputs,
     functions: [
       { fn: transformFn, argTypes: inTypes },
       { fn: reduceOp, argTypes: [acc, acc] },
     ],
-    gpuCheck: () =>
-      reduceOp.identity(acc) === undefined ? `operator '${reduceOp.name}' has no identity for ${acc}` : undefined,
+    gpuCheck: () => identityReason(reduceOp, acc),
     empty: () => start,
-    cpu: (backend, hosts) =>
+    cpu: ({ backend, inputs: hosts }) =>
       cpuTransformReduce(
         backend,
         hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
@@ -73,7 +69,7 @@ export async function transformReduceChecked(
         reduceOp,
         transformFn,
       ),
-    gpu: async (device, arrays, tuning) => {
+    gpu: async ({ device, tuning, inputs: arrays }) => {
       const val = valueFragment(transformFn, inTypes, acc);
       const args = inTypes.map((_, k) => `x${k}`).join(', ');
       const bytes = await transformReduceDevice(device, {
@@ -122,23 +118,23 @@ export function transformReduce(
   reduceOp: FunctionArg,
   transformFn2: FunctionArg,
 ): Promise<number>;
-export async function transformReduce(policy: Policy, ...args: unknown[]): Promise<number> {
-  if (isArrayArg(args[1])) {
-    const [input1, input2, init, reduceOp, transformFn2] = args;
-    const a = checkArray(input1, 'input1');
-    const b = checkArray(input2, 'input2');
-    checkSameLength(a, b, 'input1', 'input2');
+export function transformReduce(policy: Policy, ...args: unknown[]): Promise<number> {
+  return dispatch(policy, () => {
+    if (isArrayArg(args[1])) {
+      const [input1, input2, init, reduceOp, transformFn2] = args;
+      const a = checkArray(input1, 'input1');
+      const b = checkArray(input2, 'input2');
+      checkSameLength(a, b, 'input1', 'input2');
+      const start = checkNumber(init, 'init');
+      const r = checkFunction(reduceOp, 'reduceOp', 2);
+      const t = checkFunction(transformFn2, 'transformFn2', 2);
+      return transformReducePattern('transformReduce', [a, b], start, r, t, 'transformFn2', ['input1', 'input2']);
+    }
+    const [input, init, reduceOp, transformFn] = args;
+    const a = checkArray(input, 'input');
+    const start = checkNumber(init, 'init');
     const r = checkFunction(reduceOp, 'reduceOp', 2);
-    const t = checkFunction(transformFn2, 'transformFn2', 2);
-    return transformReduceChecked(policy, 'transformReduce', [a, b], checkNumber(init, 'init'), r, t, 'transformFn2', [
-      'input1',
-      'input2',
-    ]);
-  }
-  const [input, init, reduceOp, transformFn] = args;
-  const a = checkArray(input, 'input');
-  const start = checkNumber(init, 'init');
-  const r = checkFunction(reduceOp, 'reduceOp', 2);
-  const t = checkFunction(transformFn, 'transformFn', 1);
-  return transformReduceChecked(policy, 'transformReduce', [a], start, r, t, 'transformFn', ['input']);
+    const t = checkFunction(transformFn, 'transformFn', 1);
+    return transformReducePattern('transformReduce', [a], start, r, t, 'transformFn', ['input']);
+  });
 }

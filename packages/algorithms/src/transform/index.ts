@@ -26,7 +26,8 @@ import {
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { checkBuiltinArgTypes, resultTypeOf } from '../common/predicates';
 import { functionElement } from '../engines/map/elements';
-import { runMap, runMapCall } from '../engines/map/run';
+import { mapPattern } from '../engines/map/pattern';
+import { dispatch } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
 
 function isArrayArg(x: unknown): boolean {
@@ -34,50 +35,30 @@ function isArrayArg(x: unknown): boolean {
 }
 
 /** transform over checked inputs, with `names` of the inputs for errors. */
-async function transformChecked(
-  policy: Policy,
-  inputs: CheckedArray[],
-  names: readonly string[],
-  outputArg: unknown,
-  fn: GpuFunction,
-): Promise<void> {
+function transformPattern(inputs: CheckedArray[], names: readonly string[], outputArg: unknown, fn: GpuFunction) {
   const inTypes = inputs.map((a) => a.type);
   checkBuiltinArgTypes(fn, inTypes, names[1] ?? 'input2');
   const r = resultTypeOf(fn, inTypes, 'fn');
   const n = (inputs[0] as CheckedArray).length;
   const output = checkOutput(outputArg, 'output', n, r === 'bool' ? undefined : r);
   for (const [k, a] of inputs.entries()) checkInPlaceOrDisjoint(a, output, names[k] as string, 'output');
-  await runMapCall(policy, {
+  return mapPattern({
     algorithm: 'transform',
     n,
     inputs,
     output,
     functions: [{ fn, argTypes: inTypes }],
-    cpu: (backend, hosts, out) =>
+    elem: () => functionElement(fn, inTypes, output.type),
+    cpu: ({ backend, inputs: hosts, outputs: [out] }) =>
       cpuTransform(
         backend,
         hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
-        out,
+        out as HostArray,
         fn,
       ),
-    gpu: (device, tuning) =>
-      runMap(device, {
-        label: 'transform',
-        n,
-        inputs,
-        output,
-        elem: functionElement(fn, inTypes, output.type),
-        tuning,
-        tuningName: 'transform',
-      }),
   });
 }
 
-/**
- * Writes `fn(input[i])` to `output[i]` for every i < input.length (oneDPL's unary transform).
- * @param output at least input.length elements of fn's result type; may be `input` itself
- * @param fn a unary function of the element type
- */
 export function transform(policy: Policy, input: ArrayArg, output: ArrayArg, fn: FunctionArg): Promise<void>;
 /**
  * Writes `fn(input1[i], input2[i])` to `output[i]` for every i < input1.length (oneDPL's binary
@@ -92,17 +73,19 @@ export function transform(
   output: ArrayArg,
   fn: FunctionArg,
 ): Promise<void>;
-export async function transform(policy: Policy, ...args: unknown[]): Promise<void> {
-  if (isArrayArg(args[2])) {
-    const [input1, input2, output, fn] = args;
-    const a = checkArray(input1, 'input1');
-    const b = checkArray(input2, 'input2');
-    checkSameLength(a, b, 'input1', 'input2');
-    const f = checkFunction(fn, 'fn', 2);
-    return transformChecked(policy, [a, b], ['input1', 'input2'], output, f);
-  }
-  const [input, output, fn] = args;
-  const a = checkArray(input, 'input');
-  const f = checkFunction(fn, 'fn', 1);
-  return transformChecked(policy, [a], ['input'], output, f);
+export function transform(policy: Policy, ...args: unknown[]): Promise<void> {
+  return dispatch(policy, () => {
+    if (isArrayArg(args[2])) {
+      const [input1, input2, output, fn] = args;
+      const a = checkArray(input1, 'input1');
+      const b = checkArray(input2, 'input2');
+      checkSameLength(a, b, 'input1', 'input2');
+      const f = checkFunction(fn, 'fn', 2);
+      return transformPattern([a, b], ['input1', 'input2'], output, f);
+    }
+    const [input, output, fn] = args;
+    const a = checkArray(input, 'input');
+    const f = checkFunction(fn, 'fn', 1);
+    return transformPattern([a], ['input'], output, f);
+  });
 }

@@ -1,0 +1,263 @@
+/**
+ * The pattern layer: the policy is checked first, n = 0, CPU/GPU dispatch with staging, the CPU
+ * fallback of device-specific GPU failures (and only where the policy allows it), and the fronts'
+ * error messages that depend on it.
+ */
+import {
+  ArgumentError,
+  DeviceArray,
+  DeviceLostError,
+  type GpuDevice,
+  lambda,
+  UnsupportedOnDeviceError,
+  WgslLinkError,
+} from '@webdpl/core';
+import { execution, makeDevicePolicy } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { lowerBound } from '../binary-search/index';
+import { reduce } from '../reduce/index';
+import { inclusiveScan } from '../scans/index';
+import { sort } from '../sort/index';
+import { testDevice } from '../testing/matrix';
+import { transform } from '../transform/index';
+import { dispatch, type Pattern } from './dispatch';
+
+/** A pattern that doubles its input into its output, with a GPU part that fails with `error`. */
+function doubling(input: Float32Array, output: Float32Array, error: () => Error): Pattern<string> {
+  return {
+    algorithm: 'doubling',
+    n: input.length,
+    inputs: [{ kind: 'host', array: input, type: 'f32', length: input.length }],
+    outputs: [{ arg: { kind: 'host', array: output, type: 'f32', length: output.length } }],
+    empty: () => 'empty',
+    cpu: ({ inputs: [x], outputs: [y] }) => {
+      for (let i = 0; i < input.length; i++) (y as Float32Array)[i] = 2 * (x as Float32Array)[i]!;
+      return 'cpu';
+    },
+    gpu: async ({ outputs: [y], readBack, deliver }) => {
+      expect(y).toBeInstanceOf(DeviceArray);
+      expect(readBack(0)).toBe(true);
+      // A failed attempt must not have written the caller's output.
+      deliver(0, undefined, input.length);
+      throw error();
+    },
+  };
+}
+
+describe('dispatch', () => {
+  it('checks the policy before the arguments', async () => {
+    // A forgotten policy: the array lands in the policy's place.
+    const call = (reduce as unknown as (x: unknown) => Promise<number>)(new Float32Array(3));
+    await expect(call).rejects.toThrow(ArgumentError);
+    await expect(call).rejects.toThrow(/^policy: expected an execution policy/);
+    await expect(dispatch(undefined, () => ({}) as Pattern<number>)).rejects.toThrow(/policy/);
+  });
+
+  it('answers n = 0 with empty() after the argument checks', async () => {
+    let declared = 0;
+    const p = (n: number): Pattern<string> => ({
+      algorithm: 'x',
+      n,
+      empty: () => 'empty',
+      cpu: () => 'cpu',
+      gpu: async () => 'gpu',
+    });
+    expect(
+      await dispatch(execution.seq, () => {
+        declared++;
+        return p(0);
+      }),
+    ).toBe('empty');
+    expect(await dispatch(execution.par, () => p(5))).toBe('cpu');
+    expect(declared).toBe(1);
+    await expect(reduce(execution.seq, new Float64Array(0) as never)).rejects.toThrow(/^input: expected/);
+  });
+
+  it.skipIf(!testDevice)(
+    'falls back to the CPU on device-specific GPU failures where the policy allows it',
+    async () => {
+      const device = testDevice as GpuDevice;
+      const input = Float32Array.from([1, 2, 3, -0.5]);
+      for (const error of [
+        () => new UnsupportedOnDeviceError('too big'),
+        () => new WgslLinkError('needs 40000 bytes of workgroup memory'),
+        () => new DeviceLostError('lost', 'destroyed'),
+      ]) {
+        for (const policy of [
+          execution.auto,
+          makeDevicePolicy(device),
+          makeDevicePolicy(device, { fallback: 'cpu' }),
+        ]) {
+          const out = new Float32Array(4);
+          expect(await dispatch(policy, () => doubling(input, out, error))).toBe('cpu');
+          expect(Array.from(out)).toEqual([2, 4, 6, -1]);
+        }
+        const out = new Float32Array(4).fill(7);
+        const strict = makeDevicePolicy(device, { fallback: 'error' });
+        await expect(dispatch(strict, () => doubling(input, out, error))).rejects.toThrow(error().constructor as never);
+        expect(Array.from(out), 'untouched').toEqual([7, 7, 7, 7]);
+      }
+      // Other errors are the caller's to see, never hidden by a fallback.
+      const out = new Float32Array(4).fill(7);
+      await expect(dispatch(execution.auto, () => doubling(input, out, () => new RangeError('bug')))).rejects.toThrow(
+        RangeError,
+      );
+      expect(Array.from(out)).toEqual([7, 7, 7, 7]);
+    },
+  );
+
+  it.skipIf(!testDevice)('never falls back for DeviceArray arguments', async () => {
+    const device = testDevice as GpuDevice;
+    const a = DeviceArray.from(device, Float32Array.from([1, 2]));
+    try {
+      const pattern: Pattern<string> = {
+        algorithm: 'x',
+        n: 2,
+        inputs: [{ kind: 'device', array: a, type: 'f32', length: 2 }],
+        empty: () => 'empty',
+        cpu: () => 'cpu',
+        gpu: async () => {
+          throw new UnsupportedOnDeviceError('no');
+        },
+      };
+      await expect(dispatch(execution.auto, () => pattern)).rejects.toThrow(UnsupportedOnDeviceError);
+      await expect(dispatch(makeDevicePolicy(device), () => pattern)).rejects.toThrow(UnsupportedOnDeviceError);
+    } finally {
+      a.destroy();
+    }
+  });
+
+  it.skipIf(!testDevice)('stages host arrays: one upload per distinct input, temporaries released', async () => {
+    const device = testDevice as GpuDevice;
+    const x = Float32Array.from([1, 2, 3]);
+    const y = new Float32Array(5).fill(9);
+    const seen: DeviceArray[] = [];
+    const r = await dispatch(makeDevicePolicy(device, { fallback: 'error' }), () => ({
+      algorithm: 'stage',
+      n: 3,
+      inputs: [
+        { kind: 'host', array: x, type: 'f32', length: 3 },
+        { kind: 'host', array: x, type: 'f32', length: 3 },
+      ],
+      outputs: [{ arg: { kind: 'host', array: y, type: 'f32', length: 5 }, length: 3 }],
+      empty: () => -1,
+      cpu: () => -2,
+      gpu: async ({ inputs, outputs, deliver }) => {
+        expect(inputs[0]).toBe(inputs[1]);
+        expect(outputs[0]?.length).toBe(3);
+        seen.push(...inputs, ...(outputs as DeviceArray[]));
+        expect(Array.from(await (inputs[0] as DeviceArray).read())).toEqual([1, 2, 3]);
+        deliver(0, Float32Array.from([4, 5, 6]).buffer, 3);
+        return 1;
+      },
+    }));
+    expect(r).toBe(1);
+    expect(Array.from(y)).toEqual([4, 5, 6, 9, 9]);
+    for (const a of seen) expect(a.destroyed).toBe(true);
+  });
+});
+
+describe('front errors that the pattern layer shapes', () => {
+  it.skipIf(!testDevice)('a lambda without identity names its source and suggests { identity }', async () => {
+    const device = testDevice as GpuDevice;
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    const data = Float32Array.from([1, 5, 2]);
+    const call = reduce(strict, data, 0, (a, b) => Math.max(a, b));
+    await expect(call).rejects.toThrow(UnsupportedOnDeviceError);
+    await expect(call).rejects.toThrow(/\(a, b\) => Math\.max\(a, b\).*identity/);
+    // The README's example runs everywhere else, and with an identity on the strict device too.
+    expect(await reduce(makeDevicePolicy(device), data, 0, (a, b) => Math.max(a, b))).toBe(5);
+    expect(await reduce(execution.auto, data, 0, (a, b) => Math.max(a, b))).toBe(5);
+    expect(
+      await reduce(
+        strict,
+        data,
+        0,
+        lambda((a, b) => Math.max(a, b), { identity: -Infinity }),
+      ),
+    ).toBe(5);
+    const scan = inclusiveScan(strict, data, new Float32Array(3), (a, b) => Math.max(a, b));
+    await expect(scan).rejects.toThrow(/Math\.max\(a, b\).*identity/);
+  });
+
+  it('init is required (ArgumentError naming init) for an operator without identity', async () => {
+    await expect(reduce(execution.seq, Float32Array.from([1]), undefined, (a, b) => a - b)).rejects.toThrow(
+      /^init: expected a start value/,
+    );
+  });
+
+  it.skipIf(!testDevice)('searches on unaligned DeviceArray views', async () => {
+    const device = testDevice as GpuDevice;
+    const sorted = DeviceArray.from(
+      device,
+      Uint32Array.from({ length: 300 }, (_, i) => 2 * i),
+    );
+    const queries = DeviceArray.from(
+      device,
+      Uint32Array.from({ length: 40 }, (_, i) => 7 * i),
+    );
+    const result = DeviceArray.create(device, 'u32', 50);
+    try {
+      const policy = makeDevicePolicy(device, { fallback: 'error' });
+      // Offsets 1..3 elements: never a multiple of the storage offset alignment.
+      for (const k of [1, 3]) {
+        const s = sorted.view(k, 250);
+        const q = queries.view(k, 30);
+        const r = result.view(k, 30);
+        await lowerBound(policy, s, q, r);
+        const host = await lowerBound(execution.seq, await s.read(), await q.read());
+        expect(Array.from(await r.read())).toEqual(Array.from(host));
+      }
+    } finally {
+      sorted.destroy();
+      queries.destroy();
+      result.destroy();
+    }
+  });
+
+  it.skipIf(!testDevice)('a search in an empty range writes only the queries-many results', async () => {
+    const device = testDevice as GpuDevice;
+    const policy = makeDevicePolicy(device, { fallback: 'error' });
+    const empty = DeviceArray.create(device, 'u32', 1).view(0, 0);
+    const queries = DeviceArray.from(device, Uint32Array.from([5, 6]));
+    const result = DeviceArray.from(device, Uint32Array.from([9, 9, 9, 9]));
+    try {
+      await lowerBound(policy, empty, queries, result);
+      expect(Array.from(await result.read())).toEqual([0, 0, 9, 9]);
+      const host = Uint32Array.from([9, 9, 9, 9]);
+      await lowerBound(execution.seq, new Uint32Array(0), Uint32Array.from([5, 6]), host);
+      expect(Array.from(host)).toEqual([0, 0, 9, 9]);
+    } finally {
+      queries.destroy();
+      result.destroy();
+    }
+  });
+
+  it.skipIf(!testDevice)(
+    'sorts keys beyond one storage binding on the CPU under auto and fallback policies',
+    async () => {
+      const device = testDevice as GpuDevice;
+      // The same device, as if its storage bindings held 4 KiB: 2048 keys need 8 KiB.
+      const limits = { ...limitsOf(device), maxStorageBufferBindingSize: 4096 };
+      const small = Object.create(device, { limits: { value: limits } }) as GpuDevice;
+      const keys = Uint32Array.from({ length: 2048 }, (_, i) => (i * 2654435761) >>> 0);
+      const want = keys.slice().sort();
+      const k1 = keys.slice();
+      await sort(makeDevicePolicy(small), k1);
+      expect(k1).toEqual(want);
+      const k2 = keys.slice();
+      await expect(sort(makeDevicePolicy(small, { fallback: 'error' }), k2)).rejects.toThrow(UnsupportedOnDeviceError);
+      expect(k2, 'untouched').toEqual(keys);
+      // A transform of the same size is segmented on the GPU instead (no fallback needed).
+      const out = new Uint32Array(2048);
+      await transform(makeDevicePolicy(small, { fallback: 'error' }), keys, out, (x) => x + 1);
+      expect(out[5]).toBe(((keys[5] as number) + 1) >>> 0);
+    },
+  );
+});
+
+function limitsOf(device: GpuDevice): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k in device.limits) out[k] = (device.limits as unknown as Record<string, number>)[k] as number;
+  return out;
+}

@@ -1,0 +1,262 @@
+/**
+ * The pattern layer (oneDPL's policy -> pattern -> bricks): the one dispatch every algorithm front
+ * calls. A front checks its arguments and declares the call as a `Pattern`; `dispatch` does the rest
+ * in one place for every algorithm:
+ *
+ * 1. the policy is checked first (a forgotten policy is named as such, not as a bad array);
+ * 2. the front's argument checks run (they throw before anything is touched);
+ * 3. the backend is selected (policies' `selectBackend`: CPU or GPU, fallback, tuning overrides,
+ *    DeviceArrays pinning the call to their device);
+ * 4. n = 0 is answered at once (after the checks, so bad input is an error at every size);
+ * 5. CPU backends get the host arrays and run the front's bricks;
+ * 6. the GPU backend gets device-side arrays: host inputs uploaded once (the same host array given
+ *    twice is uploaded once), host outputs backed by temporaries that the front's engine reads back
+ *    in its own submission and hands to `deliver`, DeviceArrays passed through; temporaries are
+ *    released whatever happens;
+ * 7. a GPU run that fails in a way the CPU would not (UnsupportedOnDeviceError, a WGSL link error, a
+ *    device lost during the call) finishes on the CPU when the policy allows it (`execution.auto`,
+ *    device policies with `fallback: 'cpu'`, host arrays only): host outputs are written only once
+ *    a run succeeded, so the caller's data is untouched by the failed attempt.
+ *
+ * A new backend kind is handled here, not in every front.
+ */
+import {
+  DeviceArray,
+  DeviceLostError,
+  type GpuDevice,
+  type GpuFunction,
+  type HostArray,
+  type NumericType,
+  UnsupportedOnDeviceError,
+  WgslLinkError,
+} from '@webdpl/core';
+import {
+  assertNever,
+  type Backend,
+  type BackendRequest,
+  type CpuBackend,
+  checkPolicy,
+  cpuFallback,
+  selectBackend,
+} from '@webdpl/policies';
+import type { CheckedArray } from '../common/args';
+import { copyInto } from '../common/gpu-io';
+
+/** Tuning overrides of a GPU call (the policy's, for this algorithm and engine). */
+export type Tuning = Readonly<Record<string, number | boolean>>;
+
+/** A function the call runs and the argument types it gets (checked by backend selection). */
+export interface FunctionUse {
+  readonly fn: GpuFunction;
+  readonly argTypes: readonly NumericType[];
+}
+
+/** How an output is backed on the GPU when the caller passed a host array. */
+export interface OutputSpec {
+  readonly arg: CheckedArray;
+  /**
+   * Upload the host output's current contents (in-place algorithms read their data).
+   * @default false (a fresh temporary)
+   */
+  readonly upload?: boolean;
+  /**
+   * A host output that is exactly one of the host inputs (same memory and length) uses that input's
+   * device copy, so the engine computes in place (maps). Engines that cannot run in place leave it
+   * off. @default false
+   */
+  readonly shareInput?: boolean;
+  /**
+   * Elements the call writes: a longer DeviceArray output is viewed to its first `length` elements,
+   * a host output gets a temporary of that length. @default the output's length
+   */
+  readonly length?: number;
+}
+
+/** What the GPU part of a pattern gets. */
+export interface GpuCall {
+  readonly device: GpuDevice;
+  readonly tuning: Tuning;
+  /** The device side of each input, in the pattern's order. */
+  readonly inputs: readonly DeviceArray[];
+  /** The device side of each output (the caller's DeviceArray, or a temporary for a host output). */
+  readonly outputs: readonly DeviceArray[];
+  /** Whether output k is a host array, so the engine must read it back and `deliver` it. */
+  readBack(k: number): boolean;
+  /** Copies `count` elements read back for output k into the caller's host array. */
+  deliver(k: number, bytes: ArrayBuffer | undefined, count: number): void;
+  /** A temporary device array, released after the call. */
+  temp(type: NumericType, n: number): DeviceArray;
+}
+
+/** What the CPU part of a pattern gets: the host arrays of the inputs and outputs. */
+export interface CpuCall {
+  readonly backend: CpuBackend;
+  readonly inputs: readonly HostArray[];
+  readonly outputs: readonly HostArray[];
+}
+
+/** One algorithm call, declared by its front after checking the arguments. */
+export interface Pattern<R> {
+  /** Algorithm name: tuning key, labels and error messages. */
+  readonly algorithm: string;
+  /** Engine the call runs on; its tuning overrides apply under the algorithm's own. */
+  readonly engine?: string;
+  /** Number of elements the call works on: 0 answers `empty()` without running. */
+  readonly n: number;
+  /** Checked inputs (host arrays are uploaded for the GPU). */
+  readonly inputs?: readonly CheckedArray[];
+  /** Checked outputs. */
+  readonly outputs?: readonly OutputSpec[];
+  /** Element types beyond those of the arrays (e.g. a transform's result type). */
+  readonly types?: readonly NumericType[];
+  readonly functions?: readonly FunctionUse[];
+  /**
+   * Whether dispatch stages the arrays for the GPU part (uploads, temporaries, deliveries). A front
+   * with special paths (copy: a queue write straight into a DeviceArray output) turns it off and
+   * works on its checked arrays itself. @default true
+   */
+  readonly stage?: boolean;
+  /** Why `device` cannot run the call (an operator without identity, a size limit), if it cannot. */
+  readonly gpuCheck?: (device: GpuDevice) => string | undefined;
+  /** The answer for n = 0. */
+  readonly empty: () => R;
+  readonly cpu: (call: CpuCall) => R | Promise<R>;
+  readonly gpu: (call: GpuCall) => Promise<R>;
+}
+
+function hostOf(a: CheckedArray, what: string): HostArray {
+  if (a.kind !== 'host') throw new Error(`unreachable: DeviceArray ${what} on a CPU backend`);
+  return a.array;
+}
+
+function sameHostArray(a: CheckedArray, b: CheckedArray): boolean {
+  return (
+    a.kind === 'host' &&
+    b.kind === 'host' &&
+    a.array.buffer === b.array.buffer &&
+    a.array.byteOffset === b.array.byteOffset &&
+    a.length === b.length
+  );
+}
+
+function requestOf<R>(p: Pattern<R>): BackendRequest {
+  const arrays = [...(p.inputs ?? []), ...(p.outputs ?? []).map((o) => o.arg)];
+  const deviceArrays: DeviceArray[] = [];
+  for (const a of arrays) if (a.kind === 'device' && !deviceArrays.includes(a.array)) deviceArrays.push(a.array);
+  return {
+    algorithm: p.algorithm,
+    ...(p.engine ? { engine: p.engine } : {}),
+    types: [...new Set([...arrays.map((a) => a.type), ...(p.types ?? [])])],
+    functions: p.functions ?? [],
+    deviceArrays,
+    ...(p.gpuCheck ? { gpuCheck: p.gpuCheck } : {}),
+  };
+}
+
+function runCpu<R>(p: Pattern<R>, backend: CpuBackend): R | Promise<R> {
+  return p.cpu({
+    backend,
+    inputs: (p.inputs ?? []).map((a) => hostOf(a, 'input')),
+    outputs: (p.outputs ?? []).map((o) => hostOf(o.arg, 'output')),
+  });
+}
+
+async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Promise<R> {
+  const temps: DeviceArray[] = [];
+  const temp = (type: NumericType, n: number): DeviceArray => {
+    const a = DeviceArray.create(device, type, n);
+    temps.push(a);
+    return a;
+  };
+  try {
+    const stage = p.stage ?? true;
+    const ins = stage ? (p.inputs ?? []) : [];
+    const inputs: DeviceArray[] = [];
+    for (const [k, a] of ins.entries()) {
+      if (a.kind === 'device') {
+        inputs.push(a.array);
+        continue;
+      }
+      const twin = ins.findIndex((b) => sameHostArray(a, b));
+      if (twin < k) {
+        inputs.push(inputs[twin] as DeviceArray);
+        continue;
+      }
+      const d = DeviceArray.from(device, a.array as Uint32Array);
+      temps.push(d);
+      inputs.push(d);
+    }
+    const outs = stage ? (p.outputs ?? []) : [];
+    const outputs = outs.map((o): DeviceArray => {
+      const a = o.arg;
+      const len = o.length ?? a.length;
+      if (a.kind === 'device') return len < a.length ? a.array.view(0, len) : a.array;
+      const shared = o.shareInput ? ins.findIndex((b) => sameHostArray(a, b)) : -1;
+      if (shared >= 0) return inputs[shared] as DeviceArray;
+      if (o.upload) {
+        const d = DeviceArray.from(device, a.array as Uint32Array);
+        temps.push(d);
+        return d;
+      }
+      return temp(a.type, len);
+    });
+    return await p.gpu({
+      device,
+      tuning,
+      inputs,
+      outputs,
+      readBack: (k) => outs[k]?.arg.kind === 'host',
+      deliver: (k, bytes, count) => {
+        const o = outs[k]?.arg;
+        if (o?.kind === 'host' && bytes && count > 0) copyInto(o.array, bytes, count);
+      },
+      temp,
+    });
+  } finally {
+    for (const t of temps) t.destroy();
+  }
+}
+
+/** Failures of a GPU run that the CPU would not have: the policy's CPU fallback may take over. */
+function deviceSpecific(e: unknown): boolean {
+  return e instanceof UnsupportedOnDeviceError || e instanceof WgslLinkError || e instanceof DeviceLostError;
+}
+
+/**
+ * Runs one algorithm call under `policy`. `declare` checks the front's arguments and returns the
+ * call's pattern; it runs after the policy check, so every error names the argument at fault.
+ */
+export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): Promise<R> {
+  checkPolicy(policy);
+  const p = declare();
+  const req = requestOf(p);
+  const backend: Backend = await selectBackend(policy, req);
+  if (p.n === 0) return p.empty();
+  switch (backend.kind) {
+    case 'seq':
+    case 'par':
+      return runCpu(p, backend);
+    case 'gpu': {
+      const { device } = backend;
+      try {
+        return await runGpu(p, device, backend.tuning);
+      } catch (e) {
+        // Whatever a call saw while its device went away (a rejected pipeline, a failed map) is
+        // the device loss.
+        const err =
+          device.lost && !(e instanceof DeviceLostError)
+            ? new DeviceLostError(
+                `${p.algorithm}: device '${device.info.name}' was lost during the call (${(e as Error)?.message ?? e})`,
+                'lost',
+              )
+            : e;
+        if (!deviceSpecific(err)) throw err;
+        const fallback = cpuFallback(policy, req);
+        if (fallback === undefined || fallback.kind === 'gpu') throw err;
+        return runCpu(p, fallback);
+      }
+    }
+    default:
+      return assertNever(backend);
+  }
+}
