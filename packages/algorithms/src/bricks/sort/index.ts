@@ -2,22 +2,24 @@
  * CPU sorting for the sort family (sort, stableSort, sortByKey), every variant stable:
  *
  *  - built-in orders (less / greater): seq: TypedArray#sort below SEQ_RADIX_MIN keys (keys alone),
- *    a single-thread LSD radix sort (3 passes of 11 bits) above it and for pairs; par: the parallel
- *    LSD radix sort on the worker pool from PAR_RADIX_MIN keys (tuning `parallelThreshold`), seq
- *    below.
+ *    else the radix sort of radix-kernel.ts (MSD by the top digit, then LSD in cache per bucket) on
+ *    the calling thread over plain scratch memory; par: the same kernel on the worker pool from
+ *    PAR_RADIX_MIN keys (tuning `parallelThreshold`), seq below.
  *  - user comparators: a stable merge sort; par runs it on the pool (chunk sorts + merge-path split
  *    merges) when the comparator has a shippable source, else on the calling thread.
  *
- * Keys sort in place in the caller's array; values (any 4-byte typed array) move along as bits.
+ * Nothing on the calling thread needs SharedArrayBuffer: where shared memory is unavailable (a
+ * browser page without cross-origin isolation), par sorts run as seq. Keys sort in place in the
+ * caller's array; values (any 4-byte typed array) move along as bits. The caller's arrays are left
+ * as they were when a sort throws before its first write (scratch allocation failures included).
  */
 import type { NumericType } from '@webdpl/core';
-import { type CpuBackend, cpuTuning } from '@webdpl/policies';
-import { bitsView, fromKeyBits, toKeyBits } from './key-bits';
+import { type CpuBackend, cpuTuning, sharedMemoryAvailable } from '@webdpl/policies';
+import { bitsView } from './key-bits';
 import { mergeSortPar } from './merge-par';
 import { type Before, type KeyArray, mergeSortBy } from './merge-sort';
 import { radixSortPar } from './radix-par';
-import { radixSortBits } from './radix-seq';
-import { borrowU32, giveBack } from './scratch';
+import { radixSortSeq } from './radix-seq';
 
 export { fromKeyBits, toKeyBits } from './key-bits';
 export type { Before, KeyArray } from './merge-sort';
@@ -26,7 +28,7 @@ export type { Before, KeyArray } from './merge-sort';
 export const SEQ_RADIX_MIN = 1 << 12;
 /** Pairs below this many elements use the merge sort (the radix sort's histograms cost more). */
 export const SEQ_PAIRS_MERGE_MAX = 256;
-/** Default number of keys from which par sorts on the pool (a radix pass over 2^17 keys is ~1 ms). */
+/** Default number of keys from which par sorts on the pool. */
 export const PAR_RADIX_MIN = 1 << 17;
 
 /** A comparator for the CPU: a built-in order, or a function (with its source for workers, if any). */
@@ -47,13 +49,18 @@ export async function cpuSort(
   const t = cpuTuning(backend);
   const parMin =
     backend.kind === 'par' && backend.tuning?.parallelThreshold !== undefined ? t.parallelThreshold : PAR_RADIX_MIN;
-  const usePool = backend.kind === 'par' && n >= parMin;
+  const usePool = backend.kind === 'par' && n >= parMin && sharedMemoryAvailable();
   if (comp.kind === 'function') {
     if (usePool && comp.source !== undefined && backend.kind === 'par') {
       await mergeSortPar(backend.pool, keys, values, comp.before, comp.source, t.minChunk);
       return;
     }
-    mergeSortBy(keys, values ? bitsView(values) : undefined, comp.before);
+    // On copies: a comparator that throws half way must leave the caller's arrays as they were.
+    const k = keys.slice() as KeyArray;
+    const v = values ? bitsView(values).slice() : undefined;
+    mergeSortBy(k, v, comp.before);
+    keys.set(k as never);
+    if (values && v) bitsView(values).set(v);
     return;
   }
   if (usePool && backend.kind === 'par') {
@@ -84,15 +91,5 @@ function sortSeq(
     mergeSortBy(keys, bitsView(values), comp.before);
     return;
   }
-  const bits = bitsView(keys);
-  toKeyBits(bits, type, comp.descending);
-  const vbits = values ? bitsView(values) : undefined;
-  const tmp = borrowU32(n);
-  const tmpV = vbits ? borrowU32(n) : undefined;
-  try {
-    radixSortBits(bits, vbits, tmp, tmpV);
-  } finally {
-    giveBack(tmp, tmpV);
-  }
-  fromKeyBits(bits, type, comp.descending);
+  radixSortSeq(keys, values, type, comp.descending);
 }

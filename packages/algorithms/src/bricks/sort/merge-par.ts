@@ -11,7 +11,7 @@ import { borrow, borrowValues, giveBack } from './scratch';
 
 function sharedLike(a: KeyArray): KeyArray {
   const Ctor = a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => KeyArray;
-  return new Ctor(borrow(a.length * 4), 0, a.length);
+  return new Ctor(borrow(a.length * 4, true), 0, a.length);
 }
 
 /**

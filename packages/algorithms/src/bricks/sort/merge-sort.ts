@@ -37,13 +37,15 @@ export interface MergeSortJob {
 
 /** The task (self-contained: shipped to workers as source). */
 export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
-  // Workers compile the comparator once per source (one function object keeps call sites monomorphic).
-  const compiled = ((globalThis as { __webdplComparators?: Map<string, unknown> }).__webdplComparators ??= new Map());
-  let fromSource = compiled.get(String(job.source)) as ((a: number, b: number) => boolean) | undefined;
-  if (!job.before && !fromSource) {
-    fromSource = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
-    compiled.set(String(job.source), fromSource);
-  }
+  // The comparator: the calling thread's function, or its source compiled once per thread by the
+  // shared compile-once cache (policies' compile.ts; one function object keeps call sites monomorphic).
+  const fromSource =
+    job.before === undefined
+      ? ((globalThis as unknown as { __webdplCompile: (s: string) => unknown }).__webdplCompile(String(job.source)) as (
+          a: number,
+          b: number,
+        ) => boolean)
+      : undefined;
   const before = (job.before ?? fromSource) as (a: number, b: number) => boolean;
   const merge = (
     src: KeyArray,

@@ -1,75 +1,53 @@
 /**
- * Single-thread LSD radix sort of u32 key bits (with optional u32 value bits moving along):
- * 3 passes of 11, 11 and 10 bits; all three histograms come from one read of the keys, and a pass
- * whose digit is the same for every key is skipped. Stable. O(n) with ~2 reads + 1 write per pass.
+ * Single-thread radix sort on the calling thread (the kernel of radix-kernel.ts: one counting read,
+ * one MSD scatter into plain scratch memory, then LSD inside each bucket back into the caller's
+ * arrays). Needs no SharedArrayBuffer. Stable; the caller's arrays are written only once the scratch
+ * memory is in hand.
  */
+import type { NumericType } from '@webdpl/core';
+import { bitsView } from './key-bits';
+import { DIGITS, HIST_WORDS, levelDigit, radixKernel, radixSource } from './radix-kernel';
+import { borrowU32, giveBack } from './scratch';
 
-/** Digit layout: [shift, bits] of the three passes. */
-export const RADIX_PASSES: readonly (readonly [number, number])[] = [
-  [0, 11],
-  [11, 11],
-  [22, 10],
-];
+type Numeric4 = Uint32Array | Int32Array | Float32Array;
 
-/**
- * Sorts `keys` (u32 bits) ascending, stably, permuting `values` along when given. `tmpKeys` (and
- * `tmpValues`) are scratch of the same length. The result is always left in `keys` / `values`.
- */
-export function radixSortBits(
-  keys: Uint32Array,
-  values: Uint32Array | undefined,
-  tmpKeys: Uint32Array,
-  tmpValues: Uint32Array | undefined,
+/** The bucket starts of the level digit `dg` from its counts (`count(d)`): 2049 words. */
+export function bucketStarts(dg: number, count: (d: number) => number): Int32Array {
+  const size = (DIGITS[dg] as readonly [number, number])[1] + 1;
+  const st = new Int32Array(2049);
+  let s = 0;
+  for (let d = 0; d < 2048; d++) {
+    st[d] = s;
+    if (d < size) s += count(d);
+  }
+  st[2048] = s;
+  return st;
+}
+
+/** Sorts `keys` stably by their order-preserving bits, permuting `values` (any 4-byte array) along. */
+export function radixSortSeq(
+  keys: Numeric4,
+  values: Numeric4 | undefined,
+  type: NumericType,
+  descending: boolean,
 ): void {
   const n = keys.length;
   if (n < 2) return;
-  const h0 = new Uint32Array(2048);
-  const h1 = new Uint32Array(2048);
-  const h2 = new Uint32Array(1024);
-  for (let i = 0; i < n; i++) {
-    const k = keys[i] as number;
-    h0[k & 0x7ff]++;
-    h1[(k >>> 11) & 0x7ff]++;
-    h2[k >>> 22]++;
-  }
-  const hists = [h0, h1, h2];
-  let srcK = keys;
-  let dstK = tmpKeys;
-  let srcV = values;
-  let dstV = tmpValues;
-  for (let p = 0; p < 3; p++) {
-    const [shift, bits] = RADIX_PASSES[p] as readonly [number, number];
-    const mask = (1 << bits) - 1;
-    const h = hists[p] as Uint32Array;
-    if (h[((srcK[0] as number) >>> shift) & mask] === n) continue;
-    let sum = 0;
-    for (let d = 0; d <= mask; d++) {
-      const c = h[d] as number;
-      h[d] = sum;
-      sum += c;
-    }
-    if (srcV && dstV) {
-      for (let i = 0; i < n; i++) {
-        const k = srcK[i] as number;
-        const o = h[(k >>> shift) & mask]++ as number;
-        dstK[o] = k;
-        dstV[o] = srcV[i] as number;
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        const k = srcK[i] as number;
-        dstK[h[(k >>> shift) & mask]++ as number] = k;
-      }
-    }
-    const tk = srcK;
-    srcK = dstK;
-    dstK = tk;
-    const tv = srcV;
-    srcV = dstV;
-    dstV = tv;
-  }
-  if (srcK !== keys) {
-    keys.set(srcK);
-    if (values && srcV) values.set(srcV);
+  const s = radixSource(type, descending, values !== undefined);
+  const kernel = radixKernel(s);
+  const k = bitsView(keys);
+  const v = values ? bitsView(values) : undefined;
+  const h = new Int32Array(HIST_WORDS);
+  kernel({ op: 0, s, k, b: 0, e: n, h, ho: 0, a: k });
+  const dg = levelDigit(n, (g, d) => h[g * 2048 + d] as number);
+  if (dg < 0) return;
+  const a = borrowU32(n, false);
+  const va = v ? borrowU32(n, false) : undefined;
+  try {
+    const st = bucketStarts(dg, (d) => h[dg * 2048 + d] as number);
+    kernel({ op: 1, s, k, v, b: 0, e: n, h: st.slice(), ho: 0, dg, a, va });
+    kernel({ op: 2, s, a, va, o: k, vo: v, st, lv: 2 - dg });
+  } finally {
+    giveBack(a, va);
   }
 }

@@ -1,0 +1,308 @@
+/**
+ * The radix sort kernel of the CPU sorts (seq and par), generated as JS source per (key type, order,
+ * pairs) and compiled once per thread (`compileOnce` here, `globalThis.__webdplCompile` in workers),
+ * so the key transform is inlined into the loops that read and write keys and the hot loops stay
+ * monomorphic.
+ *
+ * Keys are sorted as order-preserving u32 bits (see key-bits.ts) in three digits: top = bits 21..31,
+ * mid = bits 10..20, low = bits 0..9. The sort is MSD first, then LSD inside each bucket:
+ *
+ *  1. 'hist': one read of the caller's keys (transformed on the fly) counts all three digits.
+ *  2. The driver picks the highest digit that is not the same for every key (none: all keys are
+ *     equal, nothing moves) and turns its counts into offsets.
+ *  3. 'scatter': the caller's keys move, transformed, into scratch `a` by that digit (stable), values
+ *     along: buckets of ~n/2048 keys that fit in cache when the top digit splits the keys evenly.
+ *  4. 'buckets': each bucket is sorted by the digits below the level digit (LSD, at most 2 passes,
+ *     skipping digits that are the same across the bucket) and written into `out` with the key
+ *     transform undone on the way; buckets of <= 64 keys use an insertion sort. Buckets are
+ *     independent: par workers claim them one at a time from a shared counter.
+ *
+ * So a sort of random u32 keys reads the input twice and scatters it once out of cache, then does two
+ * scatters per bucket in cache; no separate pass converts keys to bits or back. Stable throughout.
+ */
+import type { NumericType } from '@webdpl/core';
+import { compileOnce } from '@webdpl/policies';
+
+/** Digits: [shift, mask] of top, mid and low. */
+export const DIGITS: readonly (readonly [number, number])[] = [
+  [21, 0x7ff],
+  [10, 0x7ff],
+  [0, 0x3ff],
+];
+
+/** Histogram words per chunk in a 'hist' job (the three digits, 2048 words each). */
+export const HIST_WORDS = 3 * 2048;
+
+/** Buckets up to this many keys sort through thread-local buffers (they fit in L2). */
+export const LOCAL_MAX = 1 << 16;
+
+/** Buckets up to this many keys use an insertion sort. */
+export const INSERTION_MAX = 64;
+
+/** One kernel call. Short names: par jobs are structured-cloned. */
+export interface RadixJob {
+  /** 0 hist, 1 scatter, 2 buckets. */
+  readonly op: 0 | 1 | 2;
+  /** The kernel source (workers compile it once; the calling thread passes its compiled kernel). */
+  readonly s: string;
+  /** hist, scatter: the input keys' raw bits and range [b, e). */
+  readonly k?: Uint32Array;
+  readonly v?: Uint32Array | undefined;
+  readonly b?: number;
+  readonly e?: number;
+  /** hist: counts out (HIST_WORDS at `ho`); scatter: next offset per digit (2048 words at `ho`). */
+  readonly h?: Int32Array;
+  readonly ho?: number;
+  /** scatter: the level digit's index into DIGITS. */
+  readonly dg?: number;
+  /** scatter: destination; buckets: source (key bits). */
+  readonly a: Uint32Array;
+  readonly va?: Uint32Array | undefined;
+  /** buckets: destination (raw key bits) and values. */
+  readonly o?: Uint32Array;
+  readonly vo?: Uint32Array | undefined;
+  /** buckets: bucket starts (2049 words) and the digits below the level digit (0, 1 or 2 of them). */
+  readonly st?: Int32Array;
+  readonly lv?: number;
+  /** buckets: a shared claim counter (par); without it the job sorts every bucket. */
+  readonly c?: Int32Array | undefined;
+}
+
+function keyExpr(type: NumericType, descending: boolean, x: string): string {
+  if (type === 'u32') return descending ? `(~${x})` : x;
+  if (type === 'i32') return `(${x} ^ ${descending ? '0x7fffffff' : '0x80000000'})`;
+  const body = `((${x} & 0x80000000) !== 0 ? ~${x} : ${x} ^ 0x80000000)`;
+  return `((${x} & 0x7fffffff) > 0x7f800000 ? -1 : ${descending ? `~${body}` : body})`;
+}
+
+function unkeyExpr(type: NumericType, descending: boolean, t: string): string {
+  if (type === 'u32') return descending ? `(~${t})` : t;
+  if (type === 'i32') return `(${t} ^ ${descending ? '0x7fffffff' : '0x80000000'})`;
+  const u = descending ? `(~${t})` : t;
+  return `(${t} === 0xffffffff ? 0x7fc00000 : (${u} & 0x80000000) !== 0 ? ${u} ^ 0x80000000 : ~${u})`;
+}
+
+/**
+ * The kernel source: a function expression `(job) => number` for keys of `type` in `descending` (or
+ * ascending) order, moving values along when `pairs`.
+ */
+export function radixKernelSource(type: NumericType, descending: boolean, pairs: boolean): string {
+  const KEY = (x: string) => keyExpr(type, descending, x);
+  const UNKEY = (x: string) => unkeyExpr(type, descending, x);
+  // Statements moving a value along (empty for keys alone).
+  const V = (s: string) => (pairs ? s : '');
+  return `function radixKernel_${type}_${descending ? 'desc' : 'asc'}_${pairs ? 'pairs' : 'keys'}(j) {
+  'use strict';
+  if (j.op === 0) {
+    const k = j.k, h = j.h, o = j.ho, e = j.e;
+    for (let i = j.b; i < e; i++) {
+      const x = ${KEY('k[i]')};
+      h[o + (x >>> 21)]++;
+      h[o + 2048 + ((x >>> 10) & 0x7ff)]++;
+      h[o + 4096 + (x & 0x3ff)]++;
+    }
+    return 0;
+  }
+  if (j.op === 1) {
+    const k = j.k, a = j.a, h = j.h, o = j.ho, e = j.e;
+    const v = j.v, va = j.va;
+    const sh = j.dg === 0 ? 21 : j.dg === 1 ? 10 : 0;
+    const m = j.dg === 2 ? 0x3ff : 0x7ff;
+    let i = j.b;
+    for (; i < e; i++) {
+      const x = ${KEY('k[i]')};
+      const d = o + ((x >>> sh) & m);
+      const p = h[d];
+      h[d] = p + 1;
+      a[p] = x;
+      ${V('va[p] = v[i];')}
+    }
+    return 0;
+  }
+  // op 2: sort buckets from j.a into j.o.
+  const a = j.a, out = j.o, va = j.va, vo = j.vo, st = j.st, lv = j.lv, ctl = j.c;
+  const g = globalThis;
+  let loc = g.__webdplRadixLocal;
+  if (loc === undefined) {
+    loc = { k: new Uint32Array(0), v: new Uint32Array(0), hl: new Int32Array(1024), hm: new Int32Array(2048) };
+    g.__webdplRadixLocal = loc;
+  }
+  const hl = loc.hl, hm = loc.hm;
+  let next = 0;
+  for (;;) {
+    const q = ctl !== undefined ? Atomics.add(ctl, 0, 1) : next++;
+    if (q >= 2048) break;
+    const b = st[q], e = st[q + 1], m = e - b;
+    if (m === 0) continue;
+    if (lv === 0 || m === 1) {
+      for (let i = b; i < e; i++) {
+        const t = a[i];
+        out[i] = ${UNKEY('t')};
+        ${V('vo[i] = va[i];')}
+      }
+      continue;
+    }
+    if (m <= ${INSERTION_MAX}) {
+      // Insertion sort of the key bits into out (stable: strict comparison), then undo the transform.
+      out[b] = a[b];
+      ${V('vo[b] = va[b];')}
+      for (let i = b + 1; i < e; i++) {
+        const x = a[i];
+        ${V('const y = va[i];')}
+        let p = i;
+        while (p > b && out[p - 1] > x) {
+          out[p] = out[p - 1];
+          ${V('vo[p] = vo[p - 1];')}
+          p--;
+        }
+        out[p] = x;
+        ${V('vo[p] = y;')}
+      }
+      for (let i = b; i < e; i++) {
+        const t = out[i];
+        out[i] = ${UNKEY('t')};
+      }
+      continue;
+    }
+    hl.fill(0);
+    if (lv === 2) hm.fill(0);
+    if (lv === 2) {
+      for (let i = b; i < e; i++) {
+        const x = a[i];
+        hl[x & 0x3ff]++;
+        hm[(x >>> 10) & 0x7ff]++;
+      }
+    } else {
+      for (let i = b; i < e; i++) hl[a[i] & 0x3ff]++;
+    }
+    const x0 = a[b];
+    const useLow = hl[x0 & 0x3ff] !== m;
+    const useMid = lv === 2 && hm[(x0 >>> 10) & 0x7ff] !== m;
+    if (useLow) {
+      let s = 0;
+      for (let d = 0; d < 1024; d++) {
+        const c = hl[d];
+        hl[d] = s;
+        s += c;
+      }
+    }
+    if (useMid) {
+      let s = 0;
+      for (let d = 0; d < 2048; d++) {
+        const c = hm[d];
+        hm[d] = s;
+        s += c;
+      }
+    }
+    if (!useLow && !useMid) {
+      for (let i = b; i < e; i++) {
+        const t = a[i];
+        out[i] = ${UNKEY('t')};
+        ${V('vo[i] = va[i];')}
+      }
+    } else if (!useMid || !useLow) {
+      // One pass, straight into out.
+      const hh = useLow ? hl : hm;
+      const sh = useLow ? 0 : 10;
+      const mk = useLow ? 0x3ff : 0x7ff;
+      for (let i = b; i < e; i++) {
+        const t = a[i];
+        const d = (t >>> sh) & mk;
+        const p = b + hh[d];
+        hh[d] = p - b + 1;
+        out[p] = ${UNKEY('t')};
+        ${V('vo[p] = va[i];')}
+      }
+    } else if (m <= ${LOCAL_MAX}) {
+      // Two passes through thread-local buffers: a -> local (low digit), local -> out (mid digit).
+      if (loc.k.length < m) loc.k = new Uint32Array(Math.max(m, 8192));
+      ${V('if (loc.v.length < m) loc.v = new Uint32Array(Math.max(m, 8192));')}
+      const lk = loc.k;
+      ${V('const lvv = loc.v;')}
+      for (let i = b; i < e; i++) {
+        const t = a[i];
+        const d = t & 0x3ff;
+        const p = hl[d];
+        hl[d] = p + 1;
+        lk[p] = t;
+        ${V('lvv[p] = va[i];')}
+      }
+      for (let i = 0; i < m; i++) {
+        const t = lk[i];
+        const d = (t >>> 10) & 0x7ff;
+        const p = b + hm[d];
+        hm[d] = p - b + 1;
+        out[p] = ${UNKEY('t')};
+        ${V('vo[p] = lvv[i];')}
+      }
+    } else {
+      // A large bucket (skewed keys): a -> out (low), out -> a (mid), a -> out with the transform undone.
+      for (let i = b; i < e; i++) {
+        const t = a[i];
+        const d = t & 0x3ff;
+        const p = b + hl[d];
+        hl[d] = p - b + 1;
+        out[p] = t;
+        ${V('vo[p] = va[i];')}
+      }
+      for (let i = b; i < e; i++) {
+        const t = out[i];
+        const d = (t >>> 10) & 0x7ff;
+        const p = b + hm[d];
+        hm[d] = p - b + 1;
+        a[p] = t;
+        ${V('va[p] = vo[i];')}
+      }
+      for (let i = b; i < e; i++) {
+        const t = a[i];
+        out[i] = ${UNKEY('t')};
+        ${V('vo[i] = va[i];')}
+      }
+    }
+  }
+  return 0;
+}`;
+}
+
+const sources = new Map<string, string>();
+
+/** The kernel source for (type, order, pairs), built once. */
+export function radixSource(type: NumericType, descending: boolean, pairs: boolean): string {
+  const key = `${type}|${descending}|${pairs}`;
+  let s = sources.get(key);
+  if (s === undefined) {
+    s = radixKernelSource(type, descending, pairs);
+    sources.set(key, s);
+  }
+  return s;
+}
+
+/** The compiled kernel on the calling thread. */
+export function radixKernel(source: string): (job: RadixJob) => number {
+  return compileOnce<(job: RadixJob) => number>(source);
+}
+
+/** The pool task (self-contained: shipped to workers as source): runs the job's kernel. */
+export const radixTask = function radixTask(job: RadixJob): number {
+  const compile = (globalThis as unknown as { __webdplCompile: (s: string) => (j: RadixJob) => number })
+    .__webdplCompile;
+  return compile(job.s)(job);
+};
+
+/**
+ * The level digit (index into DIGITS) from the global counts of the three digits (`total(digit, d)`),
+ * or -1 when every key has the same bits (nothing to sort).
+ */
+export function levelDigit(n: number, total: (digit: number, d: number) => number): number {
+  for (let dg = 0; dg < 3; dg++) {
+    const size = dg === 2 ? 1024 : 2048;
+    let constant = false;
+    for (let d = 0; d < size; d++) {
+      const c = total(dg, d);
+      if (c === n) constant = true;
+      if (c !== 0) break;
+    }
+    if (!constant) return dg;
+  }
+  return -1;
+}
