@@ -1,291 +1,320 @@
 /**
- * par vs seq on the CPU: reduce (plus) and transform (x * 3 + 1) over 2^24 f32, with tinybench,
- * against plain JS baselines (a for loop, Array.prototype.reduce / map, the typed array's own
- * reduce / map). Prints a markdown table for docs/benchmarks/cpu-par.md.
+ * The CPU bricks against the best plain-JS loop, and par against seq, measured in interleaved rounds
+ * (every variant of a row once per round, the order rotating), so a shared machine's load changes
+ * hit every variant alike. Prints a markdown table for docs/benchmarks/cpu-bricks.md.
  *
- *   npx tsx packages/algorithms/bench/par-vs-seq.ts [--log2n 24] [--time 3000] [--paired] [--sweep]
+ *   npx tsx packages/algorithms/bench/par-vs-seq.ts [--sizes 10,20,22,24] [--rounds 5] [--time 150]
+ *       [--only reduce-u32,countIf-f32] [--front] [--min]
  *
- * --paired adds seq/par measured in alternating rounds (the fairest ratio on a shared machine).
- * --sweep adds a table of reduce seq vs par (forced parallel, default chunking) at 2^12..2^20, to
- * place DEFAULT_PARALLEL_THRESHOLD.
- *
- * Rows named "shared" pass arrays from allocShared (no copies); rows named "plain" pass arrays over
- * a plain ArrayBuffer: the calling thread works on its share in place and copies the workers' share
- * into shared memory (and their output back) as they go. A whole-array copy is measured alone in its
- * own row.
+ * Rows are the entries of `pnpm bench` that run on the bricks (same data shapes and plain-JS loops):
+ * reduce u32/f32, transformReduce f32 (x*x), countIf f32 (x > 0.5), inclusive/exclusive scans
+ * u32/f32, transform f32 (x*2+1), fill u32, copy u32. Functions are written as inline arrow
+ * functions in the timed call and normalized with `toGpuFunction`, as the algorithm fronts do, so a
+ * per-call lambda cost shows. Variants: `js` (the fastest plain loop of the entry), `seq` (the
+ * brick), `par` on plain arrays and `par shared` on `allocShared` arrays; with `--front`, also the
+ * public algorithm on seq (what the front adds over the brick).
+ * Figures: the median over rounds of each variant's median call time, and the median over rounds
+ * of the per-round ratios (seq speed / js speed, par / seq).
  */
-import { cpus } from 'node:os';
-import { type GpuFunction, lambda, plus } from '@webdpl/core';
-import { allocShared, type CpuBackend, createPool, DEFAULT_PARALLEL_THRESHOLD, toShared } from '@webdpl/policies';
-import { Bench } from 'tinybench';
-import { cpuReduce } from '../src/bricks/reduce';
+import { cpus, loadavg } from 'node:os';
+import { type GpuFunction, type HostArray, plus, toGpuFunction } from '@webdpl/core';
+import { allocShared, type CpuBackend, createPool, type Policy } from '@webdpl/policies';
+import { cpuFill } from '../src/bricks/map';
+import { cpuCountIf, cpuReduce, cpuTransformReduce } from '../src/bricks/reduce';
+import { cpuExclusiveScan, cpuInclusiveScan } from '../src/bricks/scan';
 import { cpuTransform } from '../src/bricks/transform';
 
-function arg(name: string, fallback: number): number {
+function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? (process.argv[i + 1] as string) : fallback;
 }
 
-const log2n = arg('log2n', 24);
-const n = 2 ** log2n;
-const timeMs = arg('time', 3000);
+const sizes = arg('sizes', '10,20,22,24').split(',').map(Number);
+const rounds = Number(arg('rounds', '5'));
+const budgetMs = Number(arg('time', '150'));
+const only = arg('only', '').split(',').filter(Boolean);
+const withFront = process.argv.includes('--front');
+const useMin = process.argv.includes('--min');
 
 const pool = createPool();
 const seq: CpuBackend = { kind: 'seq' };
 const par: CpuBackend = { kind: 'par', pool };
-const fn: GpuFunction = lambda((x: number) => x * 3 + 1);
 
-const plain = new Float32Array(n);
-for (let i = 0; i < n; i++) plain[i] = Math.random();
-const shared = toShared(plain);
-const array: number[] = Array.from(plain);
-const plainOut = new Float32Array(n);
-const sharedOut = allocShared('f32', n);
-const stagingCopy = allocShared('f32', n);
+type Api = Record<string, (policy: Policy, ...args: unknown[]) => Promise<unknown>>;
+let api: Api | undefined;
+let execution: { seq: Policy } | undefined;
+if (withFront) {
+  api = (await import('../src/index')) as unknown as Api;
+  execution = (await import('@webdpl/policies')).execution as unknown as { seq: Policy };
+}
 
-let sink = 0;
+/** Same generator as the bench's data (xorshift32); f32 uniform in [0, 1). */
+function makeU32(n: number): Uint32Array {
+  const a = new Uint32Array(n);
+  let s = 2463534242;
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    a[i] = s;
+  }
+  return a;
+}
 
+interface Arrays {
+  readonly u32: Uint32Array;
+  readonly f32: Float32Array;
+  readonly u32s: Uint32Array;
+  readonly f32s: Float32Array;
+  readonly outU32: Uint32Array;
+  readonly outF32: Float32Array;
+  readonly outU32s: Uint32Array;
+  readonly outF32s: Float32Array;
+}
+
+function arrays(n: number): Arrays {
+  const u32 = makeU32(n);
+  const f32 = Float32Array.from(u32, (v) => v / 2 ** 32);
+  const u32s = allocShared('u32', n);
+  u32s.set(u32);
+  const f32s = allocShared('f32', n);
+  f32s.set(f32);
+  return {
+    u32,
+    f32,
+    u32s,
+    f32s,
+    outU32: new Uint32Array(n),
+    outF32: new Float32Array(n),
+    outU32s: allocShared('u32', n),
+    outF32s: allocShared('f32', n),
+  };
+}
+
+/** A row: the plain loop, and the brick call on a backend with plain or shared arrays. */
 interface Row {
-  readonly group: string;
+  readonly id: string;
+  js(a: Arrays): unknown;
+  brick(b: CpuBackend, a: Arrays, shared: boolean): Promise<unknown>;
+  /** The public algorithm (with --front). */
+  front?(policy: Policy, a: Arrays): Promise<unknown>;
+}
+
+const sink = 0;
+const pred = (f: unknown) => toGpuFunction(f, 'pred', 1);
+const ins = (a: Arrays, s: boolean, t: 'u32' | 'f32'): HostArray =>
+  t === 'u32' ? (s ? a.u32s : a.u32) : s ? a.f32s : a.f32;
+const outs = (a: Arrays, s: boolean, t: 'u32' | 'f32'): HostArray =>
+  t === 'u32' ? (s ? a.outU32s : a.outU32) : s ? a.outF32s : a.outF32;
+
+function scanRow(kind: 'inclusive' | 'exclusive', t: 'u32' | 'f32'): Row {
+  const name = kind === 'inclusive' ? 'inclusiveScan' : 'exclusiveScan';
+  return {
+    id: `${name}-${t}`,
+    js: (a) => {
+      const x = ins(a, false, t);
+      const y = outs(a, false, t);
+      let s = 0;
+      if (t === 'u32') {
+        for (let i = 0; i < x.length; i++) {
+          if (kind === 'exclusive') y[i] = s;
+          s = (s + (x[i] as number)) >>> 0;
+          if (kind === 'inclusive') y[i] = s;
+        }
+      } else {
+        for (let i = 0; i < x.length; i++) {
+          if (kind === 'exclusive') y[i] = s;
+          s += x[i] as number;
+          if (kind === 'inclusive') y[i] = s;
+        }
+      }
+      return y;
+    },
+    brick: (b, a, s) =>
+      kind === 'inclusive'
+        ? cpuInclusiveScan(b, ins(a, s, t), outs(a, s, t), plus)
+        : cpuExclusiveScan(b, ins(a, s, t), outs(a, s, t), plus, 0),
+    front: (p, a) =>
+      kind === 'inclusive'
+        ? ((api as Api)[name]?.(p, ins(a, false, t), outs(a, false, t)) as Promise<unknown>)
+        : ((api as Api)[name]?.(p, ins(a, false, t), outs(a, false, t), 0) as Promise<unknown>),
+  };
+}
+
+const ROWS: Row[] = [
+  {
+    id: 'reduce-u32',
+    js: (a) => {
+      const x = a.u32;
+      let s = 0;
+      for (let i = 0; i < x.length; i++) s = (s + (x[i] as number)) >>> 0;
+      return s;
+    },
+    brick: (b, a, s) => cpuReduce(b, ins(a, s, 'u32'), 0, plus),
+    front: (p, a) => (api as Api).reduce?.(p, a.u32) as Promise<unknown>,
+  },
+  {
+    id: 'reduce-f32',
+    js: (a) => {
+      const x = a.f32;
+      let s = 0;
+      for (let i = 0; i < x.length; i++) s += x[i] as number;
+      return s;
+    },
+    brick: (b, a, s) => cpuReduce(b, ins(a, s, 'f32'), 0, plus),
+    front: (p, a) => (api as Api).reduce?.(p, a.f32) as Promise<unknown>,
+  },
+  {
+    id: 'transformReduce-f32',
+    js: (a) => {
+      const x = a.f32;
+      let s = 0;
+      for (let i = 0; i < x.length; i++) s += (x[i] as number) * (x[i] as number);
+      return s;
+    },
+    brick: (b, a, s) =>
+      cpuTransformReduce(
+        b,
+        ins(a, s, 'f32'),
+        0,
+        plus,
+        pred((x: number) => x * x),
+      ),
+    front: (p, a) => (api as Api).transformReduce?.(p, a.f32, 0, plus, (x: number) => x * x) as Promise<unknown>,
+  },
+  {
+    id: 'countIf-f32',
+    js: (a) => {
+      const x = a.f32;
+      let k = 0;
+      for (let i = 0; i < x.length; i++) if ((x[i] as number) > 0.5) k++;
+      return k;
+    },
+    brick: (b, a, s) =>
+      cpuCountIf(
+        b,
+        ins(a, s, 'f32'),
+        pred((x: number) => x > 0.5),
+      ),
+    front: (p, a) => (api as Api).countIf?.(p, a.f32, (x: number) => x > 0.5) as Promise<unknown>,
+  },
+  scanRow('inclusive', 'u32'),
+  scanRow('exclusive', 'u32'),
+  scanRow('inclusive', 'f32'),
+  scanRow('exclusive', 'f32'),
+  {
+    id: 'transform-f32',
+    js: (a) => {
+      const x = a.f32;
+      const y = a.outF32;
+      for (let i = 0; i < x.length; i++) y[i] = (x[i] as number) * 2 + 1;
+      return y;
+    },
+    brick: (b, a, s) =>
+      cpuTransform(
+        b,
+        ins(a, s, 'f32'),
+        outs(a, s, 'f32'),
+        toGpuFunction((x: number) => x * 2 + 1, 'fn', 1) as GpuFunction,
+      ),
+    front: (p, a) => (api as Api).transform?.(p, a.f32, a.outF32, (x: number) => x * 2 + 1) as Promise<unknown>,
+  },
+  {
+    id: 'fill-u32',
+    js: (a) => a.outU32.fill(7),
+    brick: (b, a, s) => cpuFill(b, 0, outs(a, s, 'u32'), a.u32.length, 7, 'u32'),
+    front: (p, a) => (api as Api).fill?.(p, a.outU32, 7) as Promise<unknown>,
+  },
+  {
+    id: 'copy-u32',
+    js: (a) => a.outU32.set(a.u32),
+    brick: (b, a, s) => cpuFill(b, 2, outs(a, s, 'u32'), a.u32.length, 0, 'u32', ins(a, s, 'u32')),
+    front: (p, a) => (api as Api).copy?.(p, a.u32, a.outU32) as Promise<unknown>,
+  },
+];
+
+/**
+ * Call time (ms) of `run` over about `budget` ms (at least 3 calls): the median, or with `--min` the
+ * fastest sample (steadier on a loaded machine: other processes only ever add time).
+ */
+async function timeIt(run: () => unknown, budget: number): Promise<number> {
+  const t0 = performance.now();
+  await run();
+  const first = performance.now() - t0;
+  const reps = Math.max(3, Math.min(20000, Math.floor(budget / Math.max(first, 0.0005))));
+  // Batches of calls for tiny calls, so the timer's resolution does not dominate.
+  const batch = first < 0.05 ? Math.max(1, Math.floor(0.05 / Math.max(first, 0.0005))) : 1;
+  const samples: number[] = [];
+  for (let r = 0; r < reps; r += batch) {
+    const s = performance.now();
+    for (let k = 0; k < batch; k++) {
+      const v = run();
+      if (v instanceof Promise) await v;
+    }
+    samples.push((performance.now() - s) / batch);
+  }
+  samples.sort((x, y) => x - y);
+  return useMin ? (samples[0] as number) : (samples[samples.length >> 1] as number);
+}
+
+const med = (v: number[]) => [...v].sort((x, y) => x - y)[v.length >> 1] as number;
+
+interface Variant {
   readonly name: string;
   readonly run: () => unknown;
 }
 
-const rows: Row[] = [
-  {
-    group: 'reduce',
-    name: 'JS for loop, f64 accumulator (`s += x[i]`)',
-    run: () => {
-      let s = 0;
-      for (let i = 0; i < n; i++) s += plain[i] as number;
-      sink += s;
-    },
-  },
-  {
-    group: 'reduce',
-    name: 'JS for loop, f32 accumulator (`s = Math.fround(s + x[i])`)',
-    run: () => {
-      let s = 0;
-      for (let i = 0; i < n; i++) s = Math.fround(s + (plain[i] as number));
-      sink += s;
-    },
-  },
-  {
-    group: 'reduce',
-    name: 'Array.prototype.reduce on number[]',
-    run: () => (sink += array.reduce((a, b) => a + b, 0)),
-  },
-  { group: 'reduce', name: 'Float32Array.prototype.reduce', run: () => (sink += plain.reduce((a, b) => a + b, 0)) },
-  {
-    group: 'reduce',
-    name: 'cpuReduce seq (plain array)',
-    run: async () => (sink += await cpuReduce(seq, plain, 0, plus)),
-  },
-  {
-    group: 'reduce',
-    name: 'cpuReduce par (shared array)',
-    run: async () => (sink += await cpuReduce(par, shared, 0, plus)),
-  },
-  {
-    group: 'reduce',
-    name: "cpuReduce par (plain array: workers' share copied to shared memory)",
-    run: async () => (sink += await cpuReduce(par, plain, 0, plus)),
-  },
-  {
-    group: 'copy',
-    name: 'toShared: new 64 MiB SharedArrayBuffer + copy (first touch of fresh pages)',
-    run: () => (sink += toShared(plain).length),
-  },
-  {
-    group: 'copy',
-    name: 'copy of the input into reused shared memory (what par does for a plain input)',
-    run: () => stagingCopy.set(plain),
-  },
-  {
-    group: 'transform',
-    name: 'JS for loop (`y[i] = x[i] * 3 + 1`)',
-    run: () => {
-      for (let i = 0; i < n; i++) plainOut[i] = (plain[i] as number) * 3 + 1;
-    },
-  },
-  {
-    group: 'transform',
-    name: 'Array.prototype.map on number[]',
-    run: () => (sink += array.map((v) => v * 3 + 1).length),
-  },
-  { group: 'transform', name: 'Float32Array.prototype.map', run: () => (sink += plain.map((v) => v * 3 + 1).length) },
-  { group: 'transform', name: 'cpuTransform seq (plain arrays)', run: () => cpuTransform(seq, plain, plainOut, fn) },
-  { group: 'transform', name: 'cpuTransform par (shared arrays)', run: () => cpuTransform(par, shared, sharedOut, fn) },
-  {
-    group: 'transform',
-    name: "cpuTransform par (plain arrays: workers' share copied in and back)",
-    run: () => cpuTransform(par, plain, plainOut, fn),
-  },
-];
-
-async function check(): Promise<void> {
-  let exact = 0;
-  for (let i = 0; i < n; i++) exact += plain[i] as number;
-  for (const b of [seq, par]) {
-    const r = await cpuReduce(b, shared, 0, plus);
-    if (Math.abs(r - exact) > 1e-3 * exact) throw new Error(`reduce ${b.kind}: ${r} vs ${exact}`);
-    // The lambda has WGSL f32 semantics: each operation rounds to f32.
-    await cpuTransform(b, shared, sharedOut, fn);
-    for (let i = 0; i < n; i += 4099) {
-      if (sharedOut[i] !== Math.fround(Math.fround((plain[i] as number) * 3) + 1))
-        throw new Error(`transform ${b.kind} at ${i}`);
+const lines: string[] = [];
+lines.push(
+  `| row | n | js ms | seq ms | seq vs js | par ms | par / seq | par shared ms | par shared / seq |${withFront ? ' front seq ms | front / brick |' : ''}`,
+);
+lines.push(`|---|---:|---:|---:|---:|---:|---:|---:|---:|${withFront ? '---:|---:|' : ''}`);
+for (const log2 of sizes) {
+  const n = 2 ** log2;
+  const a = arrays(n);
+  for (const row of ROWS) {
+    if (only.length > 0 && !only.includes(row.id)) continue;
+    const variants: Variant[] = [
+      { name: 'js', run: () => row.js(a) },
+      { name: 'seq', run: () => row.brick(seq, a, false) },
+      { name: 'par', run: () => row.brick(par, a, false) },
+      { name: 'parShared', run: () => row.brick(par, a, true) },
+    ];
+    if (withFront && row.front && execution) {
+      const policy = execution.seq;
+      variants.push({ name: 'front', run: () => (row.front as NonNullable<Row['front']>)(policy, a) });
     }
-  }
-}
-
-/**
- * How many cores this process can get right now: the same busy loop on 1 worker, then on 2 workers
- * at once. 2 means two free cores; about 1 means the scheduler gives this process one core's worth
- * (Linux autogroup shares CPU per session, so other sessions' load caps a process, not a thread).
- */
-async function availableParallelism(): Promise<number> {
-  const spin = (ms: number) => {
-    const t0 = performance.now();
-    let ops = 0;
-    while (performance.now() - t0 < ms) {
-      for (let i = 0; i < 10000; i++) ops += i & 1;
+    const ms = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < variants.length; k++) {
+        const v = variants[(k + r) % variants.length] as Variant;
+        (ms.get(v.name) as number[]).push(await timeIt(v.run, budgetMs));
+      }
     }
-    return ops;
-  };
-  const probe = createPool({ size: 2 });
-  try {
-    await probe.run(spin, [50, 50]);
-    const one = (await probe.run(spin, [1000]))[0] as number;
-    const two = await probe.run(spin, [1000, 1000]);
-    return (two[0] as number) / one + (two[1] as number) / one;
-  } finally {
-    await probe.close();
-  }
-}
-
-await check();
-const parallelismBefore = await availableParallelism();
-const results = new Map<string, { p50: number; mean: number; min: number; rme: number; samples: number }>();
-for (const row of rows) {
-  const bench = new Bench({ time: timeMs, iterations: 10, warmupTime: 500, warmupIterations: 3, throws: true });
-  bench.add(row.name, async () => {
-    await row.run();
-  });
-  await bench.run();
-  const r = bench.tasks[0]?.result;
-  if (!r || !('latency' in r)) throw new Error(`no result for ${row.name}`);
-  const lat = r.latency;
-  results.set(row.name, { p50: lat.p50, mean: lat.mean, min: lat.min, rme: lat.rme, samples: lat.samplesCount });
-  process.stderr.write(`${row.name}: p50 ${lat.p50.toFixed(2)} ms\n`);
-}
-
-async function timeP50(run: () => unknown, time: number): Promise<number> {
-  const bench = new Bench({ time, iterations: 20, warmupTime: 100, warmupIterations: 5, throws: true });
-  bench.add('t', async () => {
-    await run();
-  });
-  await bench.run();
-  const r = bench.tasks[0]?.result;
-  if (!r || !('latency' in r)) throw new Error('no result');
-  return r.latency.p50;
-}
-
-/**
- * seq and par measured in alternation (rounds of 400 ms each), so both see the same load when the
- * machine is shared: the median of the per-round ratios is the speedup least skewed by load changes.
- */
-async function paired(seqRun: () => unknown, parRun: () => unknown, rounds: number): Promise<string> {
-  const ratios: number[] = [];
-  const seqMs: number[] = [];
-  const parMs: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const a = await timeP50(seqRun, 400);
-    const b = await timeP50(parRun, 400);
-    seqMs.push(a);
-    parMs.push(b);
-    ratios.push(a / b);
-  }
-  const med = (v: number[]) => {
-    const sorted = [...v].sort((x, y) => x - y);
-    return sorted[sorted.length >> 1] as number;
-  };
-  return `seq ${med(seqMs).toFixed(2)} ms, par ${med(parMs).toFixed(2)} ms, median ratio ${med(ratios).toFixed(2)}x (rounds: ${ratios.map((x) => x.toFixed(2)).join(' ')})`;
-}
-
-const pairedLines: string[] = [];
-if (process.argv.includes('--paired')) {
-  pairedLines.push('', 'Paired rounds (seq and par alternating, shared arrays):', '');
-  pairedLines.push(
-    `- reduce: ${await paired(
-      () => cpuReduce(seq, shared, 0, plus),
-      () => cpuReduce(par, shared, 0, plus),
-      8,
-    )}`,
-  );
-  pairedLines.push(
-    `- transform: ${await paired(
-      () => cpuTransform(seq, shared, sharedOut, fn),
-      () => cpuTransform(par, shared, sharedOut, fn),
-      8,
-    )}`,
-  );
-}
-
-const sweep: string[] = [];
-if (process.argv.includes('--sweep')) {
-  const forced: CpuBackend = { kind: 'par', pool, tuning: { parallelThreshold: 0 } };
-  sweep.push(
-    '',
-    `Break-even sweep (reduce plus f32; par forced, default chunking; current threshold 2^${Math.log2(DEFAULT_PARALLEL_THRESHOLD)}):`,
-    '',
-  );
-  sweep.push('| n | seq ms | par shared ms | par plain ms | par shared / seq | par plain / seq |');
-  sweep.push('|---:|---:|---:|---:|---:|---:|');
-  for (let k = 12; k <= 20; k++) {
-    const m = 2 ** k;
-    const xs = shared.subarray(0, m);
-    const xp = plain.subarray(0, m);
-    const tSeq = await timeP50(() => cpuReduce(seq, xp, 0, plus), 300);
-    const tShared = await timeP50(() => cpuReduce(forced, xs, 0, plus), 300);
-    const tPlain = await timeP50(() => cpuReduce(forced, xp, 0, plus), 300);
-    sweep.push(
-      `| 2^${k} | ${tSeq.toFixed(3)} | ${tShared.toFixed(3)} | ${tPlain.toFixed(3)} | ${(tSeq / tShared).toFixed(2)}x | ${(tSeq / tPlain).toFixed(2)}x |`,
+    const m = (name: string) => med(ms.get(name) ?? [Number.NaN]);
+    const ratio = (num: string, den: string) =>
+      med((ms.get(num) ?? []).map((t, i) => t / ((ms.get(den) ?? [])[i] as number))).toFixed(2);
+    const f = (t: number) => (t < 0.1 ? t.toFixed(4) : t.toFixed(2));
+    lines.push(
+      `| ${row.id} | 2^${log2} | ${f(m('js'))} | ${f(m('seq'))} | ${ratio('js', 'seq')}x | ${f(m('par'))} | ${ratio('seq', 'par')}x | ${f(m('parShared'))} | ${ratio('seq', 'parShared')}x |${
+        withFront ? ` ${f(m('front'))} | ${ratio('front', 'seq')}x |` : ''
+      }`,
     );
-    process.stderr.write(`sweep 2^${k} done\n`);
+    process.stderr.write(`${lines.at(-1)}\n`);
   }
 }
 await pool.close();
-const parallelismAfter = await availableParallelism();
-
-const ms = (name: string) => results.get(name)?.p50 ?? Number.NaN;
-const lines: string[] = [];
-lines.push(`n = 2^${log2n} f32, ${pool.size} workers; median (p50) of tinybench samples, ${timeMs} ms per row`);
-lines.push('');
-lines.push('| op | row | median ms | mean ms | min ms | ±rme | samples | M elem/s | vs seq |');
-lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
-for (const row of rows) {
-  const r = results.get(row.name);
-  if (!r) continue;
-  const seqName = row.group === 'reduce' ? 'cpuReduce seq (plain array)' : 'cpuTransform seq (plain arrays)';
-  const vs = row.group === 'copy' ? '' : `${(ms(seqName) / r.p50).toFixed(2)}x`;
-  lines.push(
-    `| ${row.group} | ${row.name} | ${r.p50.toFixed(2)} | ${r.mean.toFixed(2)} | ${r.min.toFixed(2)} | ${r.rme.toFixed(1)}% | ${r.samples} | ${(n / r.p50 / 1e3).toFixed(0)} | ${vs} |`,
-  );
-}
-lines.push('');
-lines.push(
-  `Speedup par/seq (shared arrays): reduce ${(ms('cpuReduce seq (plain array)') / ms('cpuReduce par (shared array)')).toFixed(2)}x, transform ${(ms('cpuTransform seq (plain arrays)') / ms('cpuTransform par (shared arrays)')).toFixed(2)}x`,
+console.log(
+  [
+    `Machine: ${cpus().length} logical cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString()}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(
+        ' ',
+      )}; ${rounds} interleaved rounds of ${budgetMs} ms per variant, ${useMin ? 'fastest' : 'median'} call per round`,
+    '',
+    ...lines,
+  ].join('\n'),
 );
-lines.push(
-  `Machine: ${cpus().length} logical cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString()}, load average ${(
-    await import('node:os')
-  )
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
-);
-lines.push(
-  `Cores available to this process (2 workers spinning 1 s vs 1 worker): ${parallelismBefore.toFixed(2)} before, ${parallelismAfter.toFixed(2)} after`,
-);
-console.log([...lines, ...pairedLines, ...sweep].join('\n'));
 if (sink === 42) console.log('');

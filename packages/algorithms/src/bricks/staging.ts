@@ -9,7 +9,7 @@ import {
 } from '@webdpl/core';
 import type { Chunk } from '@webdpl/policies';
 import { type CpuBackend, cpuTuning, isShared } from '@webdpl/policies';
-import { type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
+import { batchJobs, type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 
 /** One input array, or two for binary transforms. */
@@ -201,11 +201,12 @@ export async function runChunks(
   chunks: readonly Chunk[],
   job: (chunk: Chunk, index: number) => KernelJob,
 ): Promise<number[]> {
-  const jobs = chunks.map(job);
+  const { src, jobs } = batchJobs(chunks.map(job));
   const total = jobs.length;
   const batch: KernelBatch = {
     ctl: new Int32Array(new SharedArrayBuffer(8)),
     out: new Float64Array(new SharedArrayBuffer(8 * total)),
+    src,
     jobs,
   };
   const callerWorks = cpuTuning(backend).callerWorks;
@@ -278,7 +279,7 @@ async function runSplit(
   const batch: KernelBatch = {
     ctl,
     out: new Float64Array(new SharedArrayBuffer(8 * total)),
-    jobs: chunks.map((c) => job(c, sh)),
+    ...batchJobs(chunks.map((c) => job(c, sh))),
     split: true,
     fin: new Int32Array(new SharedArrayBuffer(4 * total)),
   };

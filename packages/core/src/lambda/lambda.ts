@@ -147,7 +147,11 @@ function checkCaptures(captures: unknown): Readonly<Record<string, number | bool
 }
 
 /** Argument types for a function of `arity` parameters: missing entries repeat the first. */
-function resolveTypes(argTypes: readonly NumericType[], arity: number, what: string): NumericType[] {
+function resolveTypes(argTypes: readonly NumericType[], arity: number, what: string): readonly NumericType[] {
+  // The common case without allocating: as many valid types as parameters.
+  if (Array.isArray(argTypes) && argTypes.length === arity && argTypes.every((t) => SUPPORTED.includes(t))) {
+    return argTypes;
+  }
   if (!Array.isArray(argTypes) || argTypes.length === 0) {
     throw new ArgumentError('argTypes', `a list of ${arity} element type(s)`, describe(argTypes));
   }
@@ -161,7 +165,7 @@ function resolveTypes(argTypes: readonly NumericType[], arity: number, what: str
 }
 
 function translate(core: LambdaCore, types: readonly NumericType[]): Translation {
-  const key = types.join(',');
+  const key = types.length === 1 ? (types[0] as string) : types.join(',');
   let tr = core.translations.get(key);
   if (!tr) {
     const body = inferTypes(core.parsed, types);
@@ -403,8 +407,10 @@ function arrowFunction(fn: LambdaFn): GpuFunction {
   if (f === undefined) {
     f = lambda(fn);
     remember(bySource, source, f);
+    // Only the first function object of a source is remembered by identity: an inline arrow is a
+    // new object at every call, and a WeakMap entry per call costs more than the source lookup.
+    byFunction.set(fn, f);
   }
-  byFunction.set(fn, f);
   return f;
 }
 
