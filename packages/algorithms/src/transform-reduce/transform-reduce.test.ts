@@ -169,7 +169,7 @@ describe('transformReduce: bad input', () => {
         undefined,
         lambda((x: number, y: number) => x + y),
       ),
-    ).rejects.toThrow(/init is required/);
+    ).rejects.toThrow(/^init: expected a start value: operator .*has no identity/);
     await expect(transformReduce({} as never, a, 0, plus, id)).rejects.toThrow(/policy/);
     expect([...a]).toEqual([1, 2, 3]);
   });
