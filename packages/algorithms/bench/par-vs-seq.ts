@@ -102,7 +102,6 @@ interface Row {
   front?(policy: Policy, a: Arrays): Promise<unknown>;
 }
 
-const sink = 0;
 const pred = (f: unknown) => toGpuFunction(f, 'pred', 1);
 const ins = (a: Arrays, s: boolean, t: 'u32' | 'f32'): HostArray =>
   t === 'u32' ? (s ? a.u32s : a.u32) : s ? a.f32s : a.f32;
@@ -143,29 +142,28 @@ function scanRow(kind: 'inclusive' | 'exclusive', t: 'u32' | 'f32'): Row {
   };
 }
 
+function reduceRow(t: 'u32' | 'f32'): Row {
+  return {
+    id: `reduce-${t}`,
+    js: (a) => {
+      let s = 0;
+      if (t === 'u32') {
+        const x = a.u32;
+        for (let i = 0; i < x.length; i++) s = (s + (x[i] as number)) >>> 0;
+      } else {
+        const x = a.f32;
+        for (let i = 0; i < x.length; i++) s += x[i] as number;
+      }
+      return s;
+    },
+    brick: (b, a, s) => cpuReduce(b, ins(a, s, t), 0, plus),
+    front: (p, a) => (api as Api).reduce?.(p, ins(a, false, t)) as Promise<unknown>,
+  };
+}
+
 const ROWS: Row[] = [
-  {
-    id: 'reduce-u32',
-    js: (a) => {
-      const x = a.u32;
-      let s = 0;
-      for (let i = 0; i < x.length; i++) s = (s + (x[i] as number)) >>> 0;
-      return s;
-    },
-    brick: (b, a, s) => cpuReduce(b, ins(a, s, 'u32'), 0, plus),
-    front: (p, a) => (api as Api).reduce?.(p, a.u32) as Promise<unknown>,
-  },
-  {
-    id: 'reduce-f32',
-    js: (a) => {
-      const x = a.f32;
-      let s = 0;
-      for (let i = 0; i < x.length; i++) s += x[i] as number;
-      return s;
-    },
-    brick: (b, a, s) => cpuReduce(b, ins(a, s, 'f32'), 0, plus),
-    front: (p, a) => (api as Api).reduce?.(p, a.f32) as Promise<unknown>,
-  },
+  reduceRow('u32'),
+  reduceRow('f32'),
   {
     id: 'transformReduce-f32',
     js: (a) => {
@@ -317,4 +315,3 @@ console.log(
     ...lines,
   ].join('\n'),
 );
-if (sink === 42) console.log('');

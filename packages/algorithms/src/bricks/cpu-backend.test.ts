@@ -25,6 +25,7 @@ import {
   releaseScratch,
   retainedScratchBytes,
 } from './scratch';
+import { countingPool } from './test-data';
 import { equals, inlineFunction, mod7is3, times3plus1 } from './test-functions';
 import { cpuForEach, cpuTransform } from './transform';
 
@@ -93,16 +94,8 @@ describe('planParallel and tuning', () => {
 describe('engines on par really use the pool (and seq never does)', () => {
   const inner = createPool({ size: 2 });
   afterAll(() => inner.close());
-  let runs = 0;
-  const counting: WorkerPool = {
-    size: inner.size,
-    run: (task, jobs) => {
-      runs++;
-      return inner.run(task, jobs);
-    },
-    close: () => inner.close(),
-  };
-  const par: CpuBackend = { kind: 'par', pool: counting, tuning: { parallelThreshold: 64, minChunk: 8 } };
+  const counting = countingPool(inner);
+  const par: CpuBackend = { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 64, minChunk: 8 } };
   const calls: [string, number, (b: CpuBackend, n: number) => Promise<unknown>][] = [
     ['transform', 1, (b, n) => cpuTransform(b, new Uint32Array(n), new Uint32Array(n), times3plus1)],
     ['forEach', 1, (b, n) => cpuForEach(b, new Uint32Array(n), times3plus1)],
@@ -115,13 +108,13 @@ describe('engines on par really use the pool (and seq never does)', () => {
   ];
   for (const [name, expected, call] of calls) {
     it(name, async () => {
-      runs = 0;
+      counting.reset();
       await call({ kind: 'seq' }, 1000);
-      expect(runs).toBe(0);
+      expect(counting.runs()).toBe(0);
       await call(par, 63);
-      expect(runs).toBe(0);
+      expect(counting.runs()).toBe(0);
       await call(par, 1000);
-      expect(runs).toBe(expected);
+      expect(counting.runs()).toBe(expected);
     });
   }
 });

@@ -4,35 +4,28 @@
  * results, no pool run, nothing thrown.
  */
 import { plus } from '@webdpl/core';
-import { type CpuBackend, createPool, type WorkerPool } from '@webdpl/policies';
+import { type CpuBackend, createPool } from '@webdpl/policies';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cpuCount } from './count';
 import { cpuFindFirst } from './find';
 import { cpuFill } from './map';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
+import { countingPool } from './test-data';
 import { equals, mod7is3, times3plus1 } from './test-functions';
 import { cpuForEach, cpuTransform } from './transform';
 
 const inner = createPool({ size: 2 });
 afterAll(() => inner.close());
-let runs = 0;
-const counting: WorkerPool = {
-  size: inner.size,
-  run: (task, jobs) => {
-    runs++;
-    return inner.run(task, jobs);
-  },
-  close: () => inner.close(),
-};
-const par: CpuBackend = { kind: 'par', pool: counting, tuning: { parallelThreshold: 0, minChunk: 16 } };
+const counting = countingPool(inner);
+const par: CpuBackend = { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 16 } };
 
 const n = 2 ** 17 + 3;
 const x = Uint32Array.from({ length: n }, (_, i) => (i * 2654435761) >>> 0);
 
 describe('bricks without SharedArrayBuffer', () => {
   beforeEach(() => {
-    runs = 0;
+    counting.reset();
     vi.stubGlobal('SharedArrayBuffer', undefined);
   });
   afterEach(() => {
@@ -60,7 +53,7 @@ describe('bricks without SharedArrayBuffer', () => {
     expect(await cpuCountIf(par, x, mod7is3)).toBe(count);
     expect(await cpuFindFirst(par, x, equals(x[n - 2] as number))).toBe(n - 2);
     expect(await cpuCount(par, x, 7)).toBe(sevens);
-    expect(runs).toBe(0);
+    expect(counting.runs()).toBe(0);
   });
 
   it('scans, transforms and fills run on the calling thread, in plain memory', async () => {
@@ -83,12 +76,12 @@ describe('bricks without SharedArrayBuffer', () => {
     expect(y[n - 1]).toBe(n + 1);
     await cpuFill(par, 2, y, n, 0, 'u32', x);
     expect(y[n - 1]).toBe(x[n - 1]);
-    expect(runs).toBe(0);
+    expect(counting.runs()).toBe(0);
   });
 
   it('with SharedArrayBuffer back, the same par backend uses the pool', async () => {
     vi.unstubAllGlobals();
     expect(await cpuReduce(par, x, 0, plus)).toBeTypeOf('number');
-    expect(runs).toBe(1);
+    expect(counting.runs()).toBe(1);
   });
 });

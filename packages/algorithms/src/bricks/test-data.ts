@@ -96,3 +96,22 @@ export function diff(actual: ArrayLike<number>, want: ArrayLike<number>): string
   }
   return '';
 }
+
+/** `pool` behind a counter of its runs (tests that par really uses the pool, or never does). */
+export function countingPool(pool: WorkerPool): { pool: WorkerPool; runs(): number; reset(): void } {
+  let runs = 0;
+  return {
+    pool: {
+      size: pool.size,
+      run: (task, jobs) => {
+        runs++;
+        return pool.run(task, jobs);
+      },
+      close: () => pool.close(),
+    },
+    runs: () => runs,
+    reset: () => {
+      runs = 0;
+    },
+  };
+}
