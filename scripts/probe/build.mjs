@@ -6,7 +6,11 @@ const require = createRequire(createRequire(import.meta.url).resolve('tsup'));
 const { build } = require('esbuild');
 
 await build({
-  entryPoints: { probe: 'scripts/probe/h100-probe.ts', 'sort-probe': 'scripts/probe/sort-probe.ts' },
+  entryPoints: {
+    probe: 'scripts/probe/h100-probe.ts',
+    'sort-probe': 'scripts/probe/sort-probe.ts',
+    'per-call-probe': 'scripts/probe/per-call-probe.ts',
+  },
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -17,4 +21,4 @@ await build({
   banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 });
-console.log('built .probe/probe.mjs, .probe/sort-probe.mjs');
+console.log('built .probe/probe.mjs, .probe/sort-probe.mjs, .probe/per-call-probe.mjs');

@@ -18,6 +18,8 @@ export {
   releaseDevices,
 } from './device';
 export { DEVICE_ARRAY_USAGE, DeviceArray } from './device-array';
+export type { Owned } from './dispatch-cache';
+export { bufferId, DISPATCH_CACHE_CAPACITY, dispatchCache, LruCache, paramsBuffer } from './dispatch-cache';
 export {
   ArgumentError,
   DestroyedArrayError,
@@ -51,8 +53,8 @@ export {
   plus,
   wgslLiteral,
 } from './operators';
-export { getPipeline, pipelineCount } from './pipeline-cache';
-export type { Readback, Recorder } from './queue';
+export { getPipeline, pipelineCount, pipelineFor } from './pipeline-cache';
+export type { Readback, Recorder, Turn } from './queue';
 export { gridFor, Queue } from './queue';
 export type { Selector } from './selectors';
 export {

@@ -1,41 +1,134 @@
 /**
- * Compute pipelines cached per device, keyed by the linked WGSL source (which holds every parameter of
- * every fragment in its mangled names). Compilation errors become GpuValidationErrors naming the module.
+ * Compute pipelines cached per device.
+ *
+ * - The pipeline cache proper is keyed by the full linked WGSL source (with the entry point): the
+ *   same code compiles once, different code never shares a pipeline.
+ * - In front of it, two memos skip linking on repeated calls: by fragment object, and by the root
+ *   fragment's mangled name, taken only when the root's code and its dependencies' names equal
+ *   those of the fragment the pipeline was linked from (a mangled name carries every parameter of
+ *   its fragment, so equal names below the root mean equal code).
+ * - `pipelineFor` lets an engine skip even building the root fragment: its key names every
+ *   parameter and fragment the kernel is built from, and the caller-supplied fragments (`leaves`:
+ *   loads, element functions, operators) are compared by code on every hit, so a front that hands
+ *   the engine a different fragment under a known name gets an error instead of the old kernel.
+ *
+ * Compilation errors become GpuValidationErrors naming the module.
  */
 import type { GpuDevice } from './device';
 import { GpuValidationError } from './errors';
-import { link, type WgslFragment } from './wgsl/fragment';
+import { link, type WgslFragment, WgslLinkError } from './wgsl/fragment';
 
-const caches = new WeakMap<GpuDevice, Map<string, Promise<GPUComputePipeline>>>();
+interface NamedEntry {
+  readonly code: string;
+  readonly deps: string;
+  readonly pipeline: Promise<GPUComputePipeline>;
+}
+
+interface KeyedEntry {
+  readonly leaves: readonly string[];
+  readonly leafNames: readonly string[];
+  readonly pipeline: Promise<GPUComputePipeline>;
+}
+
+interface DeviceCache {
+  /** entry point + '\n' + linked code -> pipeline. */
+  readonly byCode: Map<string, Promise<GPUComputePipeline>>;
+  readonly byFragment: WeakMap<WgslFragment, Map<string, Promise<GPUComputePipeline>>>;
+  /** entry point + '\0' + root name -> what it was linked from. */
+  readonly byName: Map<string, NamedEntry>;
+  /** engine key -> pipeline and the code of its leaves. */
+  readonly byKey: Map<string, KeyedEntry>;
+  /** Modules compiled (shader module + pipeline creations). */
+  compiled: number;
+}
+
+const caches = new WeakMap<GpuDevice, DeviceCache>();
+
+function cacheOf(device: GpuDevice): DeviceCache {
+  let c = caches.get(device);
+  if (!c) {
+    c = { byCode: new Map(), byFragment: new WeakMap(), byName: new Map(), byKey: new Map(), compiled: 0 };
+    caches.set(device, c);
+  }
+  return c;
+}
+
+function depNames(f: WgslFragment): string {
+  let s = '';
+  for (const d of f.deps) s += `${d.name}\u0000`;
+  return s;
+}
 
 /**
  * The compute pipeline of `root` (entry point `main` unless given) on `device`, compiled once.
  * Workgroup memory is checked against the device limit at link time.
  */
 export function getPipeline(device: GpuDevice, root: WgslFragment, entryPoint = 'main'): Promise<GPUComputePipeline> {
-  let cache = caches.get(device);
-  if (!cache) {
-    cache = new Map();
-    caches.set(device, cache);
-  }
-  // Fast path: a fragment's mangled name carries every parameter of it, so name + entry point find a
-  // compiled pipeline without re-linking the module (linking costs tens of microseconds per call).
-  const fast = `${entryPoint}\u0000${root.name}\u0000${root.code.length}`;
-  const hit = cache.get(fast);
+  const cache = cacheOf(device);
+  let perFragment = cache.byFragment.get(root);
+  const hit = perFragment?.get(entryPoint);
   if (hit) return hit;
-  const mod = link(root, device.limits.maxComputeWorkgroupStorageSize);
-  const key = `${entryPoint}\n${mod.code}`;
-  let p = cache.get(key);
-  if (!p) {
-    p = compile(device, root.name, mod.code, entryPoint);
-    cache.set(key, p);
-    p.catch(() => {
-      cache?.delete(key);
-      cache?.delete(fast);
-    });
+  const nameKey = `${entryPoint}\u0000${root.name}`;
+  const named = cache.byName.get(nameKey);
+  let p: Promise<GPUComputePipeline> | undefined;
+  if (named && named.code === root.code && named.deps === depNames(root)) {
+    p = named.pipeline;
+  } else {
+    const mod = link(root, device.limits.maxComputeWorkgroupStorageSize);
+    const key = `${entryPoint}\n${mod.code}`;
+    p = cache.byCode.get(key);
+    if (!p) {
+      const compiling = compile(device, root.name, mod.code, entryPoint);
+      cache.compiled++;
+      p = compiling;
+      cache.byCode.set(key, compiling);
+      compiling.catch(() => {
+        cache.compiled--;
+        cache.byCode.delete(key);
+        if (cache.byName.get(nameKey)?.pipeline === compiling) cache.byName.delete(nameKey);
+      });
+    }
+    cache.byName.set(nameKey, { code: root.code, deps: depNames(root), pipeline: p });
   }
-  cache.set(fast, p);
+  if (!perFragment) {
+    perFragment = new Map();
+    cache.byFragment.set(root, perFragment);
+  }
+  perFragment.set(entryPoint, p);
   return p;
+}
+
+/**
+ * The pipeline an engine builds from parameters, memoized by `key` without building the fragment
+ * again. `key` must name every parameter and fragment `build` uses (tuning, types, fragment names);
+ * `leaves` are the fragments the engine got from its caller, checked by code on every hit. Throws
+ * WgslLinkError when a leaf's code differs from the one first seen under its name.
+ */
+export function pipelineFor(
+  device: GpuDevice,
+  key: string,
+  leaves: readonly WgslFragment[],
+  build: () => WgslFragment,
+  entryPoint = 'main',
+): Promise<GPUComputePipeline> {
+  const cache = cacheOf(device);
+  const k = `${entryPoint}\u0000${key}`;
+  const hit = cache.byKey.get(k);
+  if (hit) {
+    for (let i = 0; i < leaves.length; i++) {
+      const leaf = leaves[i] as WgslFragment;
+      if (leaf.code !== hit.leaves[i] || leaf.name !== hit.leafNames[i]) {
+        throw new WgslLinkError(`two different fragments are named '${leaf.name}' (kernel '${key}')`);
+      }
+    }
+    return hit.pipeline;
+  }
+  const pipeline = getPipeline(device, build(), entryPoint);
+  cache.byKey.set(k, { leaves: leaves.map((f) => f.code), leafNames: leaves.map((f) => f.name), pipeline });
+  pipeline.catch(() => {
+    if (cache.byKey.get(k)?.pipeline === pipeline) cache.byKey.delete(k);
+  });
+  return pipeline;
 }
 
 async function compile(device: GpuDevice, name: string, code: string, entryPoint: string): Promise<GPUComputePipeline> {
@@ -56,9 +149,7 @@ async function compile(device: GpuDevice, name: string, code: string, entryPoint
   return pipeline;
 }
 
-/** Number of pipelines compiled on `device` (for tests and diagnostics). */
+/** Number of pipelines compiled (or compiling) on `device`, failed ones not counted (tests, diagnostics). */
 export function pipelineCount(device: GpuDevice): number {
-  let n = 0;
-  for (const k of caches.get(device)?.keys() ?? []) if (!k.includes('\u0000')) n++;
-  return n;
+  return caches.get(device)?.compiled ?? 0;
 }

@@ -1,11 +1,32 @@
 /**
  * Queue: in-order submission over a GPUDevice. Each algorithm call records all its passes into one
- * command buffer inside `submit()`, which runs the recording synchronously inside validation,
- * out-of-memory and internal error scopes, so errors surface as typed errors from the call that
- * caused them. A lost device turns every call into a DeviceLostError.
+ * command buffer (synchronously) and submits it.
+ *
+ * Ordering: calls on one device run on the GPU in the order they took their turn (`reserve`, taken
+ * synchronously when an engine call starts; `submit`/`enqueue` without a turn take one themselves):
+ * one WebGPU queue, one submission per call, each submission after every earlier turn's, and
+ * `queue.writeBuffer` uploads land before later submissions. So a chain of calls whose outputs stay
+ * on the device (`transform(p, a, b, f); inclusiveScan(p, b, c)`) gives the right answer without
+ * awaiting in between, even when a call of the chain first compiles its pipeline; a call that reads
+ * a result back (`reduce`, `copyIf`'s count, `DeviceArray.read`) sees everything submitted before it.
+ * (Uploads by `DeviceArray.write` / `from` are not turns: they land before the next submission.)
+ *
+ * Two ways to submit:
+ * - `submit()` waits: one validation error scope around the recording, popped together with the
+ *   mapping of the readbacks, so a call that returns data never returns data from a failed
+ *   submission. Resolves once errors are known and readbacks are mapped (not when the GPU is idle).
+ * - `enqueue()` does not wait for the GPU (calls whose outputs stay on the device): no error scope,
+ *   no readback. GPU errors of such a call reach the device's uncaptured-error handler, which records
+ *   them on this queue; the error is thrown by that call itself where the implementation reports
+ *   errors synchronously (Dawn in Node does), else by the next call on this queue (`submit`,
+ *   `enqueue`), or by `finish()`, naming the call that caused it. Errors are never dropped: each
+ *   recorded error is thrown exactly once.
+ * Errors outside scopes (out of memory, internal errors) are recorded the same way and thrown by the
+ * call that caused them or the next one. A lost device turns every call into a DeviceLostError.
  *
  * With profiling on, every compute pass gets timestamp writes and `submit` reports the device time
- * from the first pass's start to the last pass's end (`lastDeviceTimeNs`).
+ * from the first pass's start to the last pass's end (`lastDeviceTimeNs`); `enqueue` then waits like
+ * `submit` (it reads the timestamps back).
  */
 import type { GpuDevice } from './device';
 import { DeviceLostError, GpuInternalError, GpuOutOfMemoryError, GpuValidationError, WebdplError } from './errors';
@@ -15,6 +36,18 @@ export interface Readback {
   readonly size: number;
   /** Available after `submit` resolved. */
   data(): ArrayBuffer;
+}
+
+/**
+ * A place in the queue's call order, taken synchronously when a call starts (`Queue.reserve`), so a
+ * call that prepares asynchronously (a pipeline compiling) still submits before the calls made
+ * after it. `submit` / `enqueue` given a turn wait for the turns before it, submit, and release it.
+ */
+export interface Turn {
+  /** Settles when every earlier turn was released; undefined when none was pending. */
+  readonly ready: Promise<void> | undefined;
+  /** Lets later turns submit. Idempotent; call it when the call fails before submitting. */
+  release(): void;
 }
 
 /** What a recording callback gets. */
@@ -48,8 +81,40 @@ export function gridFor(count: number, maxPerDimension: number): [number, number
   return [x, y, 1];
 }
 
+/** A readback staging buffer and, once mapped, its bytes. */
+interface PendingReadback {
+  readonly staging: GPUBuffer;
+  readonly size: number;
+  out?: ArrayBuffer;
+}
+
+/** What one submission recorded besides its commands. */
+interface Recording {
+  readonly temps: GPUBuffer[];
+  readonly uniforms: GPUBuffer[];
+  readonly readbacks: PendingReadback[];
+  readonly passLabels: string[];
+  timing?: GPUBuffer;
+}
+
+/** A GPU error as the typed webdpl error, naming the call (`label`) that caused it. */
+function typedError(label: string, error: GPUError): WebdplError {
+  const kind = (error as { constructor?: { name?: string } }).constructor?.name ?? '';
+  if (kind === 'GPUOutOfMemoryError') return new GpuOutOfMemoryError(`${label}: GPU out of memory: ${error.message}`);
+  if (kind === 'GPUInternalError') return new GpuInternalError(`${label}: GPU internal error: ${error.message}`);
+  return new GpuValidationError(`${label}: GPU validation error: ${error.message}`);
+}
+
 export class Queue {
-  private uncaptured: GPUError[] = [];
+  /** GPU errors recorded and not thrown yet (uncaptured errors), oldest first. */
+  private pending: WebdplError[] = [];
+  /** Label of the submission being recorded: synchronously reported errors belong to it. */
+  private recording: string | undefined;
+  /** Rejecters of the waits in progress, all rejected once when the device is lost. */
+  private waiters = new Set<(e: Error) => void>();
+  private watchingLoss = false;
+  /** Released when the latest turn is; undefined when no turn is pending. */
+  private tail: Promise<void> | undefined;
   private profiling = false;
   private querySet: GPUQuerySet | undefined;
   private queryResolve: GPUBuffer | undefined;
@@ -62,9 +127,10 @@ export class Queue {
   /** Number of submissions since creation. */
   submissions = 0;
   /**
-   * Small uniform buffers reused across submissions. Reuse is safe without waiting: a buffer's
-   * writeBuffer for the next submission is ordered after every earlier submission on this queue.
-   * Creating a buffer per call cost ~0.1-1 ms each on an H100 (Vulkan), more than the kernels.
+   * Small uniform buffers reused across submissions (`Recorder.uniform`). Reuse is safe without
+   * waiting: a buffer's writeBuffer for the next submission is ordered after every earlier submission
+   * on this queue. Creating a buffer per call cost ~0.1-1 ms each on an H100 (Vulkan). Engines on
+   * the hot path keep their parameters in buffers of their own, written once (core's dispatch cache).
    */
   private uniformPool: GPUBuffer[] = [];
   /** Mappable readback buffers by size class, returned after their data was copied out. */
@@ -75,9 +141,25 @@ export class Queue {
     private readonly lostReason: () => string | undefined,
   ) {}
 
-  /** @internal called by the device's uncaptured-error handler */
+  /**
+   * @internal called by the device's uncaptured-error handler: records the error, attributed to the
+   * submission being recorded when it is reported synchronously, else to an earlier call.
+   */
   recordUncaptured(error: GPUError): void {
-    this.uncaptured.push(error);
+    this.pending.push(typedError(this.recording ?? 'an earlier call on this device', error));
+  }
+
+  /** Throws (once) the GPU errors recorded so far, as one typed error naming the calls. */
+  private throwPending(surfacedBy?: string): void {
+    if (this.pending.length === 0) return;
+    const errors = this.pending.splice(0);
+    const first = errors[0] as WebdplError;
+    const own = surfacedBy === undefined || errors.every((e) => e.message.startsWith(`${surfacedBy}:`));
+    if (errors.length === 1 && own) throw first;
+    const by = own ? '' : ` (reported while running '${surfacedBy}')`;
+    const text = errors.map((e) => e.message).join('; ');
+    const Kind = first.constructor as new (message: string) => WebdplError;
+    throw new Kind(`${text}${by}`);
   }
 
   /** Turns timestamp profiling on or off. Needs the `timestamp-query` feature to turn on. */
@@ -104,196 +186,314 @@ export class Queue {
   }
 
   /**
-   * Records one command buffer with `record` (synchronously, inside error scopes), submits it, and
-   * resolves once errors are known and readbacks (if any) are mapped. GPU errors raised by the
-   * recording are thrown as GpuValidationError / GpuOutOfMemoryError / GpuInternalError.
+   * `p`, or a DeviceLostError if the device is lost first. One handler on `GPUDevice.lost` serves
+   * every wait (a reaction per call on that promise would pile up for the device's lifetime).
    */
-  async submit(label: string, record: (rec: Recorder) => void): Promise<void> {
-    this.checkAlive();
-    const gpu = this.device.gpu;
-    gpu.pushErrorScope('internal');
-    gpu.pushErrorScope('out-of-memory');
-    gpu.pushErrorScope('validation');
-    const temps: GPUBuffer[] = [];
-    const uniforms: GPUBuffer[] = [];
-    const readbacks: { staging: GPUBuffer; size: number; out?: ArrayBuffer }[] = [];
-    let passes = 0;
-    const passLabels: string[] = [];
-    const profiling = this.profiling;
-    let thrown: unknown;
-    let timing: { staging: GPUBuffer } | undefined;
-    try {
-      const encoder = gpu.createCommandEncoder({ label });
-      if (profiling && !this.querySet) {
-        this.querySet = gpu.createQuerySet({ type: 'timestamp', count: 2 * MAX_PROFILED_PASSES });
-        this.queryResolve = gpu.createBuffer({
-          size: 16 * MAX_PROFILED_PASSES,
-          usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-        });
-      }
-      const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
-      const rec: Recorder = {
-        encoder,
-        device: this.device,
-        beginPass: (passLabel?: string) => {
-          const desc: GPUComputePassDescriptor = { label: passLabel ?? label };
-          if (profiling && passes < MAX_PROFILED_PASSES) {
-            desc.timestampWrites = {
-              querySet: this.querySet as GPUQuerySet,
-              beginningOfPassWriteIndex: 2 * passes,
-              endOfPassWriteIndex: 2 * passes + 1,
-            };
-          }
-          passes++;
-          passLabels.push(desc.label as string);
-          return encoder.beginComputePass(desc);
+  private untilLost<T>(p: Promise<T>, label: string): Promise<T> {
+    if (!this.watchingLoss) {
+      this.watchingLoss = true;
+      this.device.gpu.lost.then((l) => {
+        const e = new DeviceLostError(`device lost during the call (${l.reason}: ${l.message})`, l.reason);
+        for (const w of [...this.waiters]) w(e);
+        this.waiters.clear();
+      });
+    }
+    return new Promise<T>((resolve, reject) => {
+      const fail = (e: Error) => {
+        reject(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
+      };
+      this.waiters.add(fail);
+      p.then(
+        (v) => {
+          this.waiters.delete(fail);
+          resolve(v);
         },
-        dispatch: (pass, workgroups) => {
-          if (workgroups <= 0) return;
+        (e) => {
+          this.waiters.delete(fail);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  /**
+   * Takes the next place in the call order (see Turn). Synchronous and cheap: with no turn pending,
+   * `ready` is undefined and nothing waits.
+   */
+  reserve(): Turn {
+    const ready = this.tail;
+    let open!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    this.tail = mine;
+    let released = false;
+    return {
+      ready,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (this.tail === mine) this.tail = undefined;
+        open();
+      },
+    };
+  }
+
+  /** Records one command buffer with `record` and submits it; what `submit` and `enqueue` share. */
+  private record(label: string, record: (rec: Recorder) => void, allowReadback: boolean): Recording {
+    const gpu = this.device.gpu;
+    const r: Recording = { temps: [], uniforms: [], readbacks: [], passLabels: [] };
+    const profiling = this.profiling;
+    const encoder = gpu.createCommandEncoder({ label });
+    if (profiling && !this.querySet) {
+      this.querySet = gpu.createQuerySet({ type: 'timestamp', count: 2 * MAX_PROFILED_PASSES });
+      this.queryResolve = gpu.createBuffer({
+        size: 16 * MAX_PROFILED_PASSES,
+        usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+      });
+    }
+    const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
+    const rec: Recorder = {
+      encoder,
+      device: this.device,
+      beginPass: (passLabel?: string) => {
+        const passes = r.passLabels.length;
+        const desc: GPUComputePassDescriptor = { label: passLabel ?? label };
+        if (profiling && passes < MAX_PROFILED_PASSES) {
+          desc.timestampWrites = {
+            querySet: this.querySet as GPUQuerySet,
+            beginningOfPassWriteIndex: 2 * passes,
+            endOfPassWriteIndex: 2 * passes + 1,
+          };
+        }
+        r.passLabels.push(desc.label as string);
+        return encoder.beginComputePass(desc);
+      },
+      dispatch: (pass, workgroups) => {
+        if (workgroups <= 0) return;
+        if (workgroups <= maxDim) pass.dispatchWorkgroups(workgroups);
+        else {
           const [x, y, z] = gridFor(workgroups, maxDim);
           pass.dispatchWorkgroups(x, y, z);
-        },
-        uniform: (data) => {
-          const bytes =
-            data instanceof ArrayBuffer
-              ? new Uint8Array(data)
-              : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-          if (bytes.byteLength <= UNIFORM_SLOT) {
-            const b =
-              this.uniformPool.pop() ??
-              gpu.createBuffer({
-                size: UNIFORM_SLOT,
-                usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-                label: 'webdpl params',
-              });
-            const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4 || 4);
-            padded.set(bytes);
-            gpu.queue.writeBuffer(b, 0, padded);
-            uniforms.push(b);
-            return b;
-          }
-          const size = Math.ceil(bytes.byteLength / 16) * 16;
-          const b = gpu.createBuffer({
-            size,
-            usage: GPUBufferUsage.UNIFORM,
-            mappedAtCreation: true,
-            label: `${label} params`,
-          });
-          new Uint8Array(b.getMappedRange()).set(bytes);
-          b.unmap();
-          temps.push(b);
+        }
+      },
+      uniform: (data) => {
+        const bytes =
+          data instanceof ArrayBuffer
+            ? new Uint8Array(data)
+            : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        if (bytes.byteLength <= UNIFORM_SLOT) {
+          const b =
+            this.uniformPool.pop() ??
+            gpu.createBuffer({
+              size: UNIFORM_SLOT,
+              usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+              label: 'webdpl params',
+            });
+          const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4 || 4);
+          padded.set(bytes);
+          gpu.queue.writeBuffer(b, 0, padded);
+          r.uniforms.push(b);
           return b;
-        },
-        temp: (size, tempLabel) => {
-          const b = gpu.createBuffer({
-            size: Math.max(16, Math.ceil(size / 16) * 16),
-            usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
-            label: tempLabel ?? `${label} temp`,
-          });
-          temps.push(b);
-          return b;
-        },
-        readback: (buffer, offset, size) => {
-          const padded = Math.max(4, Math.ceil(size / 4) * 4);
-          const staging = this.takeReadback(padded);
-          encoder.copyBufferToBuffer(buffer, offset, staging, 0, padded);
-          const entry: { staging: GPUBuffer; size: number; out?: ArrayBuffer } = { staging, size };
-          readbacks.push(entry);
-          return {
-            size,
-            data: () => {
-              if (!entry.out) throw new WebdplError('readback read before its submission completed');
-              return entry.out;
-            },
-          };
-        },
-      };
+        }
+        const size = Math.ceil(bytes.byteLength / 16) * 16;
+        const b = gpu.createBuffer({
+          size,
+          usage: GPUBufferUsage.UNIFORM,
+          mappedAtCreation: true,
+          label: `${label} params`,
+        });
+        new Uint8Array(b.getMappedRange()).set(bytes);
+        b.unmap();
+        r.temps.push(b);
+        return b;
+      },
+      temp: (size, tempLabel) => {
+        const b = gpu.createBuffer({
+          size: Math.max(16, Math.ceil(size / 16) * 16),
+          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+          label: tempLabel ?? `${label} temp`,
+        });
+        r.temps.push(b);
+        return b;
+      },
+      readback: (buffer, offset, size) => {
+        if (!allowReadback) throw new WebdplError(`${label}: enqueue() cannot read back; use submit()`);
+        const padded = Math.max(4, Math.ceil(size / 4) * 4);
+        const staging = this.takeReadback(padded);
+        encoder.copyBufferToBuffer(buffer, offset, staging, 0, padded);
+        const entry: PendingReadback = { staging, size };
+        r.readbacks.push(entry);
+        return {
+          size,
+          data: () => {
+            if (!entry.out) throw new WebdplError('readback read before its submission completed');
+            return entry.out;
+          },
+        };
+      },
+    };
+    try {
       record(rec);
+      const passes = r.passLabels.length;
       if (profiling && passes > 0) {
         const n = Math.min(passes, MAX_PROFILED_PASSES) * 2;
         encoder.resolveQuerySet(this.querySet as GPUQuerySet, 0, n, this.queryResolve as GPUBuffer, 0);
         const staging = this.takeReadback(n * 8);
         encoder.copyBufferToBuffer(this.queryResolve as GPUBuffer, 0, staging, 0, n * 8);
-        timing = { staging };
+        r.timing = staging;
       }
       gpu.queue.submit([encoder.finish()]);
       this.submissions++;
     } catch (e) {
-      thrown = e;
-    }
-    this.uniformPool.push(...uniforms);
-    // Start mapping now, so the readback round trip overlaps the error-scope round trip.
-    const mapped = new Map<GPUBuffer, Promise<unknown>>();
-    if (thrown === undefined) {
-      for (const b of [...readbacks.map((r) => r.staging), ...(timing ? [timing.staging] : [])]) {
-        const m = b.mapAsync(GPUMapMode.READ);
-        m.catch(() => {});
-        mapped.set(b, m);
-      }
-    }
-    const [validation, oom, internal] = await Promise.all([
-      gpu.popErrorScope(),
-      gpu.popErrorScope(),
-      gpu.popErrorScope(),
-    ]);
-    for (const t of temps) t.destroy();
-    const fail = (e: unknown): never => {
-      for (const r of readbacks) r.staging.destroy();
-      timing?.staging.destroy();
+      this.release(r, true);
       throw e;
-    };
-    const mapOf = (b: GPUBuffer) => mapped.get(b) ?? b.mapAsync(GPUMapMode.READ);
-    if (validation) fail(new GpuValidationError(`${label}: GPU validation error: ${validation.message}`));
-    if (oom) fail(new GpuOutOfMemoryError(`${label}: GPU out of memory: ${oom.message}`));
-    if (internal) fail(new GpuInternalError(`${label}: GPU internal error: ${internal.message}`));
-    if (thrown) fail(thrown);
-    if (this.uncaptured.length) {
-      const e = this.uncaptured.splice(0);
-      fail(new GpuValidationError(`${label}: GPU error: ${e.map((x) => x.message).join('; ')}`));
     }
-    const lost = this.device.gpu.lost.then((l) => {
-      throw new DeviceLostError(`${label}: device lost during the call (${l.reason}: ${l.message})`, l.reason);
-    });
-    lost.catch(() => {});
-    const maps: Promise<unknown>[] = readbacks.map((r) =>
-      mapOf(r.staging).then(() => {
-        r.out = r.staging.getMappedRange(0, Math.ceil(r.size / 4) * 4).slice(0, r.size);
-        r.staging.unmap();
-        this.returnReadback(r.staging);
+    return r;
+  }
+
+  /** Returns uniforms to the pool and destroys temporaries (and, on failure, the readback buffers). */
+  private release(r: Recording, failed: boolean): void {
+    this.uniformPool.push(...r.uniforms);
+    r.uniforms.length = 0;
+    for (const t of r.temps) t.destroy();
+    r.temps.length = 0;
+    if (failed) {
+      for (const rb of r.readbacks) rb.staging.destroy();
+      r.timing?.destroy();
+    }
+  }
+
+  /**
+   * Records one command buffer with `record` (synchronously, inside one validation error scope),
+   * submits it after every earlier turn (`turn`: one the caller reserved; else one taken now), and
+   * resolves once errors are known and readbacks (if any) are mapped. GPU errors
+   * raised by the recording (or recorded earlier on this queue and not thrown yet) are thrown as
+   * GpuValidationError / GpuOutOfMemoryError / GpuInternalError.
+   */
+  async submit(label: string, record: (rec: Recorder) => void, turn?: Turn): Promise<void> {
+    const t = turn ?? this.reserve();
+    try {
+      if (t.ready) await t.ready;
+      this.checkAlive();
+      this.throwPending(label);
+    } catch (e) {
+      t.release();
+      throw e;
+    }
+    const gpu = this.device.gpu;
+    gpu.pushErrorScope('validation');
+    this.recording = label;
+    let r: Recording | undefined;
+    let thrown: unknown;
+    try {
+      r = this.record(label, record, true);
+    } catch (e) {
+      thrown = e;
+    } finally {
+      this.recording = undefined;
+      t.release();
+    }
+    const scope = gpu.popErrorScope();
+    if (!r) {
+      await scope.catch(() => null);
+      throw thrown;
+    }
+    const rec = r;
+    // Start mapping now, so the readback round trip overlaps the error-scope round trip.
+    const maps: Promise<unknown>[] = rec.readbacks.map((rb) =>
+      rb.staging.mapAsync(GPUMapMode.READ).then(() => {
+        rb.out = rb.staging.getMappedRange(0, Math.ceil(rb.size / 4) * 4).slice(0, rb.size);
+        rb.staging.unmap();
+        this.returnReadback(rb.staging);
       }),
     );
-    if (timing) {
-      const t = timing;
-      maps.push(
-        mapOf(t.staging).then(() => {
-          const q = new BigUint64Array(t.staging.getMappedRange(0, this.timingBytes.get(t.staging) ?? t.staging.size));
-          const first = q[0] as bigint;
-          let last = q[1] as bigint;
-          for (let i = 1; i < q.length; i += 2) if ((q[i] as bigint) > last) last = q[i] as bigint;
-          const ns = last > first ? Number(last - first) : 0;
-          const perPass: { label: string; ns: number }[] = [];
-          for (let i = 0; i + 1 < q.length; i += 2) {
-            const b = q[i] as bigint;
-            const e = q[i + 1] as bigint;
-            perPass.push({ label: passLabels[i / 2] as string, ns: e > b ? Number(e - b) : 0 });
-          }
-          this.lastPassTimesNs = perPass;
-          this.lastDeviceTimeNs = ns;
-          this.totalDeviceTimeNs += ns;
-          t.staging.unmap();
-          this.returnReadback(t.staging);
-        }),
-      );
+    if (rec.timing) maps.push(this.readTiming(rec.timing, rec.passLabels));
+    let error: GPUError | null;
+    try {
+      [error] = await this.untilLost(Promise.all([scope, ...maps]), label);
+    } catch (e) {
+      this.release(rec, true);
+      this.checkAlive();
+      if (e instanceof WebdplError) throw e;
+      // A map fails when the submission failed: report the scope's error if it has one.
+      const err = await scope.catch(() => null);
+      if (err) throw typedError(label, err);
+      throw new GpuInternalError(`${label}: reading results back failed: ${(e as Error).message}`);
     }
-    if (maps.length) {
-      try {
-        await Promise.race([Promise.all(maps), lost]);
-      } catch (e) {
-        this.checkAlive();
-        if (e instanceof WebdplError) throw e;
-        throw new GpuInternalError(`${label}: reading results back failed: ${(e as Error).message}`);
+    this.release(rec, error !== null);
+    if (error) this.pending.unshift(typedError(label, error));
+    this.throwPending(label);
+  }
+
+  /**
+   * Records one command buffer with `record` and submits it without waiting for the GPU (calls
+   * whose outputs stay on the device). No readbacks. The returned promise settles at once: it
+   * rejects with GPU errors known by then (this call's where the implementation reports them
+   * synchronously, and earlier ones not thrown yet); later ones surface from the next call on this
+   * queue or from `finish()`. With profiling on it waits like `submit`.
+   */
+  async enqueue(label: string, record: (rec: Recorder) => void, turn?: Turn): Promise<void> {
+    if (this.profiling) return this.submit(label, record, turn);
+    const t = turn ?? this.reserve();
+    try {
+      if (t.ready) await t.ready;
+      this.checkAlive();
+      this.throwPending(label);
+      this.recording = label;
+      const r = this.record(label, record, false);
+      this.release(r, false);
+    } finally {
+      this.recording = undefined;
+      t.release();
+    }
+    this.throwPending();
+  }
+
+  private readTiming(staging: GPUBuffer, passLabels: readonly string[]): Promise<void> {
+    return staging.mapAsync(GPUMapMode.READ).then(() => {
+      const q = new BigUint64Array(staging.getMappedRange(0, this.timingBytes.get(staging) ?? staging.size));
+      const first = q[0] as bigint;
+      let last = q[1] as bigint;
+      for (let i = 1; i < q.length; i += 2) if ((q[i] as bigint) > last) last = q[i] as bigint;
+      const ns = last > first ? Number(last - first) : 0;
+      const perPass: { label: string; ns: number }[] = [];
+      for (let i = 0; i + 1 < q.length; i += 2) {
+        const b = q[i] as bigint;
+        const e = q[i + 1] as bigint;
+        perPass.push({ label: passLabels[i / 2] as string, ns: e > b ? Number(e - b) : 0 });
       }
+      this.lastPassTimesNs = perPass;
+      this.lastDeviceTimeNs = ns;
+      this.totalDeviceTimeNs += ns;
+      staging.unmap();
+      this.returnReadback(staging);
+    });
+  }
+
+  /**
+   * Runs `create` (pipeline, buffer and bind-group creation: the cold path of a call) inside
+   * validation and out-of-memory error scopes and throws what they caught, naming `label`.
+   */
+  async guard<T>(label: string, create: () => T): Promise<T> {
+    this.checkAlive();
+    const gpu = this.device.gpu;
+    gpu.pushErrorScope('out-of-memory');
+    gpu.pushErrorScope('validation');
+    let value: T | undefined;
+    let thrown: unknown;
+    let ok = false;
+    try {
+      value = create();
+      ok = true;
+    } catch (e) {
+      thrown = e;
     }
+    const [validation, oom] = await Promise.all([gpu.popErrorScope(), gpu.popErrorScope()]);
+    if (validation) throw typedError(label, validation);
+    if (oom) throw typedError(label, oom);
+    if (!ok) throw thrown;
+    return value as T;
   }
 
   private timingBytes = new WeakMap<GPUBuffer, number>();
@@ -323,13 +523,15 @@ export class Queue {
     }
   }
 
-  /** Waits until all submitted work finished; throws DeviceLostError if the device is lost meanwhile. */
+  /**
+   * Waits until all submitted work finished, then throws the GPU errors of earlier calls not thrown
+   * yet (calls submitted with `enqueue`); throws DeviceLostError if the device is lost meanwhile.
+   */
   async finish(): Promise<void> {
+    // Calls that took their turn but have not submitted yet (compiling a pipeline) come first.
+    if (this.tail) await this.tail;
     this.checkAlive();
-    const lost = this.device.gpu.lost.then((l) => {
-      throw new DeviceLostError(`device lost (${l.reason}: ${l.message})`, l.reason);
-    });
-    lost.catch(() => {});
-    await Promise.race([this.device.gpu.queue.onSubmittedWorkDone(), lost]);
+    await this.untilLost(this.device.gpu.queue.onSubmittedWorkDone(), 'finish');
+    this.throwPending('finish');
   }
 }

@@ -1,9 +1,11 @@
 /**
  * Moving arguments to and from the device: host arrays become temporary DeviceArrays (uploaded with
  * queue.writeBuffer, which lands before the call's one command buffer), DeviceArrays pass through.
+ * Also what the engines share on their hot path: memoized tuning and the recording of cached steps.
  */
-import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
+import { DeviceArray, type GpuDevice, type HostArray, type Recorder } from '@webdpl/core';
 import type { CheckedArray } from './args';
+import { resolveTuning, type TuningValues } from './tuning';
 
 /** A device-side view of an argument; `temp` arrays are destroyed by `releaseTemps`. */
 export interface DeviceSide {
@@ -28,4 +30,55 @@ export function releaseTemps(...sides: (DeviceSide | undefined)[]): void {
 /** Copies raw bytes read back from the device into a host array. */
 export function copyInto(target: HostArray, bytes: ArrayBuffer, count = target.length): void {
   new Uint8Array(target.buffer, target.byteOffset, count * 4).set(new Uint8Array(bytes, 0, count * 4));
+}
+
+const tuningMemo = new WeakMap<object, WeakMap<object, Map<string, unknown>>>();
+const NO_OVERRIDES: Readonly<Record<string, number | boolean>> = {};
+
+/**
+ * `resolveTuning(name, defaults, overrides)`, memoized per defaults and overrides object (policies
+ * and engines keep theirs), so a call on the hot path does not re-check its overrides.
+ */
+export function cachedTuning<T extends TuningValues>(
+  name: string,
+  defaults: T,
+  overrides: Readonly<Record<string, number | boolean>> | undefined,
+): T {
+  const o = overrides ?? NO_OVERRIDES;
+  let byOverrides = tuningMemo.get(defaults);
+  if (!byOverrides) {
+    byOverrides = new WeakMap();
+    tuningMemo.set(defaults, byOverrides);
+  }
+  let byName = byOverrides.get(o);
+  if (!byName) {
+    byName = new Map();
+    byOverrides.set(o, byName);
+  }
+  let t = byName.get(name) as T | undefined;
+  if (!t) {
+    t = resolveTuning(name, defaults, o);
+    byName.set(name, t);
+  }
+  return t;
+}
+
+/** A pipeline, its bind group and its workgroup count: one dispatch of a cached call. */
+export interface CachedStep {
+  readonly pipeline: GPUComputePipeline;
+  readonly group: GPUBindGroup;
+  readonly wgs: number;
+}
+
+/** `rec.dispatch` of each step in one compute pass (pipeline switched only when it changes). */
+export function recordSteps(rec: Recorder, pass: GPUComputePassEncoder, steps: readonly CachedStep[]): void {
+  let current: GPUComputePipeline | undefined;
+  for (const s of steps) {
+    if (s.pipeline !== current) {
+      pass.setPipeline(s.pipeline);
+      current = s.pipeline;
+    }
+    pass.setBindGroup(0, s.group);
+    rec.dispatch(pass, s.wgs);
+  }
 }

@@ -20,10 +20,24 @@
  * output[n - 1 - number rejected before]) straight from the scan, and reads the count back in the
  * same submission. Its output is bound whole, so it must fit one storage binding of the device.
  */
-import { type Combiner, combinerOf, DeviceArray, type GpuDevice, getPipeline, plus, type Recorder } from '@webdpl/core';
+import {
+  bufferId,
+  type Combiner,
+  combinerOf,
+  DeviceArray,
+  dispatchCache,
+  type GpuDevice,
+  type Owned,
+  paramsBuffer,
+  pipelineFor,
+  plus,
+  type Recorder,
+  type WgslFragment,
+} from '@webdpl/core';
+import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
 import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '../../common/segments';
-import { bindingLimit, resolveTuning, useSubgroups } from '../../common/tuning';
+import { bindingLimit, useSubgroups } from '../../common/tuning';
 import {
   BINDING,
   ctrlWords,
@@ -37,6 +51,7 @@ import {
   type TilePhase,
   tileBindings,
   tileKernel,
+  tileKernelName,
   type WriteHook,
 } from './kernels';
 import { type ScanTuning, scanDefaults } from './tuning';
@@ -171,8 +186,139 @@ export function compactionLimit(device: GpuDevice, n: number): string | undefine
     : undefined;
 }
 
+/** One call's recorded work, reused by every later call of the same shape on the same arrays. */
+interface ScanPlan extends Owned {
+  readonly steps: readonly CachedStep[];
+  readonly ctrl: GPUBuffer;
+  readonly ctrlBytes: number;
+  readonly state: GPUBuffer;
+  readonly stateBytes: number;
+  /** Segments, all tiles, and tiles of chained segments (their states are cleared per call). */
+  readonly segments: number;
+  readonly totalTiles: number;
+  readonly chainedTiles: number;
+  /** Elements past the last whole vec4 of a vec scan, copied from the control buffer. */
+  readonly tailCount: number;
+  /** Code of the caller's fragments (combine, generate), compared on every hit. */
+  readonly leafCodes: string;
+}
+
+function leavesOf(call: EngineCall): WgslFragment[] {
+  const leaves = [call.combiner.combine];
+  if (call.gen.kind !== 'adjacent-different' && call.gen.fn) leaves.push(call.gen.fn);
+  return leaves;
+}
+
+/** Defaults per device and kind of call (scanDefaults), one object each so tuning memoizes. */
+const defaultsMemo = new WeakMap<GpuDevice, Map<boolean, ScanTuning>>();
+
+function defaultsFor(device: GpuDevice, compaction: boolean): ScanTuning {
+  let m = defaultsMemo.get(device);
+  if (!m) {
+    m = new Map();
+    defaultsMemo.set(device, m);
+  }
+  let d = m.get(compaction);
+  if (!d) {
+    d = scanDefaults(device, compaction);
+    m.set(compaction, d);
+  }
+  return d;
+}
+
+/**
+ * Runs a scan or compaction. Per call on arrays seen before (same shape, tuning and arrays) nothing
+ * is built: pipelines, bind groups and parameter buffers come from a per-device cache. A call that
+ * reads nothing back (a scan of DeviceArrays) does not wait for the GPU (core's `Queue.enqueue`).
+ */
 async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> {
-  const t: ScanTuning = resolveTuning(call.tuningName, scanDefaults(device, isCompaction(call.write)), call.tuning);
+  const compaction = isCompaction(call.write);
+  const t: ScanTuning = cachedTuning(call.tuningName, defaultsFor(device, compaction), call.tuning);
+  const n = call.input.length;
+  const inPlace = !compaction && sameView(call.input, call.output);
+  // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy (such
+  // calls build their plan each time).
+  const copyInput = !inPlace && call.input.buffer === call.output.buffer;
+  const leaves = leavesOf(call);
+  let leafCodes = '';
+  for (const f of leaves) leafCodes += `${f.code}\u0000`;
+  const gen = call.gen.kind === 'adjacent-different' ? 'adj' : `${call.gen.kind}:${call.gen.fn?.name ?? 'id'}`;
+  let key = `scan|${call.write}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
+  const finish = call.finish;
+  if (finish)
+    key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
+  const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
+  const cache = dispatchCache<ScanPlan>(device, 'scan');
+  let plan = copyInput ? undefined : cache.get(key);
+  if (
+    plan &&
+    (plan.leafCodes !== leafCodes ||
+      scratchBuffer(device, 'scan-ctrl', plan.ctrlBytes) !== plan.ctrl ||
+      scratchBuffer(device, 'scan-state', plan.stateBytes) !== plan.state)
+  ) {
+    plan = undefined;
+  }
+  // The call's place in the device's call order, before anything that may wait.
+  const turn = device.queue.reserve();
+  try {
+    if (!plan) {
+      try {
+        plan = await buildPlan(device, call, t, input, inPlace, leaves, leafCodes);
+      } catch (e) {
+        turn.release();
+        throw e;
+      }
+      if (!copyInput) cache.set(key, plan);
+    }
+    const p = plan;
+    let countRb: { data(): ArrayBuffer } | undefined;
+    let outRb: { data(): ArrayBuffer } | undefined;
+    const S = p.segments;
+    const record = (rec: Recorder) => {
+      const enc = rec.encoder;
+      if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
+      if (p.chainedTiles > 0) {
+        enc.clearBuffer(p.ctrl, 0, S * 4);
+        // Tile states of chained segments (their slots lie anywhere in [0, totalTiles)).
+        enc.clearBuffer(p.state, 0, p.totalTiles * 8);
+      }
+      const pass = rec.beginPass(call.label);
+      recordSteps(rec, pass, p.steps);
+      pass.end();
+      if (p.tailCount > 0) {
+        enc.copyBufferToBuffer(
+          p.ctrl,
+          2 * S * 4,
+          call.output.buffer,
+          (call.output.offset + n - p.tailCount) * 4,
+          p.tailCount * 4,
+        );
+      }
+      if (compaction) countRb = rec.readback(p.ctrl, (2 * S - 1) * 4, 4);
+      if (call.readBack) outRb = rec.readback(call.output.buffer, call.output.byteOffset, n * 4);
+    };
+    if (compaction || call.readBack) await device.queue.submit(call.label, record, turn);
+    else await device.queue.enqueue(call.label, record, turn);
+    const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
+    return outRb ? { count, bytes: outRb.data() } : { count };
+  } finally {
+    if (copyInput) {
+      input.destroy();
+      for (const b of plan?.owned ?? []) b.destroy();
+    }
+  }
+}
+
+/** Builds the pipelines, bind groups and parameter buffers of a call (the cold path). */
+async function buildPlan(
+  device: GpuDevice,
+  call: EngineCall,
+  t: ScanTuning,
+  input: DeviceArray,
+  inPlace: boolean,
+  leaves: readonly WgslFragment[],
+  leafCodes: string,
+): Promise<ScanPlan> {
   const n = call.input.length;
   const compaction = isCompaction(call.write);
   const w = t.workgroupSize;
@@ -180,202 +326,180 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   const tile = w * k;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
-  const inPlace = !compaction && sameView(call.input, call.output);
-  // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy.
-  const copyInput = !inPlace && call.input.buffer === call.output.buffer;
-  const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
-  try {
-    const vec = k % 4 === 0 && input.offset % 4 === 0 && (compaction || call.output.offset % 4 === 0);
-    const rts = t.reduceThenScan || inPlace;
-    const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
-    const adjacent = call.gen.kind === 'adjacent-different';
-    const outWhole = windowOf(device, call.output, { start: 0, length: call.output.length });
-    let tileOffset = 0;
-    const plans: SegmentPlan[] = segments.map((seg) => {
-      const tiles = Math.ceil(seg.length / tile);
-      const extend = adjacent && seg.start > 0;
-      const inWin = windowOf(device, input, extend ? { start: seg.start - 1, length: seg.length + 1 } : seg);
-      const plan: SegmentPlan = {
-        seg,
-        tiles,
-        tileOffset,
-        // One tile: the chained kernel needs no look-back for it, reduce-then-scan runs pass 3 alone.
-        kind: rts ? (tiles === 1 ? 'direct' : 'rts') : 'chained',
-        inWin,
-        inBase: inWin.localBase + (extend ? 1 : 0),
-        outWin: compaction ? outWhole : windowOf(device, call.output, seg),
-      };
-      tileOffset += tiles;
-      return plan;
-    });
-    const totalTiles = tileOffset;
-    const base: Omit<TileKernelParams, 'phase'> = {
-      inType: input.type as TileKernelParams['inType'],
-      combiner: call.combiner,
-      gen: call.gen,
-      write: call.write,
-      vec,
-      inPlace,
-      workgroupSize: w,
-      itemsPerThread: k,
-      subgroups,
-      minSubgroupSize,
-      maxSpins: Math.max(0, Math.floor(t.maxSpins)),
-      atomicTileIds: t.atomicTileIds,
-      lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
+  const vec = k % 4 === 0 && input.offset % 4 === 0 && (compaction || call.output.offset % 4 === 0);
+  const rts = t.reduceThenScan || inPlace;
+  const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
+  const adjacent = call.gen.kind === 'adjacent-different';
+  const outWhole = windowOf(device, call.output, { start: 0, length: call.output.length });
+  let tileOffset = 0;
+  const plans: SegmentPlan[] = segments.map((seg) => {
+    const tiles = Math.ceil(seg.length / tile);
+    const extend = adjacent && seg.start > 0;
+    const inWin = windowOf(device, input, extend ? { start: seg.start - 1, length: seg.length + 1 } : seg);
+    const plan: SegmentPlan = {
+      seg,
+      tiles,
+      tileOffset,
+      // One tile: the chained kernel needs no look-back for it, reduce-then-scan runs pass 3 alone.
+      kind: rts ? (tiles === 1 ? 'direct' : 'rts') : 'chained',
+      inWin,
+      inBase: inWin.localBase + (extend ? 1 : 0),
+      outWin: compaction ? outWhole : windowOf(device, call.output, seg),
     };
-    const phases = new Set<TilePhase>();
-    for (const p of plans) {
-      if (p.kind === 'chained') phases.add('chained');
-      else if (p.kind === 'rts') {
-        phases.add('reduce');
-        phases.add('downsweep');
-      } else phases.add('downsweep');
-    }
-    const pipelines = new Map<TilePhase, GPUComputePipeline>();
-    for (const phase of phases) pipelines.set(phase, await getPipeline(device, tileKernel({ ...base, phase })));
-    const spine = plans.some((p) => p.kind === 'rts')
-      ? await getPipeline(
-          device,
-          spineKernel({ combiner: call.combiner, workgroupSize: w, subgroups, minSubgroupSize }),
-        )
-      : undefined;
-    const finish = call.finish;
-    const finishPipeline = finish
-      ? await getPipeline(device, finishKernel(input.type as TileKernelParams['inType'], finish.mode))
-      : undefined;
-
-    const S = plans.length;
-    const ctrl = scratchBuffer(device, 'scan-ctrl', ctrlWords(S) * 4);
-    const state = scratchBuffer(device, 'scan-state', Math.max(totalTiles, 1) * 8);
-    const chainedTiles = plans.filter((p) => p.kind === 'chained').reduce((a, p) => a + p.tiles, 0);
-    const tailCount = !compaction && vec ? n % 4 : 0;
-    let countRb: { data(): ArrayBuffer } | undefined;
-    let outRb: { data(): ArrayBuffer } | undefined;
-
-    await device.queue.submit(call.label, (rec) => {
-      const enc = rec.encoder;
-      if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
-      if (chainedTiles > 0) {
-        enc.clearBuffer(ctrl, 0, S * 4);
-        // Tile states of chained segments (their slots lie anywhere in [0, totalTiles)).
-        enc.clearBuffer(state, 0, totalTiles * 8);
-      }
-      const pass = rec.beginPass(call.label);
-      plans.forEach((plan, s) => {
-        const params = (extra: Partial<Record<'direct', number>> = {}) =>
-          rec.uniform(
-            new Uint32Array([
-              plan.seg.length,
-              plan.inBase,
-              plan.outWin.localBase,
-              plan.seg.start,
-              plan.tiles,
-              plan.tileOffset,
-              s,
-              S,
-              s === 0 ? 1 : 0,
-              call.initBits >>> 0,
-              n,
-              extra.direct ?? 0,
-            ]).subarray(0, PARAMS_WORDS),
-          );
-        const tileGroup = (phase: TilePhase, pipeline: GPUComputePipeline, direct: number) => {
-          const entries: GPUBindGroupEntry[] = [];
-          for (const b of tileBindings({ phase, vec, inPlace })) {
-            if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params({ direct }) } });
-            else if (b === BINDING.state) entries.push({ binding: b, resource: { buffer: state } });
-            else if (b === BINDING.ctrl) entries.push({ binding: b, resource: { buffer: ctrl } });
-            else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
-            else entries.push(windowEntry(b, call.output, plan.outWin));
-          }
-          return device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-        };
-        const dispatchTiles = (phase: TilePhase, direct: number) => {
-          const pipeline = pipelines.get(phase) as GPUComputePipeline;
-          pass.setPipeline(pipeline);
-          pass.setBindGroup(0, tileGroup(phase, pipeline, direct));
-          rec.dispatch(pass, plan.tiles);
-        };
-        if (plan.kind === 'direct') dispatchTiles('downsweep', 1);
-        else if (plan.kind === 'chained') dispatchTiles('chained', 0);
-        else {
-          dispatchTiles('reduce', 0);
-          const sp = spine as GPUComputePipeline;
-          pass.setPipeline(sp);
-          pass.setBindGroup(
-            0,
-            device.gpu.createBindGroup({
-              layout: sp.getBindGroupLayout(0),
-              entries: [
-                { binding: 0, resource: { buffer: params() } },
-                { binding: 1, resource: { buffer: state } },
-                { binding: 2, resource: { buffer: ctrl } },
-              ],
-            }),
-          );
-          pass.dispatchWorkgroups(1);
-          dispatchTiles('downsweep', 0);
-        }
-      });
-      if (finish && finishPipeline) recordFinish(rec, pass, finishPipeline, finish, call, ctrl, S, outWhole);
-      pass.end();
-      if (tailCount > 0) {
-        const tailAt = 2 * S * 4;
-        enc.copyBufferToBuffer(
-          ctrl,
-          tailAt,
-          call.output.buffer,
-          (call.output.offset + n - tailCount) * 4,
-          tailCount * 4,
-        );
-      }
-      if (compaction) countRb = rec.readback(ctrl, (2 * S - 1) * 4, 4);
-      if (call.readBack) outRb = rec.readback(call.output.buffer, call.output.byteOffset, n * 4);
-    });
-    const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
-    return outRb ? { count, bytes: outRb.data() } : { count };
-  } finally {
-    if (copyInput) input.destroy();
+    tileOffset += tiles;
+    return plan;
+  });
+  const totalTiles = tileOffset;
+  const base: Omit<TileKernelParams, 'phase'> = {
+    inType: input.type as TileKernelParams['inType'],
+    combiner: call.combiner,
+    gen: call.gen,
+    write: call.write,
+    vec,
+    inPlace,
+    workgroupSize: w,
+    itemsPerThread: k,
+    subgroups,
+    minSubgroupSize,
+    maxSpins: Math.max(0, Math.floor(t.maxSpins)),
+    atomicTileIds: t.atomicTileIds,
+    lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
+  };
+  const phases = new Set<TilePhase>();
+  for (const p of plans) {
+    if (p.kind === 'chained') phases.add('chained');
+    else if (p.kind === 'rts') {
+      phases.add('reduce');
+      phases.add('downsweep');
+    } else phases.add('downsweep');
   }
+  const pipelines = new Map<TilePhase, GPUComputePipeline>();
+  for (const phase of phases) {
+    const params: TileKernelParams = { ...base, phase };
+    pipelines.set(phase, await pipelineFor(device, tileKernelName(params), leaves, () => tileKernel(params)));
+  }
+  const spineParams = { combiner: call.combiner, workgroupSize: w, subgroups, minSubgroupSize };
+  const spine = plans.some((p) => p.kind === 'rts')
+    ? await pipelineFor(
+        device,
+        `scn_spine|${call.combiner.name}|${w}|${subgroups ? minSubgroupSize : 0}`,
+        [call.combiner.combine],
+        () => spineKernel(spineParams),
+      )
+    : undefined;
+  const finish = call.finish;
+  const inType = input.type as TileKernelParams['inType'];
+  const finishPipeline = finish
+    ? await pipelineFor(device, `scn_finish|${inType}|${finish.mode}`, [], () => finishKernel(inType, finish.mode))
+    : undefined;
+
+  const S = plans.length;
+  const ctrlBytes = ctrlWords(S) * 4;
+  const stateBytes = Math.max(totalTiles, 1) * 8;
+  const ctrl = scratchBuffer(device, 'scan-ctrl', ctrlBytes);
+  const state = scratchBuffer(device, 'scan-state', stateBytes);
+  const chainedTiles = plans.filter((p) => p.kind === 'chained').reduce((a, p) => a + p.tiles, 0);
+  const tailCount = !compaction && vec ? n % 4 : 0;
+  return device.queue.guard(call.label, () => {
+    const owned: GPUBuffer[] = [];
+    const steps: CachedStep[] = [];
+    plans.forEach((plan, s) => {
+      const params = paramsBuffer(
+        device,
+        new Uint32Array([
+          plan.seg.length,
+          plan.inBase,
+          plan.outWin.localBase,
+          plan.seg.start,
+          plan.tiles,
+          plan.tileOffset,
+          s,
+          S,
+          s === 0 ? 1 : 0,
+          call.initBits >>> 0,
+          n,
+          plan.kind === 'direct' ? 1 : 0,
+        ]).subarray(0, PARAMS_WORDS),
+        `${call.label} params`,
+      );
+      owned.push(params);
+      const tileStep = (phase: TilePhase) => {
+        const pipeline = pipelines.get(phase) as GPUComputePipeline;
+        const entries: GPUBindGroupEntry[] = [];
+        for (const b of tileBindings({ phase, vec, inPlace })) {
+          if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params } });
+          else if (b === BINDING.state) entries.push({ binding: b, resource: { buffer: state } });
+          else if (b === BINDING.ctrl) entries.push({ binding: b, resource: { buffer: ctrl } });
+          else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
+          else entries.push(windowEntry(b, call.output, plan.outWin));
+        }
+        const group = device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+        steps.push({ pipeline, group, wgs: plan.tiles });
+      };
+      if (plan.kind === 'direct') tileStep('downsweep');
+      else if (plan.kind === 'chained') tileStep('chained');
+      else {
+        tileStep('reduce');
+        const sp = spine as GPUComputePipeline;
+        const group = device.gpu.createBindGroup({
+          layout: sp.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: params } },
+            { binding: 1, resource: { buffer: state } },
+            { binding: 2, resource: { buffer: ctrl } },
+          ],
+        });
+        steps.push({ pipeline: sp, group, wgs: 1 });
+        tileStep('downsweep');
+      }
+    });
+    if (finish && finishPipeline) {
+      steps.push(finishStep(device, finishPipeline, finish, call, ctrl, S, outWhole, owned));
+    }
+    return {
+      steps,
+      owned,
+      ctrl,
+      ctrlBytes,
+      state,
+      stateBytes,
+      segments: S,
+      totalTiles,
+      chainedTiles,
+      tailCount,
+      leafCodes,
+    };
+  });
 }
 
-function recordFinish(
-  rec: Recorder,
-  pass: GPUComputePassEncoder,
+/** The dispatch of the finish kernel (in-place algorithms copy the compacted result back). */
+function finishStep(
+  device: GpuDevice,
   pipeline: GPUComputePipeline,
   finish: NonNullable<CompactDeviceRequest['finish']>,
   call: EngineCall,
   ctrl: GPUBuffer,
   segments: number,
   srcWin: Window,
-): void {
-  const device = rec.device;
+  owned: GPUBuffer[],
+): CachedStep {
   const n = call.input.length;
   const dst = finish.dst;
   const dstWin = windowOf(device, dst, { start: 0, length: dst.length });
-  const params = new Uint32Array([
-    n,
-    2 * segments - 1,
-    srcWin.localBase,
-    dstWin.localBase,
-    finish.cap ?? dst.length,
-    0,
-    0,
-    0,
-  ]);
-  pass.setPipeline(pipeline);
-  pass.setBindGroup(
-    0,
-    device.gpu.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [
-        { binding: 0, resource: { buffer: rec.uniform(params) } },
-        { binding: 1, resource: { buffer: ctrl } },
-        windowEntry(2, call.output, srcWin),
-        windowEntry(3, dst, dstWin),
-      ],
-    }),
+  const params = paramsBuffer(
+    device,
+    new Uint32Array([n, 2 * segments - 1, srcWin.localBase, dstWin.localBase, finish.cap ?? dst.length, 0, 0, 0]),
+    `${call.label} finish params`,
   );
-  rec.dispatch(pass, Math.ceil(n / 256));
+  owned.push(params);
+  const group = device.gpu.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: [
+      { binding: 0, resource: { buffer: params } },
+      { binding: 1, resource: { buffer: ctrl } },
+      windowEntry(2, call.output, srcWin),
+      windowEntry(3, dst, dstWin),
+    ],
+  });
+  return { pipeline, group, wgs: Math.ceil(n / 256) };
 }

@@ -169,6 +169,30 @@ function differs(t: NumericType, a: string, b: string): string {
 }
 
 /**
+ * The mangled name of a tile kernel: every parameter of it, so it also keys the engine's pipeline
+ * cache without building the kernel (`pipelineFor`).
+ */
+export function tileKernelName(p: TileKernelParams): string {
+  return mangle(
+    'scn_tile',
+    p.phase,
+    p.inType,
+    p.combiner.name,
+    p.gen.kind,
+    p.gen.kind === 'adjacent-different' ? '' : (p.gen.fn?.name ?? 'id'),
+    p.write,
+    p.vec ? 'vec' : 'scalar',
+    p.inPlace ? 'inplace' : 'apart',
+    p.workgroupSize,
+    p.itemsPerThread,
+    p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+    p.maxSpins,
+    p.atomicTileIds ? 'atomic' : 'wgid',
+    p.lookbackPerLane,
+  );
+}
+
+/**
  * Builds one tile kernel. Bindings: 0 params, 1 state/sums, 2 ctrl, 3 input vec4 view, 4 input
  * scalar view (both read-only; absent in place), 5 output (vec4 for vec scans, else scalar; read_write).
  *
@@ -514,23 +538,7 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       : `${prefixCode}
   ${writeLines.join('\n  ')}`;
 
-  const name = mangle(
-    'scn_tile',
-    p.phase,
-    T,
-    c.name,
-    p.gen.kind,
-    p.gen.kind === 'adjacent-different' ? '' : (p.gen.fn?.name ?? 'id'),
-    p.write,
-    p.vec ? 'vec' : 'scalar',
-    p.inPlace ? 'inplace' : 'apart',
-    w,
-    k,
-    p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
-    p.maxSpins,
-    p.atomicTileIds ? 'atomic' : 'wgid',
-    p.lookbackPerLane,
-  );
+  const name = tileKernelName(p);
   const floatEq = p.gen.kind === 'adjacent-different' && T === 'f32' ? floatEqualFragment() : undefined;
   return fragment({
     name,

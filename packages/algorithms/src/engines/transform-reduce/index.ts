@@ -9,18 +9,23 @@
  * one command buffer together with the readback of the result.
  */
 import {
+  bufferId,
   type Combiner,
   type DeviceArray,
+  dispatchCache,
   fragment,
   type GpuDevice,
-  getPipeline,
   mangle,
   type NumericType,
+  type Owned,
+  paramsBuffer,
+  pipelineFor,
   type WgslFragment,
 } from '@webdpl/core';
+import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
 import { segmentsFor, windowEntry, windowOf } from '../../common/segments';
-import { bindingLimit, resolveTuning, useSubgroups } from '../../common/tuning';
+import { bindingLimit, useSubgroups } from '../../common/tuning';
 import { finalKernel, partialsKernel, type ReducePath } from './kernels';
 import { type TransformReduceTuning, transformReduceTuning } from './tuning';
 
@@ -32,7 +37,10 @@ export interface TransformReduceRequest {
   readonly label: string;
   /** 1 or 2 inputs of equal length >= 1. */
   readonly inputs: readonly DeviceArray[];
-  /** Declares `fn <name>(x0: T0[, x1: T1], i: u32) -> Acc`. */
+  /**
+   * Declares `fn <name>(x0: T0[, x1: T1], i: u32) -> Acc`. Its mangled name keys the cached kernel
+   * (the code is compared on every call), so a front may build it per call.
+   */
   readonly load: WgslFragment;
   readonly combiner: Combiner;
   /** Whether the combine may reorder (enables the vectorized strided path). */
@@ -43,10 +51,17 @@ export interface TransformReduceRequest {
   readonly tuningName?: string;
 }
 
-/** `fn(x: T, i: u32) -> T { return x; }`: the load of a plain reduce. */
+const identityLoads = new Map<NumericType, WgslFragment>();
+
+/** `fn(x: T, i: u32) -> T { return x; }`: the load of a plain reduce (one object per type). */
 export function identityLoad(type: NumericType): WgslFragment {
-  const name = mangle('load_id', type);
-  return fragment({ name, code: `fn ${name}(x: ${type}, i: u32) -> ${type} { return x; }` });
+  let f = identityLoads.get(type);
+  if (!f) {
+    const name = mangle('load_id', type);
+    f = fragment({ name, code: `fn ${name}(x: ${type}, i: u32) -> ${type} { return x; }` });
+    identityLoads.set(type, f);
+  }
+  return f;
 }
 
 function choosePath(req: TransformReduceRequest): ReducePath {
@@ -54,22 +69,88 @@ function choosePath(req: TransformReduceRequest): ReducePath {
   return req.inputs.every((a) => a.offset % 4 === 0) ? 'vec' : 'strided';
 }
 
+/** One call's recorded work, reused by every later call of the same shape on the same arrays. */
+interface ReducePlan extends Owned {
+  readonly steps: readonly CachedStep[];
+  readonly partials: GPUBuffer;
+  readonly partialBytes: number;
+  /** Byte offset of the result in `partials`. */
+  readonly resultAt: number;
+  readonly loadCode: string;
+  readonly combineCode: string;
+}
+
 /**
  * Runs the engine and returns the raw bytes of the reduced accumulator (combiner.bytes long).
  * The caller combines its init value on the host.
+ *
+ * Per call on arrays seen before (same shape, tuning and arrays) nothing is built: the pipelines,
+ * bind groups and parameter buffers come from a per-device cache, and the call records its
+ * dispatches and the 4-byte readback into one command buffer (one error scope, one wait).
  */
 export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<ArrayBuffer> {
   const tuningName = req.tuningName ?? 'reduce';
-  const t: TransformReduceTuning = resolveTuning(tuningName, transformReduceTuning, req.tuning ?? {});
+  const t = cachedTuning(tuningName, transformReduceTuning, req.tuning);
   const n = (req.inputs[0] as DeviceArray).length;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
   const path = choosePath(req);
   const w = t.workgroupSize;
+  const stride = req.combiner.bytes;
+  let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${w}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}`;
+  for (const a of req.inputs) kernelKey += `|${a.type}`;
+  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.maxBindingBytes}`;
+  for (const a of req.inputs) planKey += `|${bufferId(a.buffer)}@${a.offset}`;
+  // The call's place in the device's call order, before anything that may wait.
+  const turn = device.queue.reserve();
+  const cache = dispatchCache<ReducePlan>(device, 'transform-reduce');
+  let plan = cache.get(planKey);
+  if (
+    plan &&
+    (plan.loadCode !== req.load.code ||
+      plan.combineCode !== req.combiner.combine.code ||
+      scratchBuffer(device, `tr-partials-${stride}`, plan.partialBytes) !== plan.partials)
+  ) {
+    plan = undefined;
+  }
+  if (!plan) {
+    try {
+      plan = await buildPlan(device, req, t, kernelKey, { n, path, subgroups, minSubgroupSize });
+    } catch (e) {
+      turn.release();
+      throw e;
+    }
+    cache.set(planKey, plan);
+  }
+  const p = plan;
+  let rb: { data(): ArrayBuffer } | undefined;
+  await device.queue.submit(
+    req.label,
+    (rec) => {
+      const pass = rec.beginPass(req.label);
+      recordSteps(rec, pass, p.steps);
+      pass.end();
+      rb = rec.readback(p.partials, p.resultAt, stride);
+    },
+    turn,
+  );
+  return (rb as { data(): ArrayBuffer }).data();
+}
+
+/** Builds the pipelines, bind groups and parameter buffers of a call (the cold path). */
+async function buildPlan(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  t: TransformReduceTuning,
+  kernelKey: string,
+  g: { n: number; path: ReducePath; subgroups: boolean; minSubgroupSize: number },
+): Promise<ReducePlan> {
+  const { n, path, subgroups, minSubgroupSize } = g;
+  const w = t.workgroupSize;
   const tileElems = path === 'vec' ? 4 * w * t.vecsPerThread : w * t.itemsPerThread;
   const inTypes = req.inputs.map((a) => a.type as NumericType);
-  const pass1 = await getPipeline(
-    device,
+  const leaves = [req.load, req.combiner.combine];
+  const pass1 = await pipelineFor(device, kernelKey, leaves, () =>
     partialsKernel({
       inTypes,
       load: req.load,
@@ -84,38 +165,47 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
   );
   const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tileElems);
   // Geometry per segment: workgroups and tiles per workgroup.
-  const plans = segments.map((s) => {
+  const geometry = segments.map((s) => {
     const tiles = Math.max(1, Math.ceil(s.length / tileElems));
     const wgs = Math.min(tiles, t.maxWorkgroups);
     const tilesPerWg = Math.ceil(tiles / wgs);
     return { s, wgs: Math.ceil(tiles / tilesPerWg), tilesPerWg };
   });
-  const partialCount = plans.reduce((a, p) => a + p.wgs, 0);
+  const partialCount = geometry.reduce((a, p) => a + p.wgs, 0);
   const needFinal = partialCount > 1;
+  const finalKey = `tr_final|${req.combiner.name}|${w}|${subgroups ? minSubgroupSize : 0}`;
   const pass2 = needFinal
-    ? await getPipeline(device, finalKernel({ combiner: req.combiner, workgroupSize: w, subgroups, minSubgroupSize }))
+    ? await pipelineFor(device, finalKey, [req.combiner.combine], () =>
+        finalKernel({ combiner: req.combiner, workgroupSize: w, subgroups, minSubgroupSize }),
+      )
     : undefined;
   const stride = req.combiner.bytes;
-  const partials = scratchBuffer(device, `tr-partials-${stride}`, (partialCount + 1) * stride);
-  let rb: { data(): ArrayBuffer } | undefined;
-  await device.queue.submit(req.label, (rec) => {
-    const pass = rec.beginPass(req.label);
-    pass.setPipeline(pass1);
+  const partialBytes = (partialCount + 1) * stride;
+  const partials = scratchBuffer(device, `tr-partials-${stride}`, partialBytes);
+  return device.queue.guard(req.label, () => {
+    const owned: GPUBuffer[] = [];
+    const steps: CachedStep[] = [];
+    const layout1 = pass1.getBindGroupLayout(0);
     let out = 0;
-    for (const plan of plans) {
+    for (const plan of geometry) {
       const wins = req.inputs.map((a) => windowOf(device, a, plan.s));
-      const params = new Uint32Array([
-        plan.s.length,
-        wins[0]?.localBase ?? 0,
-        wins[1]?.localBase ?? 0,
-        plan.tilesPerWg,
-        plan.wgs,
-        out,
-        plan.s.start,
-        0,
-      ]);
+      const params = paramsBuffer(
+        device,
+        new Uint32Array([
+          plan.s.length,
+          wins[0]?.localBase ?? 0,
+          wins[1]?.localBase ?? 0,
+          plan.tilesPerWg,
+          plan.wgs,
+          out,
+          plan.s.start,
+          0,
+        ]),
+        `${req.label} params`,
+      );
+      owned.push(params);
       const entries: GPUBindGroupEntry[] = [
-        { binding: 0, resource: { buffer: rec.uniform(params) } },
+        { binding: 0, resource: { buffer: params } },
         { binding: 1, resource: { buffer: partials } },
       ];
       req.inputs.forEach((a, k) => {
@@ -123,27 +213,33 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
         if (path === 'vec') entries.push(windowEntry(2 + 2 * k, a, win));
         entries.push(windowEntry(3 + 2 * k, a, win));
       });
-      pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pass1.getBindGroupLayout(0), entries }));
-      rec.dispatch(pass, plan.wgs);
+      steps.push({ pipeline: pass1, group: device.gpu.createBindGroup({ layout: layout1, entries }), wgs: plan.wgs });
       out += plan.wgs;
     }
     if (pass2) {
-      pass.setPipeline(pass2);
-      const params = new Uint32Array([partialCount, 0, 0, 0, 1, partialCount, 0, 0]);
-      pass.setBindGroup(
-        0,
-        device.gpu.createBindGroup({
-          layout: pass2.getBindGroupLayout(0),
-          entries: [
-            { binding: 0, resource: { buffer: rec.uniform(params) } },
-            { binding: 1, resource: { buffer: partials } },
-          ],
-        }),
+      const params = paramsBuffer(
+        device,
+        new Uint32Array([partialCount, 0, 0, 0, 1, partialCount, 0, 0]),
+        `${req.label} params`,
       );
-      pass.dispatchWorkgroups(1);
+      owned.push(params);
+      const group = device.gpu.createBindGroup({
+        layout: pass2.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: params } },
+          { binding: 1, resource: { buffer: partials } },
+        ],
+      });
+      steps.push({ pipeline: pass2, group, wgs: 1 });
     }
-    pass.end();
-    rb = rec.readback(partials, needFinal ? partialCount * stride : 0, stride);
+    return {
+      steps,
+      owned,
+      partials,
+      partialBytes,
+      resultAt: needFinal ? partialCount * stride : 0,
+      loadCode: req.load.code,
+      combineCode: req.combiner.combine.code,
+    };
   });
-  return (rb as { data(): ArrayBuffer }).data();
 }

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import type { GpuDevice } from './device';
+import { DeviceArray } from './device-array';
+import { GpuValidationError, WgslLinkError } from './index';
+import { getPipeline, pipelineCount, pipelineFor } from './pipeline-cache';
+import { gpuForTests } from './testing/gpu';
+import { fragment } from './wgsl/fragment';
+
+const gpu = await gpuForTests();
+
+/** A kernel adding `k` to every element of a u32 buffer (one workgroup of 64). */
+function addKernel(name: string, k: number) {
+  return fragment({
+    name,
+    code: `@group(0) @binding(0) var<storage, read_write> b: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32) { if (i < arrayLength(&b)) { b[i] = b[i] + ${k}u; } }`,
+  });
+}
+
+async function runKernel(device: GpuDevice, pipeline: GPUComputePipeline, a: DeviceArray, enqueue: boolean) {
+  const group = device.gpu.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: [{ binding: 0, resource: { buffer: a.buffer, size: a.length * 4 } }],
+  });
+  const record = (rec: Parameters<Parameters<GpuDevice['queue']['submit']>[1]>[0]) => {
+    const pass = rec.beginPass('add');
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(1);
+    pass.end();
+  };
+  if (enqueue) await device.queue.enqueue('add', record);
+  else await device.queue.submit('add', record);
+}
+
+describe.skipIf(!gpu)('queue: ordering, non-waiting calls, errors', () => {
+  const device = gpu as GpuDevice;
+
+  it('pipelines are keyed by code: two fragments of one name and equal code length get their own pipelines', async () => {
+    const a = addKernel('same_name_add', 1);
+    const b = addKernel('same_name_add', 2);
+    expect(a.code.length).toBe(b.code.length);
+    const before = pipelineCount(device);
+    const pa = await getPipeline(device, a);
+    const pb = await getPipeline(device, b);
+    expect(pa).not.toBe(pb);
+    expect(await getPipeline(device, addKernel('same_name_add', 1))).toBe(pa);
+    expect(pipelineCount(device)).toBe(before + 2);
+    const x = DeviceArray.from(device, new Uint32Array([10, 20, 30]));
+    await runKernel(device, pb, x, false);
+    expect(Array.from(await x.read())).toEqual([12, 22, 32]);
+    x.destroy();
+  });
+
+  it('pipelineFor builds once per key and rejects another leaf under a known name', async () => {
+    const leaf = fragment({ name: 'leaf_f', code: 'fn leaf_f(x: u32) -> u32 { return x + 1u; }' });
+    let builds = 0;
+    const build = () => {
+      builds++;
+      return fragment({
+        name: 'uses_leaf',
+        deps: [leaf],
+        code: `@group(0) @binding(0) var<storage, read_write> b: array<u32>;
+@compute @workgroup_size(1) fn main() { b[0] = leaf_f(b[0]); }`,
+      });
+    };
+    const p1 = await pipelineFor(device, 'test|uses_leaf', [leaf], build);
+    const p2 = await pipelineFor(device, 'test|uses_leaf', [leaf], build);
+    expect(p1).toBe(p2);
+    expect(builds).toBe(1);
+    const other = fragment({ name: 'leaf_f', code: 'fn leaf_f(x: u32) -> u32 { return x + 2u; }' });
+    expect(() => pipelineFor(device, 'test|uses_leaf', [other], build)).toThrow(WgslLinkError);
+  });
+
+  it('enqueued calls run in call order without waits; finish waits for them', async () => {
+    const x = DeviceArray.from(device, new Uint32Array(64).fill(1));
+    const add1 = await getPipeline(device, addKernel('order_add1', 1));
+    const submissions = device.queue.submissions;
+    // Each call doubles nothing, so order is seen through a non-commutative mix: +1, then copy.
+    const y = DeviceArray.create(device, 'u32', 64);
+    for (let r = 0; r < 5; r++) await runKernel(device, add1, x, true);
+    await device.queue.enqueue('copy', (rec) => rec.encoder.copyBufferToBuffer(x.buffer, 0, y.buffer, 0, 256));
+    for (let r = 0; r < 5; r++) await runKernel(device, add1, x, true);
+    await device.queue.finish();
+    expect(device.queue.submissions - submissions).toBe(11);
+    expect((await y.read())[0]).toBe(6);
+    expect((await x.read())[63]).toBe(11);
+    x.destroy();
+    y.destroy();
+  });
+
+  it('a turn taken first submits first, even when it waits before submitting', async () => {
+    const x = DeviceArray.from(device, new Uint32Array(4).fill(0));
+    const y = DeviceArray.create(device, 'u32', 4);
+    const turn = device.queue.reserve();
+    // A later call (a copy of x) must wait for the earlier turn (which writes x).
+    const later = device.queue.submit('copy', (rec) => rec.encoder.copyBufferToBuffer(x.buffer, 0, y.buffer, 0, 16));
+    await new Promise((r) => setTimeout(r, 20));
+    await device.queue.enqueue('write', (rec) => rec.encoder.clearBuffer(x.buffer, 0, 16), turn);
+    await later;
+    expect(Array.from(await y.read())).toEqual([0, 0, 0, 0]);
+    const t2 = device.queue.reserve();
+    x.write(Uint32Array.from([5, 6, 7, 8]));
+    const copy = device.queue.submit('copy', (rec) => rec.encoder.copyBufferToBuffer(x.buffer, 0, y.buffer, 0, 16));
+    t2.release();
+    await copy;
+    expect(Array.from(await y.read())).toEqual([5, 6, 7, 8]);
+    x.destroy();
+    y.destroy();
+  });
+
+  it("a non-waiting call's GPU error surfaces once (from the call or the next one), naming the call", async () => {
+    const a = DeviceArray.from(device, new Uint32Array(4));
+    const errors: unknown[] = [];
+    await device.queue
+      .enqueue('bad copy', (rec) => rec.encoder.copyBufferToBuffer(a.buffer, 0, a.buffer, 0, 1 << 20))
+      .catch((e) => errors.push(e));
+    await device.queue.finish().catch((e) => errors.push(e));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(GpuValidationError);
+    expect(String(errors[0])).toMatch(/bad copy/);
+    // Thrown once: the queue is usable again.
+    await device.queue.finish();
+    expect(Array.from(await a.read())).toEqual([0, 0, 0, 0]);
+    a.destroy();
+  });
+
+  it('an error reported after a call returned is thrown by the next call that reads back, not lost', async () => {
+    const a = DeviceArray.from(device, new Uint32Array([1, 2, 3, 4]));
+    // As an implementation that reports errors asynchronously would: after the call returned.
+    device.queue.recordUncaptured({ message: 'injected late error' } as GPUError);
+    await expect(a.read()).rejects.toThrow(/injected late error.*DeviceArray\.read/);
+    expect(Array.from(await a.read())).toEqual([1, 2, 3, 4]);
+    device.queue.recordUncaptured({ message: 'another late error' } as GPUError);
+    await expect(device.queue.finish()).rejects.toThrow(GpuValidationError);
+    await device.queue.finish();
+    a.destroy();
+  });
+});
