@@ -1,0 +1,162 @@
+/**
+ * The GPU hot path of the engines on DeviceArrays: a second identical call builds nothing (no
+ * pipeline, shader module, bind group or buffer, no parameter write), calls chained without awaiting
+ * in between run in call order, and GPU errors still surface.
+ */
+import {
+  DestroyedArrayError,
+  DeviceArray,
+  type GpuDevice,
+  GpuValidationError,
+  lambda,
+  pipelineCount,
+} from '@webdpl/core';
+import { makeDevicePolicy } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { copyIf } from '../compaction/index';
+import { reduce } from '../reduce/index';
+import { inclusiveScan } from '../scans/index';
+import { testDevice } from '../testing/matrix';
+import { transform } from '../transform/index';
+
+const CREATORS = [
+  'createBuffer',
+  'createBindGroup',
+  'createComputePipeline',
+  'createComputePipelineAsync',
+  'createShaderModule',
+  'createBindGroupLayout',
+  'createPipelineLayout',
+] as const;
+
+/** Counts calls of the device's create* methods and queue.writeBuffer while `f` runs. */
+async function countCreations(device: GpuDevice, f: () => Promise<unknown>): Promise<Record<string, number>> {
+  const gpu = device.gpu as unknown as Record<string, unknown>;
+  const queue = device.gpu.queue as unknown as Record<string, unknown>;
+  const counts: Record<string, number> = {};
+  const wrap = (target: Record<string, unknown>, name: string) => {
+    const original = target[name] as (...a: unknown[]) => unknown;
+    counts[name] = 0;
+    target[name] = (...args: unknown[]) => {
+      counts[name] = (counts[name] ?? 0) + 1;
+      return original.apply(target, args);
+    };
+    return () => {
+      delete target[name];
+    };
+  };
+  const restore = [...CREATORS.map((m) => wrap(gpu, m)), wrap(queue, 'writeBuffer')];
+  try {
+    await f();
+  } finally {
+    for (const r of restore) r();
+  }
+  return counts;
+}
+
+function data(n: number): Uint32Array {
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[i] = (i * 2654435761) >>> 22;
+  return a;
+}
+
+describe.runIf(testDevice)('GPU calls on DeviceArrays: reuse, ordering, errors', () => {
+  const device = testDevice as GpuDevice;
+  const policy = makeDevicePolicy(device, { fallback: 'error' });
+  const n = 10_007; // several tiles of every engine, a partial vec4 at the end
+  const host = data(n);
+  const triple = lambda((x: number) => x * 3 + 1);
+  const even = lambda((x: number) => (x & 1) === 0);
+
+  const calls: [string, (a: DeviceArray, o: DeviceArray) => Promise<unknown>][] = [
+    ['reduce', (a) => reduce(policy, a)],
+    ['inclusiveScan', async (a, o) => inclusiveScan(policy, a, o)],
+    ['transform', async (a, o) => transform(policy, a, o, triple)],
+    ['copyIf', (a, o) => copyIf(policy, a, o, even)],
+  ];
+
+  for (const [name, call] of calls) {
+    it(`${name}: a second identical call creates no pipeline, bind group or buffer and writes no parameters`, async () => {
+      const a = DeviceArray.from(device, host);
+      const o = DeviceArray.create(device, 'u32', n);
+      try {
+        await call(a, o);
+        await device.queue.finish();
+        const pipelines = pipelineCount(device);
+        const counts = await countCreations(device, async () => {
+          await call(a, o);
+          await device.queue.finish();
+        });
+        expect(counts).toEqual({
+          createBuffer: 0,
+          createBindGroup: 0,
+          createComputePipeline: 0,
+          createComputePipelineAsync: 0,
+          createShaderModule: 0,
+          createBindGroupLayout: 0,
+          createPipelineLayout: 0,
+          writeBuffer: 0,
+        });
+        expect(pipelineCount(device)).toBe(pipelines);
+        // The counting itself can fail: new arrays need new bind groups.
+        const b = DeviceArray.from(device, host);
+        const fresh = await countCreations(device, () => call(b, o));
+        expect(fresh.createBindGroup).toBeGreaterThan(0);
+        b.destroy();
+      } finally {
+        a.destroy();
+        o.destroy();
+      }
+    });
+  }
+
+  it('a chain of DeviceArray calls without awaiting in between gives the right answer, first compiles included', async () => {
+    const a = DeviceArray.from(device, host);
+    const b = DeviceArray.create(device, 'u32', n);
+    const c = DeviceArray.create(device, 'u32', n);
+    const d = DeviceArray.create(device, 'u32', n);
+    // A lambda seen for the first time: its pipeline compiles while later calls are already made.
+    const fresh = lambda((x: number) => x * 7 + 5);
+    const xor = lambda((x: number) => x ^ 0x55);
+    const pending = [
+      transform(policy, a, b, fresh),
+      inclusiveScan(policy, b, c),
+      transform(policy, c, d, xor),
+      transform(policy, a, b, triple),
+    ];
+    const total = reduce(policy, d);
+    const kept = copyIf(policy, b, c, even);
+    await Promise.all(pending);
+    let run = 0;
+    let want = 0;
+    let keep = 0;
+    const wantC = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      run = (run + ((host[i] as number) * 7 + 5)) >>> 0;
+      want = (want + ((run ^ 0x55) >>> 0)) >>> 0;
+      const t = ((host[i] as number) * 3 + 1) >>> 0;
+      if ((t & 1) === 0) wantC[keep++] = t;
+    }
+    expect(await total).toBe(want);
+    expect(await kept).toBe(keep);
+    const gotC = await c.read();
+    expect(Array.from(gotC.subarray(0, keep))).toEqual(Array.from(wantC.subarray(0, keep)));
+    for (const x of [a, b, c, d]) x.destroy();
+  });
+
+  it('errors still surface: a GPU error of a non-waiting call, a destroyed array after cached calls', async () => {
+    const a = DeviceArray.from(device, host);
+    const o = DeviceArray.create(device, 'u32', n);
+    await transform(policy, a, o, triple);
+    await reduce(policy, a);
+    // A GPU error reported after a non-waiting call returned (as implementations that report errors
+    // asynchronously do) is thrown by the next call instead of letting it return a value.
+    device.queue.recordUncaptured({ message: 'late error of an earlier call' } as GPUError);
+    await expect(reduce(policy, o)).rejects.toThrow(GpuValidationError);
+    expect(await reduce(policy, a)).toBe(host.reduce((s, x) => (s + x) >>> 0, 0));
+    a.destroy();
+    await expect(reduce(policy, a)).rejects.toThrow(DestroyedArrayError);
+    await expect(transform(policy, a, o, triple)).rejects.toThrow(DestroyedArrayError);
+    o.destroy();
+  });
+});
