@@ -1,3 +1,5 @@
+export type { AutoCrossover, AutoSide } from './auto';
+export { autoCrossovers } from './auto';
 export { COMPILE_SOURCE, compileCount, compileOnce } from './compile';
 export type { Chunk } from './cpu/chunks';
 export { CHUNKS_PER_WORKER, parallelChunks } from './cpu/chunks';
@@ -7,6 +9,7 @@ export type { ShareableArray } from './cpu/shared-memory';
 export { allocShared, isShared, toShared } from './cpu/shared-memory';
 export type {
   AutoPolicy,
+  AutoPolicyOptions,
   DevicePolicy,
   DevicePolicyOptions,
   Fallback,

@@ -2,7 +2,8 @@
  * Execution policies, oneDPL's model in TypeScript. Policies are a discriminated union on `kind`:
  *  - host policies (`seq`, `unseq`, `par`, `parUnseq`) run on the CPU;
  *  - device policies run on one GPU device (chosen by a queue, device, selector or another policy);
- *  - `auto` runs on the best GPU when one exists and can run the request, else on the CPU pool.
+ *  - `auto` runs DeviceArray calls on their device, host-array calls on the best hardware GPU from its
+ *    measured crossover size (auto.ts), else on the CPU pool.
  */
 import {
   ArgumentError,
@@ -74,6 +75,11 @@ export interface AutoPolicy {
   readonly kind: 'auto';
   readonly info: string;
   readonly tuning: TuningOverrides;
+  /**
+   * Fixed crossovers (elements) by algorithm name, or `'*'` for all: host-array calls of at least
+   * that many elements run on the GPU, smaller ones on the CPU pool. @default measured (auto.ts)
+   */
+  readonly crossover?: Readonly<Record<string, number>>;
 }
 
 export type Policy = HostPolicy | DevicePolicy | AutoPolicy;
@@ -239,9 +245,44 @@ export function makeDevicePolicy(
 
 const defaultGpuSelector: Selector = gpuSelector;
 
-/** An auto policy with tuning overrides. */
-export function makeAutoPolicy(options: { tuning?: TuningOverrides } = {}): AutoPolicy {
-  return Object.freeze({ kind: 'auto', info: 'auto: the best GPU, else the CPU pool', tuning: options.tuning ?? {} });
+/** Options of `makeAutoPolicy`. */
+export interface AutoPolicyOptions {
+  /** Per-algorithm tuning overrides for GPU runs. @default {} */
+  readonly tuning?: TuningOverrides;
+  /** Fixed crossovers in elements by algorithm (or `'*'`). @default measured on first use */
+  readonly crossover?: Readonly<Record<string, number>>;
+}
+
+/**
+ * An auto policy: DeviceArray calls run on their device; host-array calls run on the best hardware
+ * GPU from the size where it measured faster end to end than the CPU pool (auto.ts), else on the
+ * CPU pool.
+ */
+export function makeAutoPolicy(options: AutoPolicyOptions = {}): AutoPolicy {
+  if (typeof options !== 'object' || options === null) {
+    throw new ArgumentError('options', 'an options object { tuning?, crossover? }', describe(options));
+  }
+  const crossover = options.crossover;
+  if (crossover !== undefined) {
+    if (typeof crossover !== 'object' || crossover === null) {
+      throw new ArgumentError('options.crossover', 'an object of element counts by algorithm', describe(crossover));
+    }
+    for (const [k, v] of Object.entries(crossover)) {
+      if (typeof v !== 'number' || Number.isNaN(v) || v < 0) {
+        throw new ArgumentError(
+          `options.crossover.${k}`,
+          'a number of elements >= 0 (Infinity: never the GPU)',
+          describe(v),
+        );
+      }
+    }
+  }
+  return Object.freeze({
+    kind: 'auto',
+    info: 'auto: the GPU from its measured crossover size, else the CPU pool',
+    tuning: options.tuning ?? {},
+    ...(crossover ? { crossover: Object.freeze({ ...crossover }) } : {}),
+  });
 }
 
 let defaultDevicePolicy: DevicePolicy | undefined;

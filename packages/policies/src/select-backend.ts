@@ -15,6 +15,7 @@ import {
   selectDevice,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
+import { autoRecord, autoSide } from './auto';
 import {
   execution,
   type HostPolicy,
@@ -26,7 +27,7 @@ import {
 import { defaultPool, type WorkerPool } from './pool';
 
 /** Where an algorithm call runs. */
-export type Backend =
+export type Backend = (
   | { readonly kind: 'seq' }
   | {
       readonly kind: 'par';
@@ -42,7 +43,14 @@ export type Backend =
       readonly device: GpuDevice;
       /** This algorithm's tuning overrides from the policy (empty when none). */
       readonly tuning: Readonly<Record<string, number | boolean>>;
-    };
+    }
+) & {
+  /**
+   * `execution.auto` on host arrays: report the call's end-to-end time (ms) once it succeeded, so
+   * auto learns the crossover (auto.ts). Absent for every other call.
+   */
+  readonly measure?: (ms: number) => void;
+};
 
 /** What an algorithm call needs, for deciding where it can run. */
 export interface BackendRequest {
@@ -58,6 +66,8 @@ export interface BackendRequest {
   readonly deviceArrays?: readonly DeviceArray[];
   /** Further check of whether `device` can run the call: a reason when it cannot. */
   readonly gpuCheck?: (device: GpuDevice) => string | undefined;
+  /** Elements the call works on (auto's crossover); unknown sizes run where the GPU can run them. */
+  readonly n?: number;
 }
 
 /** Throws unless `x` is a policy. */
@@ -163,10 +173,15 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
         return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
       }
       const device = await bestGpu();
-      if (device && gpuCannotRun(device, req) === undefined) {
-        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
-      }
-      return hostBackend(execution.par, req);
+      if (!device || gpuCannotRun(device, req) !== undefined) return hostBackend(execution.par, req);
+      if (req.n === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
+      const n = req.n;
+      const type = req.types[0] ?? 'u32';
+      const fixed = policy.crossover?.[req.algorithm] ?? policy.crossover?.['*'];
+      const side = autoSide(device, req.algorithm, type, n, fixed);
+      const measure = (ms: number) => autoRecord(device, req.algorithm, type, n, side, ms);
+      if (side === 'gpu') return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req), measure };
+      return { ...hostBackend(execution.par, req), measure };
     }
   }
 }

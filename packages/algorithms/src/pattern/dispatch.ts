@@ -13,7 +13,9 @@
  *    twice is uploaded once), host outputs backed by temporaries that the front's engine reads back
  *    in its own submission and hands to `deliver`, DeviceArrays passed through; temporaries are
  *    released whatever happens;
- * 7. a GPU run that fails in a way the CPU would not (UnsupportedOnDeviceError, a WGSL link error, a
+ * 7. `execution.auto` on host arrays reports each call's end-to-end time, from which it learns where
+ *    the GPU wins (policies' auto.ts);
+ * 8. a GPU run that fails in a way the CPU would not (UnsupportedOnDeviceError, a WGSL link error, a
  *    device lost during the call) finishes on the CPU when the policy allows it (`execution.auto`,
  *    device policies with `fallback: 'cpu'`, host arrays only): host outputs are written only once
  *    a run succeeded, so the caller's data is untouched by the failed attempt.
@@ -150,6 +152,7 @@ function requestOf<R>(p: Pattern<R>): BackendRequest {
     functions: p.functions ?? [],
     deviceArrays,
     ...(p.gpuCheck ? { gpuCheck: p.gpuCheck } : {}),
+    n: p.n,
   };
 }
 
@@ -232,6 +235,15 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
   const req = requestOf(p);
   const backend: Backend = await selectBackend(policy, req);
   if (p.n === 0) return p.empty();
+  if (!backend.measure) return run(p, policy, req, backend);
+  // execution.auto on host arrays learns its crossover from the calls' end-to-end times.
+  const t0 = performance.now();
+  const r = await run(p, policy, req, backend);
+  backend.measure(performance.now() - t0);
+  return r;
+}
+
+async function run<R>(p: Pattern<R>, policy: unknown, req: BackendRequest, backend: Backend): Promise<R> {
   switch (backend.kind) {
     case 'seq':
     case 'par':
