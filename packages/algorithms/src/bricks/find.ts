@@ -30,7 +30,7 @@ export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: Gpu
   };
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
-    return seqKernel(spec)({ s: '', x, x2, b: 0, e: n, h: false, c: 0 });
+    return seqKernel(spec)(x, x2, undefined, 0, n, false, 0, undefined);
   }
   const s = parKernelSource(spec);
   const found = new Int32Array(new SharedArrayBuffer(4));

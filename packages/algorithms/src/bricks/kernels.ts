@@ -8,8 +8,9 @@
  * element types, so V8 keeps separate type feedback for it and inlines the operator: within a few
  * percent of a hand-written loop.
  *
- * One kernel is `(t, r) => (job) => result`: `t` is the transform or predicate (unary over `x`, or
- * binary over `x` and `x2`) and `r` the binary operator. Functions whose JS form is fully defined by
+ * One kernel is `(t, r) => (x, x2, y, b, e, h, c, f) => result` (a job's fields as arguments, see
+ * `Kernel`): `t` is the transform or predicate (unary over `x`, or binary over `x` and `x2`) and `r`
+ * the binary operator. Functions whose JS form is fully defined by
  * their source (built-in operators, and lambdas: marked by lambda.ts) are spliced into the kernel
  * as source (`fn.jsSource(argTypes)`): the kernel is one self-contained source text, the same on the
  * calling thread and in the workers, cached by the functions' stable names, so a call with a new
@@ -82,7 +83,22 @@ export interface KernelJob {
   readonly f?: Int32Array | undefined;
 }
 
-export type Kernel = (job: KernelJob) => number;
+/**
+ * A kernel: the job's fields as arguments (`x, x2, y, b, e, h, c, f`). Never a job object: jobs of
+ * different origins (literals without `y`, structured clones in workers, spread copies) have
+ * different maps, and property loads at the top of the kernel then deoptimized it ("wrong map");
+ * a u32 reduce over 2^20 elements was left in baseline code, 4-5x slower, for the rest of a run.
+ */
+export type Kernel = (
+  x: HostArray,
+  x2: HostArray | undefined,
+  y: HostArray | undefined,
+  b: number,
+  e: number,
+  h: boolean,
+  c: number,
+  f: Int32Array | undefined,
+) => number;
 
 /** How a reduction or scan accumulates (see the file comment): f64 sum, blockwise, or in order. */
 export type Summation = 'wide' | 'blocked' | 'plain';
@@ -141,7 +157,7 @@ function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
   switch (summation(spec)) {
     case 'wide':
       return `let i = b, acc;
-    if (j.h) acc = +j.c; else { acc = +${v('b')}; i++; }
+    if (hc) acc = +cin; else { acc = +${v('b')}; i++; }
     for (; i < e; i++) acc += ${v('i')};
     return acc;`;
     case 'blocked':
@@ -152,12 +168,12 @@ function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
       for (let i = s + 1; i < m; i++) a = r(a, ${v('i')});
       ${PUSH_BLOCK}
     }
-    if (top === 0) return +j.c;
+    if (top === 0) return +cin;
     ${FOLD_STACK}
-    return j.h ? r(+j.c, p) : p;`;
+    return hc ? r(+cin, p) : p;`;
     case 'plain':
       return `let i = b, acc;
-    if (j.h) acc = ${acc('j.c')}; else { acc = ${acc(v('b'))}; i++; }
+    if (hc) acc = ${acc('cin')}; else { acc = ${acc(v('b'))}; i++; }
     for (; i < e; i++) acc = r(acc, ${v('i')});
     return acc;`;
   }
@@ -171,10 +187,10 @@ function scanBody(spec: KernelSpec, v: (i: string) => string, inclusive: boolean
       const st = (e: string) => (spec.arrays[2] === 'f32' ? e : `Math.fround(${e})`);
       return inclusive
         ? `let i = b, acc;
-    if (j.h) acc = +j.c; else { acc = +${v('b')}; y[b] = ${st('acc')}; i++; }
+    if (hc) acc = +cin; else { acc = +${v('b')}; y[b] = ${st('acc')}; i++; }
     for (; i < e; i++) { acc += ${v('i')}; y[i] = ${st('acc')}; }
     return acc;`
-        : `let acc = +j.c;
+        : `let acc = +cin;
     for (let i = b; i < e; i++) { const v = ${v('i')}; y[i] = ${st('acc')}; acc += v; }
     return acc;`;
     }
@@ -192,13 +208,13 @@ function scanBody(spec: KernelSpec, v: (i: string) => string, inclusive: boolean
         : `let a = +${v('s')};
       y[s] = c;
       for (let i = s + 1; i < m; i++) { const w = ${v('i')}; y[i] = r(c, a); a = r(a, w); }`;
-      return `let top = 0, k = 0, has = j.h, c = +j.c;
+      return `let top = 0, k = 0, has = hc, c = +cin;
     for (let s = b; s < e; s += ${SUM_BLOCK}) {
       const m = s + ${SUM_BLOCK} < e ? s + ${SUM_BLOCK} : e;
       ${block}
       ${PUSH_BLOCK}
       ${FOLD_STACK}
-      c = j.h ? r(+j.c, p) : p;
+      c = hc ? r(+cin, p) : p;
       has = true;
     }
     return c;`;
@@ -206,16 +222,16 @@ function scanBody(spec: KernelSpec, v: (i: string) => string, inclusive: boolean
     case 'plain':
       return inclusive
         ? `let i = b, acc;
-    if (j.h) acc = ${acc('j.c')}; else { acc = ${acc(v('b'))}; y[b] = acc; i++; }
+    if (hc) acc = ${acc('cin')}; else { acc = ${acc(v('b'))}; y[b] = acc; i++; }
     for (; i < e; i++) { acc = r(acc, ${v('i')}); y[i] = acc; }
     return acc;`
-        : `let acc = ${acc('j.c')};
+        : `let acc = ${acc('cin')};
     for (let i = b; i < e; i++) { const v = ${v('i')}; y[i] = acc; acc = r(acc, v); }
     return acc;`;
   }
 }
 
-/** The factory source `(t, r) => (j) => { ... }` of a kernel. */
+/** The factory source `(t, r) => (x, x2, y, b, e, hc, cin, found) => { ... }` of a kernel. */
 export function factorySource(spec: KernelSpec): string {
   const v = (i: string) => valueExpr(spec, i);
   let body: string;
@@ -234,7 +250,7 @@ export function factorySource(spec: KernelSpec): string {
       body = scanBody(spec, v, false);
       break;
     case 'findFirst':
-      body = `const f = j.f;
+      body = `const f = found;
     for (let s = b; s < e; s += 8192) {
       if (f !== undefined && Atomics.load(f, 0) < b) return -1;
       const m = Math.min(s + 8192, e);
@@ -255,8 +271,7 @@ export function factorySource(spec: KernelSpec): string {
   }
   const stack = summation(spec) === 'blocked' && spec.kind !== 'map' ? '\n  const st = new Float64Array(64);' : '';
   return `(t, r) => {${stack}
-  return (j) => {
-    const x = j.x, x2 = j.x2, y = j.y, b = j.b, e = j.e;
+  return (x, x2, y, b, e, hc, cin, found) => {
     ${body}
   };
 }`;
@@ -416,11 +431,40 @@ function entryOf(spec: KernelSpec): Entry {
   return entry;
 }
 
-/** The self-contained kernel source: the factory applied to the functions' JS sources. */
+const WARM_CTOR: Readonly<Record<NumericType, string>> = {
+  u32: 'Uint32Array',
+  i32: 'Int32Array',
+  f32: 'Float32Array',
+};
+
+/**
+ * Source that runs kernel `k` over small synthetic arrays (both `h` branches, integer and fractional
+ * carries), wherever the kernel is compiled: V8 allocates a function's feedback vector lazily, so
+ * the code before the loop ran without feedback in the first real call; the first full
+ * optimization then deoptimized there ("insufficient type feedback") and V8 sometimes left the
+ * kernel in baseline code for the rest of the run (a u32 reduce over 2^20 elements at 4.4 ms
+ * instead of 0.9 ms). Values cover the types' ranges (u32 above 2^31, negative i32, fractional
+ * f32), as real data does. Only for source-defined functions, which are pure. ~20 us, once.
+ */
+function warmSource(spec: KernelSpec): string {
+  const arr = (type: NumericType | undefined) =>
+    type === undefined
+      ? 'undefined'
+      : `w(${WARM_CTOR[type]}, ${type === 'f32' ? '(i) => ((i * 0.37) % 3) - 1' : '(i) => Math.imul(i + 1, 0x9e3779b9)'})`;
+  return `const w = (T, g) => { const a = new T(64); for (let i = 0; i < 64; i++) a[i] = g(i); return a; };
+  const wx = ${arr(spec.arrays[0])}, wx2 = ${arr(spec.arrays[1])}, wy = ${arr(spec.arrays[2])};
+  for (let q = 0; q < 24; q++) k(wx, wx2, wy, q & 3, 64 - (q & 7), (q & 1) === 1, q & 2 ? 0.5 : 0, undefined);`;
+}
+
+/** The self-contained kernel source: the factory applied to the functions' JS sources, warmed. */
 function selfContained(spec: KernelSpec): string {
   const t = spec.t ? spec.t.fn.jsSource(spec.t.argTypes) : 'undefined';
   const r = spec.r ? spec.r.fn.jsSource(spec.r.argTypes) : 'undefined';
-  return `(${factorySource(spec)})(\n${t},\n${r}\n) ${tag(spec, '')}`;
+  return `(() => {
+  const k = (${factorySource(spec)})(\n${t},\n${r}\n);
+  ${warmSource(spec)}
+  return k;
+})() ${tag(spec, '')}`;
 }
 
 type Factory = (t: unknown, r: unknown) => Kernel;
@@ -532,8 +576,7 @@ export function batchJobs(jobs: readonly KernelJob[]): { src: string[]; jobs: Ba
  * shipped to workers as source.
  */
 export function runKernelBatch(batch: KernelBatch): number {
-  const compile = (globalThis as unknown as { __webdplCompile: (source: string) => (j: BatchJob) => number })
-    .__webdplCompile;
+  const compile = (globalThis as unknown as { __webdplCompile: (source: string) => Kernel }).__webdplCompile;
   // Every kernel of the batch up front (one lookup each once compiled): a thread that finds no chunk
   // left still has them ready for the next call.
   const kernels = batch.src.map((s) => compile(s));
@@ -558,8 +601,8 @@ export function runKernelBatch(batch: KernelBatch): number {
       c = Atomics.add(ctl, 0, 1);
       if (c >= jobs.length) return ran;
     }
-    const job = jobs[c] as BatchJob;
-    out[c] = (kernels[job.s] as (j: BatchJob) => number)(job);
+    const j = jobs[c] as BatchJob;
+    out[c] = (kernels[j.s] as Kernel)(j.x, j.x2, j.y, j.b, j.e, j.h, j.c, j.f);
     if (batch.fin !== undefined) Atomics.store(batch.fin, c, 1);
     Atomics.add(ctl, 1, 1);
     Atomics.notify(ctl, 1);

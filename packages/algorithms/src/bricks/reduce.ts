@@ -69,7 +69,7 @@ async function foldAll(
   };
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
-    return coerce(accType, seqKernel(spec)({ s: '', x, x2, b: 0, e: n, h: true, c: start }));
+    return coerce(accType, seqKernel(spec)(x, x2, undefined, 0, n, true, start, undefined));
   }
   const s = parKernelSource(spec);
   const kernel = seqKernel(spec);
@@ -78,7 +78,7 @@ async function foldAll(
     chunks,
     { x, x2, y: undefined, n },
     (c, sh) => ({ s, x: sh.x, x2: sh.x2, b: c.begin, e: c.end, h: false, c: 0 }),
-    (c) => kernel({ s: '', x, x2, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel(x, x2, undefined, c.begin, c.end, false, 0, undefined),
   );
   return coerce(accType, combineInOrder(spec, [start, ...partials]));
 }

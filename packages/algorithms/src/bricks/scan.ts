@@ -76,7 +76,7 @@ async function scan(
   const scanSpec = spec(s, kind);
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
-    seqKernel(scanSpec)({ s: '', x, y: output, b: 0, e: n, h: hasInit, c: init });
+    seqKernel(scanSpec)(x, undefined, output, 0, n, hasInit, init, undefined);
     return;
   }
   const scanSrc = parKernelSource(scanSpec);

@@ -37,7 +37,7 @@ export async function cpuTransform(
   };
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
-    seqKernel(spec)({ s: '', x, x2, y: output, b: 0, e: n, h: false, c: 0 });
+    seqKernel(spec)(x, x2, output, 0, n, false, 0, undefined);
     return;
   }
   const s = parKernelSource(spec);
@@ -47,7 +47,7 @@ export async function cpuTransform(
     chunks,
     { x, x2, y: output, n },
     (c, sh) => ({ s, x: sh.x, x2: sh.x2, y: sh.y, b: c.begin, e: c.end, h: false, c: 0 }),
-    (c) => kernel({ s: '', x, x2, y: output, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel(x, x2, output, c.begin, c.end, false, 0, undefined),
   );
 }
 
