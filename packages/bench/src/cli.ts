@@ -12,10 +12,12 @@ import { pngUnavailableReason, writeEntryCharts } from './charts';
 import { type BenchOptions, defaultSizes, MAX_LOG2, parseArgs, USAGE, UsageError } from './cli-args';
 import { type AlgorithmApi, ENTRIES, selectEntries } from './entries';
 import { measure } from './measure';
+import { measurePerCall, type PerCallApi } from './per-call';
 import { createProgress } from './progress';
 import { computeCrossover, formatTime, pow2, renderReport } from './report';
 import { type BenchReport, type DeviceSummary, type EntryResult, isWrong } from './results';
 import { countSteps, type RunContext, runEntry } from './runner';
+import { GpuWarmth } from './warm';
 
 function say(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
@@ -61,6 +63,9 @@ function listEntries(): string {
   );
   return `Entries (id, what runs, compulsory traffic, default runs that include it):\n${rows.join('\n')}\n`;
 }
+
+/** Sizes (log2) of the per-call comparison with the raw-WebGPU floor (issue 12: 2^12 and 2^20). */
+const PER_CALL_SIZES = [12, 20];
 
 /** Whether a run reached the par policy, whose worker pool must be closed at the end. */
 let usedPool = false;
@@ -117,9 +122,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       `sizes ${sizes.map(pow2).join(' ')}; ${entries.length} entries; ${options.timeMs} ms per measurement`,
   );
 
+  const warmth = device ? new GpuWarmth(device) : undefined;
   let floor: BenchReport['floor'];
   if (device) {
     try {
+      await warmth?.before();
       const q = device.queue;
       const { check: _check, ...t } = await measure({
         run: async () => {
@@ -129,6 +136,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         budgetMs: options.timeMs,
       });
       floor = t;
+      warmth?.after();
     } catch (e) {
       notes.push(`the floor (empty submit-and-wait) could not be measured: ${errorText(e)}`);
     }
@@ -144,6 +152,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     gpuMaxLog2,
     onStep: (t) => progress.step(t),
     onDone: () => progress.done(),
+    ...(warmth ? { warmth } : {}),
   };
   for (const e of entries) total += countSteps(e, sizes, ctx);
   usedPool = options.policies.has('par') && !options.deviceOnly;
@@ -161,6 +170,24 @@ export async function main(argv: readonly string[]): Promise<number> {
   } finally {
     bar.stop();
   }
+  // GPU per call on DeviceArrays against the raw-WebGPU floor, in this process (per-call.ts).
+  let perCall: BenchReport['perCall'];
+  const perCallApi = ['reduce', 'inclusiveScan', 'transform', 'copyIf'].every((k) => typeof api[k] === 'function');
+  if (device && devicePolicy && perCallApi) {
+    const perCallSizes = PER_CALL_SIZES.filter((s) => s <= gpuMaxLog2);
+    try {
+      say(`per call on DeviceArrays vs the raw-WebGPU floor at ${perCallSizes.map(pow2).join(', ')}`);
+      perCall = await measurePerCall(device, devicePolicy, api as unknown as PerCallApi, {
+        sizes: perCallSizes,
+        rounds: options.quick ? 3 : 7,
+        batchMs: options.quick ? 20 : 60,
+        ...(warmth ? { warmth } : {}),
+      });
+    } catch (e) {
+      notes.push(`per-call figures could not be measured: ${errorText(e)}`);
+    }
+  }
+  warmth?.destroy();
   if (device && results.some((r) => r.measurements.some((m) => m.quantized))) {
     notes.push(
       "device timestamps were quantized to 65.5 µs (Dawn's timestamp_quantization toggle is on): device times are means over many calls; small sizes are unreliable",
@@ -184,6 +211,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       gpuMaxLog2: device ? gpuMaxLog2 : null,
     },
     ...(floor ? { floor } : {}),
+    ...(perCall ? { perCall } : {}),
     entries: results,
     notes,
     durationS: 0,
@@ -208,6 +236,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   say(`JSON: ${jsonPath}`);
   if (chartFiles.length) say(`charts: ${chartFiles.length} files in ${join(options.out, 'charts')}`);
   if (floor) say(`floor: ${formatTime(floor.ms)} per empty submit-and-wait`);
+  if (perCall?.some((r) => r.check !== 'ok')) return 1;
   return results.some((r) => r.measurements.some((m) => isWrong(m.check))) ? 1 : 0;
 }
 

@@ -2,6 +2,7 @@
  * The readable end of a run: crossover sizes, one table per entry, and a summary of speedups over
  * plain JS. Pure functions from results to text.
  */
+import { renderPerCall } from './per-call';
 import { type BenchReport, type Crossover, type EntryResult, isWrong, type Measurement, SERIES_KINDS } from './results';
 
 /** Milliseconds as a short human time: 812 ns, 12.3 µs, 4.56 ms, 2.31 s. */
@@ -227,6 +228,7 @@ export function renderReport(report: BenchReport): string {
     '',
   );
   for (const e of report.entries) lines.push(entryTable(e, report.floor?.ms), '');
+  if (report.perCall?.length && dev) lines.push(renderPerCall(report.perCall, dev.name), '');
   const summary = summaryTable(report);
   if (summary) {
     lines.push(

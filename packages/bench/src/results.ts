@@ -2,6 +2,7 @@
  * The shape of a bench run's results: what `--json` writes and what the table, the charts and
  * `scripts/h100-table.ts` read.
  */
+import type { PerCallRow } from './per-call';
 
 /** What a series measures. */
 export type SeriesKind =
@@ -115,6 +116,8 @@ export interface BenchReport {
   readonly options: Record<string, unknown>;
   /** An empty submit-and-wait round trip on the device (wall time). */
   floor?: Omit<Measurement, 'series' | 'kind' | 'label' | 'log2' | 'n' | 'gbps' | 'gelems' | 'check'>;
+  /** GPU per call on DeviceArrays against the raw-WebGPU floor (per-call.ts), when a GPU ran. */
+  perCall?: PerCallRow[];
   readonly entries: EntryResult[];
   readonly notes: string[];
   durationS: number;

@@ -11,6 +11,7 @@ import { type AlgorithmApi, alloc, type BenchEntry, type HostCase, MissingExport
 import { generateOnDevice, generatorOf } from './gpu-data';
 import { type Measured, measure } from './measure';
 import type { EntryResult, Failure, Measurement, SeriesKind } from './results';
+import type { GpuWarmth } from './warm';
 
 /** What the runner needs besides the entries. */
 export interface RunContext {
@@ -25,6 +26,8 @@ export interface RunContext {
   /** Called before each series with a short description, and after it. */
   readonly onStep: (task: string) => void;
   readonly onDone: () => void;
+  /** Warms the GPU's clocks before each timed GPU set (warm.ts). */
+  readonly warmth?: GpuWarmth;
 }
 
 /** One series planned at one size. */
@@ -154,19 +157,32 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
   const policy = ctx.devicePolicy;
   if (!device || !policy || !policies.has('device') || log2 > ctx.gpuMaxLog2) return out;
   const queue = device.queue;
+  // Every timed GPU set starts right after >= 0.5 s of GPU work (warm clocks).
+  // Resident arrays are made (uploaded) before the warm-up, so no upload idles the GPU after it.
+  const warm =
+    (exec: Planned['exec'], resident = false): Planned['exec'] =>
+    async (c, res) => {
+      if (resident) await res.get();
+      await ctx.warmth?.before();
+      try {
+        return await exec(c, res);
+      } finally {
+        ctx.warmth?.after();
+      }
+    };
   if (host) {
     out.push({
       series: 'device-e2e',
       kind: 'device-e2e',
       label: SERIES_LABELS['device-e2e'],
-      exec: onHostArrays(policy),
+      exec: warm(onHostArrays(policy)),
     });
   }
   const resident = (kind: 'device-call' | 'device-time'): Planned => ({
     series: kind,
     kind,
     label: SERIES_LABELS[kind],
-    exec: async (c, res) => {
+    exec: warm(async (c, res) => {
       const a = await res.get();
       const observed = entry.inPlace ? a.inputs : a.outputs;
       const profiling = kind === 'device-time';
@@ -195,7 +211,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
       } finally {
         queue.setProfiling(false);
       }
-    },
+    }, true),
   });
   out.push(resident('device-call'), resident('device-time'));
   return out;
