@@ -2,17 +2,17 @@
  * Scans: `cpuInclusiveScan` and `cpuExclusiveScan`, with an optional unary transform applied to each
  * element first (transform_inclusive_scan / transform_exclusive_scan).
  *
- * seq: one generated loop. par: a chunked scan in two pool runs: (1) chunk 0 is scanned (its carry-in
- * is known) while chunks 1..C-2 are reduced; (2) the calling thread scans the chunk totals in order
- * into carries; (3) chunks 1..C-1 are scanned from their carry-in. Reads the input about twice and
- * writes the output once; order is preserved, so non-commutative associative operators are exact
+ * seq: one generated loop. par: a chunked scan in two pool runs: (1) a head (the first n / (2p - 1)
+ * elements on p threads, see `scanPlan`) is scanned from `init` while the rest's chunks are
+ * reduced; (2) the calling thread combines the totals in order into carries; (3) the rest's chunks
+ * are scanned from their carry-in. Reads most of the input twice and writes the output once; order is preserved, so non-commutative associative operators are exact
  * for integers. Accumulators have the transform's result type (or the input's); the stores go
  * through the output's type. f32 prefixes keep the bound of kernels.ts (`summation`): with the
  * built-in plus each output is the f64 prefix sum rounded once at its store; other f32 operators
  * combine a pairwise carry with the prefix inside a block of SUM_BLOCK elements.
  */
 import { ArgumentError, coerce, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { type CpuBackend, planParallel } from '@webdpl/policies';
+import { type Chunk, type CpuBackend, cpuTuning, parallelChunks, planParallel } from '@webdpl/policies';
 import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkNumber, checkOutput, runChunks, stage } from './staging';
 
@@ -63,6 +63,25 @@ function spec(s: ScanSetup, kind: KernelSpec['kind']): KernelSpec {
   };
 }
 
+/**
+ * The par scan's ranges, or undefined for seq: a head `[0, h)` that the calling thread scans from
+ * `init` in step (1) while the other threads reduce the rest's chunks, then the rest's chunks,
+ * scanned by every thread in step (3). A reduce pass costs about half a scan pass (no stores), so
+ * with p threads h = n / (2p - 1) lets step (1) end together: on 2 threads the scan does 2/3 of
+ * seq's passes per thread (a head of 0 gave 3/4: every element was read twice, split evenly).
+ */
+function scanPlan(backend: CpuBackend, n: number): { head: Chunk; rest: Chunk[] } | undefined {
+  if (backend.kind !== 'par' || !planParallel(backend, n)) return undefined;
+  const tuning = cpuTuning(backend);
+  const threads = tuning.callerWorks ? Math.max(2, backend.pool.size) : backend.pool.size;
+  const h = Math.max(1, Math.floor(n / (2 * threads - 1) / 16) * 16);
+  const rest = parallelChunks(backend.pool, n - h, tuning.minChunk).map((c) => ({
+    begin: c.begin + h,
+    end: c.end + h,
+  }));
+  return rest.length === 0 ? undefined : { head: { begin: 0, end: h }, rest };
+}
+
 async function scan(
   backend: CpuBackend,
   s: ScanSetup,
@@ -74,27 +93,28 @@ async function scan(
   const { x, n } = s;
   if (n === 0) return;
   const scanSpec = spec(s, kind);
-  const chunks = planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par') {
+  const plan = scanPlan(backend, n);
+  if (!plan || backend.kind !== 'par') {
     seqKernel(scanSpec)(x, undefined, output, 0, n, hasInit, init, undefined);
     return;
   }
+  const { head, rest } = plan;
   const scanSrc = parKernelSource(scanSpec);
   const reduceSrc = parKernelSource(spec(s, 'reduce'));
   const st = stage(x, undefined, output, n);
-  // (1) scan chunk 0 from init, reduce chunks 1..C-2 (the last chunk's total is not needed).
-  const first = chunks.slice(0, -1);
+  // (1) scan the head from init, reduce the rest's chunks but the last (its total is not needed).
+  const first = [head, ...rest.slice(0, -1)];
   const totals = await runChunks(backend, first, (c, i) =>
     i === 0
       ? { s: scanSrc, x: st.x, y: st.y, b: c.begin, e: c.end, h: hasInit, c: init }
       : { s: reduceSrc, x: st.x, b: c.begin, e: c.end, h: false, c: 0 },
   );
-  // (2) carries in chunk order: carry[k] = total(chunks 0..k-1), init included.
+  // (2) carries in chunk order: carry[k] = total(head and rest chunks 0..k-1), init included.
   // Each carry combined afresh (at most 32 chunks per worker: cheap), so f32 carries keep the
   // summation's bound (f64 sums, or pairwise) instead of adding one rounding per chunk.
   const carries = totals.map((_, k) => combineInOrder(scanSpec, totals.slice(0, k + 1)));
-  // (3) scan chunks 1..C-1 from their carries.
-  await runChunks(backend, chunks.slice(1), (c, i) => ({
+  // (3) scan the rest's chunks from their carries.
+  await runChunks(backend, rest, (c, i) => ({
     s: scanSrc,
     x: st.x,
     y: st.y,
