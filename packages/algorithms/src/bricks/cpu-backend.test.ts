@@ -15,6 +15,7 @@ import {
 } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cpuFindFirst } from './find';
+import { cpuFill } from './map';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
 import {
@@ -105,6 +106,8 @@ describe('engines on par really use the pool (and seq never does)', () => {
     ['findFirst', 1, (b, n) => cpuFindFirst(b, new Uint32Array(n), equals(1))],
     ['inclusiveScan', 2, (b, n) => cpuInclusiveScan(b, new Uint32Array(n), new Uint32Array(n), plus)],
     ['exclusiveScan', 2, (b, n) => cpuExclusiveScan(b, new Uint32Array(n), new Uint32Array(n), plus)],
+    ['fill (shared output)', 1, (b, n) => cpuFill(b, 0, allocShared('u32', n), n, 1, 'u32')],
+    ['copy (shared arrays)', 1, (b, n) => cpuFill(b, 2, allocShared('u32', n), n, 0, 'u32', allocShared('u32', n))],
   ];
   for (const [name, expected, call] of calls) {
     it(name, async () => {

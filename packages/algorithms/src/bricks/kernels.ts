@@ -40,7 +40,18 @@ import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
 import { compileOnce } from '@webdpl/policies';
 
 /** What a kernel does over `[b, e)`. */
-export type KernelKind = 'map' | 'reduce' | 'inclusiveScan' | 'exclusiveScan' | 'findFirst';
+export type KernelKind =
+  | 'map'
+  | 'reduce'
+  | 'inclusiveScan'
+  | 'exclusiveScan'
+  | 'findFirst'
+  /** y[b..e) = c (no function). */
+  | 'fill'
+  /** y[i] = c + i in y's type (no function). */
+  | 'iota'
+  /** y[b..e) = x[b..e) (no function). */
+  | 'copy';
 
 /** A function and the argument types it is called with. */
 export interface BoundFunction {
@@ -249,6 +260,21 @@ export function factorySource(spec: KernelSpec): string {
     case 'exclusiveScan':
       body = scanBody(spec, v, false);
       break;
+    case 'fill':
+      body = `y.fill(cin, b, e);
+    return 0;`;
+      break;
+    case 'copy':
+      body = `y.set(x.subarray(b, e), b);
+    return 0;`;
+      break;
+    case 'iota': {
+      const t = spec.arrays[2];
+      const v = t === 'u32' ? '(cin + i) >>> 0' : t === 'i32' ? '(cin + i) | 0' : 'cin + Math.fround(i)';
+      body = `for (let i = b; i < e; i++) y[i] = ${v};
+    return 0;`;
+      break;
+    }
     case 'findFirst':
       body = `const f = found;
     for (let s = b; s < e; s += 8192) {
@@ -372,7 +398,16 @@ function slowEntry(spec: KernelSpec): Entry {
   return hit;
 }
 
-const KINDS: readonly KernelKind[] = ['map', 'reduce', 'inclusiveScan', 'exclusiveScan', 'findFirst'];
+const KINDS: readonly KernelKind[] = [
+  'map',
+  'reduce',
+  'inclusiveScan',
+  'exclusiveScan',
+  'findFirst',
+  'fill',
+  'iota',
+  'copy',
+];
 
 function typeCode(t: NumericType | undefined): number {
   return t === 'u32' ? 1 : t === 'i32' ? 2 : t === 'f32' ? 3 : 0;
@@ -409,10 +444,21 @@ interface FastEntry {
  */
 const fast = new WeakMap<GpuFunction, Map<number, FastEntry[]>>();
 
+/** Entries of kernels without functions (fill, iota, copy), by shape. */
+const noFunction = new Map<number, Entry>();
+
 function entryOf(spec: KernelSpec): Entry {
-  const first = (spec.t?.fn ?? spec.r?.fn) as GpuFunction;
+  const first = spec.t?.fn ?? spec.r?.fn;
   const other = spec.t ? spec.r?.fn : undefined;
   const shape = shapeOf(spec);
+  if (first === undefined) {
+    let e = noFunction.get(shape);
+    if (e === undefined) {
+      e = slowEntry(spec);
+      noFunction.set(shape, e);
+    }
+    return e;
+  }
   let byShape = fast.get(first);
   if (byShape === undefined) {
     byShape = new Map();

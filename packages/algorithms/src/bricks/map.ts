@@ -1,47 +1,23 @@
 /**
- * CPU loops of the map algorithms without an expression to run (fill, iota, copy). seq: one
- * typed-array loop (or fill/set, which run at memory speed). par: per-chunk loops on the worker pool
- * when the arrays already live in shared memory; otherwise the calling thread does the work, since
- * staging a plain-ArrayBuffer array through shared memory (a copy in and out) costs more than these
- * single passes themselves.
+ * CPU loops of the map algorithms without an expression to run (fill, iota, copy), as kernels of
+ * kernels.ts ('fill', 'iota', 'copy'; the value or start travels as the carry, so one kernel serves
+ * every value). seq: the kernel on the calling thread (fill and copy are TypedArray#fill / #set, at
+ * memory speed). par: chunks shared by the calling thread and the workers (`runChunks`) when the
+ * arrays already live in shared memory; otherwise the calling thread does the work, since staging
+ * a plain-ArrayBuffer output through shared memory (a copy back) costs as much as these single
+ * passes themselves. Memory-bound: on 2 cores par gains little over seq even on shared arrays.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
 import { type CpuBackend, isShared, planParallel } from '@webdpl/policies';
+import { type KernelKind, type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { runChunks } from './staging';
 
-/** One chunk of a fill, iota or copy. */
-export interface FillJob {
-  /** 0 fill, 1 iota, 2 copy. */
-  readonly k: number;
-  readonly y: HostArray;
-  readonly x?: HostArray | undefined;
-  /** fill: the value; iota: the start. */
-  readonly v: number;
-  /** iota: 0 u32, 1 i32, 2 f32. */
-  readonly m: number;
-  readonly b: number;
-  readonly e: number;
-}
+const KINDS: readonly KernelKind[] = ['fill', 'iota', 'copy'];
 
-/** Pool task (self-contained: shipped to workers as source). */
-export function fillChunk(j: FillJob): number {
-  const y = j.y;
-  const b = j.b;
-  const e = j.e;
-  if (j.k === 0) {
-    y.fill(j.v, b, e);
-  } else if (j.k === 2) {
-    y.set((j.x as HostArray).subarray(b, e), b);
-  } else if (j.m === 0) {
-    for (let i = b; i < e; i++) y[i] = (j.v + i) >>> 0;
-  } else if (j.m === 1) {
-    for (let i = b; i < e; i++) y[i] = (j.v + i) | 0;
-  } else {
-    for (let i = b; i < e; i++) y[i] = j.v + Math.fround(i);
-  }
-  return 0;
-}
-
-/** Runs a fill (k 0), iota (k 1) or copy (k 2) of `n` elements into `y`. */
+/**
+ * Runs a fill (k 0: y[i] = v), iota (k 1: y[i] = v + i in `type`) or copy (k 2: y[i] = x[i]) of
+ * the first `n` elements of `y` (of element type `type`).
+ */
 export async function cpuFill(
   backend: CpuBackend,
   k: 0 | 1 | 2,
@@ -51,14 +27,19 @@ export async function cpuFill(
   type: NumericType,
   x?: HostArray,
 ): Promise<void> {
-  const m = type === 'u32' ? 0 : type === 'i32' ? 1 : 2;
+  if (n === 0) return;
+  const kind = KINDS[k] as KernelKind;
+  const spec: KernelSpec = {
+    kind,
+    inputs: 1,
+    bit: false,
+    arrays: [x === undefined ? undefined : type, undefined, type],
+  };
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !isShared(y) || (x !== undefined && !isShared(x))) {
-    fillChunk({ k, y, x, v, m, b: 0, e: n });
+    seqKernel(spec)(x ?? y, undefined, y, 0, n, false, v, undefined);
     return;
   }
-  await backend.pool.run(
-    fillChunk,
-    chunks.map((c) => ({ k, y, x, v, m, b: c.begin, e: c.end })),
-  );
+  const s = parKernelSource(spec);
+  await runChunks(backend, chunks, (c) => ({ s, x: x ?? y, y, b: c.begin, e: c.end, h: false, c: v }));
 }
