@@ -1,35 +1,36 @@
 /**
- * CPU loop of count: elements equal to a value. seq: one loop on the calling thread. par: one loop
- * per chunk on the worker pool over shared memory (a plain-ArrayBuffer input is copied there first).
+ * CPU loop of count: elements equal to a value, as the 'count' kernel of kernels.ts (the value
+ * travels as the carry: one kernel per element type; `k += +(x[i] === v)`, no branch). seq: the
+ * kernel on the calling thread. par: chunks on the calling thread and the workers (`runPar`): with
+ * a plain-ArrayBuffer input the calling thread counts its chunks in place and only the workers'
+ * chunks are copied into shared memory.
  */
 import type { HostArray } from '@webdpl/core';
-import { type CpuBackend, planParallel, toShared } from '@webdpl/policies';
-
-interface CountJob {
-  readonly x: HostArray;
-  readonly v: number;
-  readonly b: number;
-  readonly e: number;
-}
-
-/** Pool task (self-contained: shipped to workers as source). */
-function countChunk(j: CountJob): number {
-  const x = j.x;
-  const v = j.v;
-  let c = 0;
-  for (let i = j.b; i < j.e; i++) if (x[i] === v) c++;
-  return c;
-}
+import { elementTypeOf } from '@webdpl/core';
+import { type CpuBackend, planParallel } from '@webdpl/policies';
+import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
+import { runPar } from './staging';
 
 /** Number of elements of `input` equal to `value` (already converted to the element type). */
 export async function cpuCount(backend: CpuBackend, input: HostArray, value: number): Promise<number> {
   const n = input.length;
+  if (n === 0) return 0;
+  const spec: KernelSpec = {
+    kind: 'count',
+    inputs: 1,
+    bit: false,
+    arrays: [elementTypeOf(input), undefined, undefined],
+  };
+  const kernel = seqKernel(spec);
   const chunks = planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par') return countChunk({ x: input, v: value, b: 0, e: n });
-  const x = toShared(input);
-  const counts = await backend.pool.run(
-    countChunk,
-    chunks.map((c) => ({ x, v: value, b: c.begin, e: c.end })),
+  if (!chunks || backend.kind !== 'par') return kernel(input, undefined, undefined, 0, n, false, value, undefined);
+  const s = parKernelSource(spec);
+  const counts = await runPar(
+    backend,
+    chunks,
+    { x: input, x2: undefined, y: undefined, n },
+    (c, sh) => ({ s, x: sh.x, b: c.begin, e: c.end, h: false, c: value }),
+    (c) => kernel(input, undefined, undefined, c.begin, c.end, false, value, undefined),
   );
   return counts.reduce((a, b) => a + b, 0);
 }

@@ -51,7 +51,9 @@ export type KernelKind =
   /** y[i] = c + i in y's type (no function). */
   | 'iota'
   /** y[b..e) = x[b..e) (no function). */
-  | 'copy';
+  | 'copy'
+  /** The number of x[i] === c in [b, e) (no function). */
+  | 'count';
 
 /** A function and the argument types it is called with. */
 export interface BoundFunction {
@@ -268,6 +270,11 @@ export function factorySource(spec: KernelSpec): string {
       body = `y.set(x.subarray(b, e), b);
     return 0;`;
       break;
+    case 'count':
+      body = `let k = 0;
+    for (let i = b; i < e; i++) k += +(x[i] === cin);
+    return k;`;
+      break;
     case 'iota': {
       const t = spec.arrays[2];
       const v = t === 'u32' ? '(cin + i) >>> 0' : t === 'i32' ? '(cin + i) | 0' : 'cin + Math.fround(i)';
@@ -407,6 +414,7 @@ const KINDS: readonly KernelKind[] = [
   'fill',
   'iota',
   'copy',
+  'count',
 ];
 
 function typeCode(t: NumericType | undefined): number {
@@ -419,15 +427,15 @@ function shapeOf(spec: KernelSpec): number {
   const r = spec.r?.argTypes;
   return (
     KINDS.indexOf(spec.kind) |
-    (spec.inputs << 3) |
-    ((spec.bit ? 1 : 0) << 5) |
-    (typeCode(spec.arrays[0]) << 6) |
-    (typeCode(spec.arrays[1]) << 8) |
-    (typeCode(spec.arrays[2]) << 10) |
-    (typeCode(t?.[0]) << 12) |
-    (typeCode(t?.[1]) << 14) |
-    (typeCode(r?.[0]) << 16) |
-    (typeCode(r?.[1]) << 18)
+    (spec.inputs << 4) |
+    ((spec.bit ? 1 : 0) << 6) |
+    (typeCode(spec.arrays[0]) << 7) |
+    (typeCode(spec.arrays[1]) << 9) |
+    (typeCode(spec.arrays[2]) << 11) |
+    (typeCode(t?.[0]) << 13) |
+    (typeCode(t?.[1]) << 15) |
+    (typeCode(r?.[0]) << 17) |
+    (typeCode(r?.[1]) << 19)
   );
 }
 
