@@ -12,7 +12,7 @@ import {
   UnsupportedOnDeviceError,
   WgslLinkError,
 } from '@webdpl/core';
-import { execution, makeDevicePolicy } from '@webdpl/policies';
+import { execution, makeAutoPolicy, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { lowerBound } from '../binary-search/index';
 import { reduce } from '../reduce/index';
@@ -99,9 +99,9 @@ describe('dispatch', () => {
       }
       // Other errors are the caller's to see, never hidden by a fallback.
       const out = new Float32Array(4).fill(7);
-      await expect(dispatch(execution.auto, () => doubling(input, out, () => new RangeError('bug')))).rejects.toThrow(
-        RangeError,
-      );
+      await expect(
+        dispatch(makeDevicePolicy(device), () => doubling(input, out, () => new RangeError('bug'))),
+      ).rejects.toThrow(RangeError);
       expect(Array.from(out)).toEqual([7, 7, 7, 7]);
     },
   );
@@ -155,6 +155,45 @@ describe('dispatch', () => {
     expect(Array.from(y)).toEqual([4, 5, 6, 9, 9]);
     for (const a of seen) expect(a.destroyed).toBe(true);
   });
+});
+
+describe('call order on a device', () => {
+  it.skipIf(!testDevice)(
+    'a chain over DeviceArrays without awaits runs in call order across policies and engines',
+    async () => {
+      const device = testDevice as GpuDevice;
+      const n = 3000;
+      const host = Uint32Array.from({ length: n }, (_, i) => (i * 2654435761) % 1000);
+      const a = DeviceArray.from(device, host);
+      const b = DeviceArray.create(device, 'u32', n);
+      const c = DeviceArray.create(device, 'u32', n);
+      try {
+        // Policies that reach their engines after different numbers of awaits, and a sort (several
+        // kernels, its own pipelines) in the middle of the chain.
+        const lazy = makeDevicePolicy(() => 1);
+        const strict = makeDevicePolicy(device, { fallback: 'error' });
+        const calls = [
+          transform(lazy, a, b, (x) => x + 1),
+          sort(strict, b),
+          inclusiveScan(execution.auto, b, c),
+          transform(strict, c, b, (x) => x * 2),
+        ];
+        const total = reduce(execution.auto, b);
+        await Promise.all(calls);
+        const want = Uint32Array.from(host, (x) => x + 1).sort();
+        for (let i = 1; i < n; i++) want[i] = ((want[i] as number) + (want[i - 1] as number)) >>> 0;
+        const doubled = Uint32Array.from(want, (x) => (x * 2) >>> 0);
+        expect(await b.read()).toEqual(doubled);
+        let sum = 0;
+        for (const x of doubled) sum = (sum + x) >>> 0;
+        expect(await total).toBe(sum);
+      } finally {
+        a.destroy();
+        b.destroy();
+        c.destroy();
+      }
+    },
+  );
 });
 
 describe('front errors that the pattern layer shapes', () => {

@@ -230,11 +230,48 @@ function deviceSpecific(e: unknown): boolean {
  * call's pattern; it runs after the policy check, so every error names the argument at fault.
  */
 export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): Promise<R> {
+  // Take this call's place in the order of GPU parts now, synchronously (see `ordered`).
+  const prev = lastGate;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  lastGate = gate;
+  try {
+    return await dispatchInOrder(policy, declare, prev, open);
+  } finally {
+    // A call that ran on the CPU or failed early lets later GPU parts go once earlier ones went.
+    prev.then(open, open);
+  }
+}
+
+/**
+ * The GPU parts of calls run one after another in call order (across all devices): a GPU part starts
+ * once the GPU parts of earlier calls have settled, which for a call whose outputs stay on the device
+ * is as soon as its work is submitted (the queue does not wait for the GPU), and for a call that
+ * reads back, once its results arrived. So a chain of calls on DeviceArrays made without awaiting in
+ * between runs in call order whatever each call does before submitting (compiling pipelines, several
+ * submissions, selecting a device), and the queue's own turns keep the submissions of each GPU part
+ * in order. CPU parts do not wait.
+ */
+let lastGate: Promise<void> = Promise.resolve();
+
+async function dispatchInOrder<R>(
+  policy: unknown,
+  declare: () => Pattern<R>,
+  prev: Promise<void>,
+  open: () => void,
+): Promise<R> {
   checkPolicy(policy);
   const p = declare();
   const req = requestOf(p);
   const backend: Backend = await selectBackend(policy, req);
   if (p.n === 0) return p.empty();
+  if (backend.kind === 'gpu') {
+    await prev;
+  } else {
+    prev.then(open, open);
+  }
   if (!backend.measure) return run(p, policy, req, backend);
   // execution.auto on host arrays learns its crossover from the calls' end-to-end times.
   const t0 = performance.now();
