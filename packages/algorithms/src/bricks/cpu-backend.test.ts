@@ -15,7 +15,7 @@ import {
 } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cpuFindFirst } from './find';
-import { cpuFill } from './map';
+import { cpuFill, MAP_PARALLEL_MIN } from './map';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
 import {
@@ -106,8 +106,6 @@ describe('engines on par really use the pool (and seq never does)', () => {
     ['findFirst', 1, (b, n) => cpuFindFirst(b, new Uint32Array(n), equals(1))],
     ['inclusiveScan', 2, (b, n) => cpuInclusiveScan(b, new Uint32Array(n), new Uint32Array(n), plus)],
     ['exclusiveScan', 2, (b, n) => cpuExclusiveScan(b, new Uint32Array(n), new Uint32Array(n), plus)],
-    ['fill (shared output)', 1, (b, n) => cpuFill(b, 0, allocShared('u32', n), n, 1, 'u32')],
-    ['copy (shared arrays)', 1, (b, n) => cpuFill(b, 2, allocShared('u32', n), n, 0, 'u32', allocShared('u32', n))],
   ];
   for (const [name, expected, call] of calls) {
     it(name, async () => {
@@ -120,6 +118,30 @@ describe('engines on par really use the pool (and seq never does)', () => {
       expect(counting.runs()).toBe(expected);
     });
   }
+});
+
+describe('fill, iota and copy on par', () => {
+  const inner = createPool({ size: 2 });
+  afterAll(() => inner.close());
+  const counting = countingPool(inner);
+  const par: CpuBackend = { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 64, minChunk: 8 } };
+  it('fill never uses the pool; iota and copy on shared arrays from MAP_PARALLEL_MIN elements', async () => {
+    const n = MAP_PARALLEL_MIN;
+    const y = allocShared('u32', n);
+    const x = allocShared('u32', n).fill(3);
+    await cpuFill(par, 0, y, n, 1, 'u32');
+    expect(counting.runs()).toBe(0);
+    await cpuFill(par, 1, y, n - 1, 1, 'u32');
+    await cpuFill(par, 2, y, n - 1, 0, 'u32', x);
+    await cpuFill(par, 2, new Uint32Array(n), n, 0, 'u32', x);
+    expect(counting.runs()).toBe(0);
+    await cpuFill(par, 1, y, n, 1, 'u32');
+    expect(counting.runs()).toBe(1);
+    expect(y[n - 1]).toBe(n);
+    await cpuFill(par, 2, y, n, 0, 'u32', x);
+    expect(counting.runs()).toBe(2);
+    expect(y[n - 1]).toBe(3);
+  });
 });
 
 describe('shared memory helpers', () => {

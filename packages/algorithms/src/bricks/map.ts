@@ -5,7 +5,10 @@
  * memory speed). par: chunks shared by the calling thread and the workers (`runChunks`) when the
  * arrays already live in shared memory; otherwise the calling thread does the work, since staging
  * a plain-ArrayBuffer output through shared memory (a copy back) costs as much as these single
- * passes themselves. Memory-bound: on 2 cores par gains little over seq even on shared arrays.
+ * passes themselves. Memory-bound: fill never goes parallel (TypedArray#fill runs at memory speed
+ * on one core: on the 2-core bench machine par fill on shared arrays measured 0.2-0.4x seq at
+ * 2^20..2^24), iota and copy only from `MAP_PARALLEL_MIN` elements (below it waking a worker costs
+ * more than the pass).
  */
 import type { HostArray, NumericType } from '@webdpl/core';
 import { type CpuBackend, isShared, planParallel } from '@webdpl/policies';
@@ -13,6 +16,9 @@ import { type KernelKind, type KernelSpec, parKernelSource, seqKernel } from './
 import { runChunks } from './staging';
 
 const KINDS: readonly KernelKind[] = ['fill', 'iota', 'copy'];
+
+/** Fewest elements for which iota and copy use the pool (on shared arrays). */
+export const MAP_PARALLEL_MIN = 1 << 22;
 
 /**
  * Runs a fill (k 0: y[i] = v), iota (k 1: y[i] = v + i in `type`) or copy (k 2: y[i] = x[i]) of
@@ -35,7 +41,7 @@ export async function cpuFill(
     bit: false,
     arrays: [x === undefined ? undefined : type, undefined, type],
   };
-  const chunks = planParallel(backend, n);
+  const chunks = k === 0 || n < MAP_PARALLEL_MIN ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !isShared(y) || (x !== undefined && !isShared(x))) {
     seqKernel(spec)(x ?? y, undefined, y, 0, n, false, v, undefined);
     return;
