@@ -13,7 +13,7 @@
 import { ArgumentError, DeviceArray, describe, type HostArray, isGpuFunction } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuSearch } from '../bricks/search';
-import { type ArrayArg, type CheckedArray, checkArray, checkOutput } from '../common/args';
+import { type ArrayArg, type CheckedArray, checkArray, checkNoAlias, checkOutput } from '../common/args';
 import { dispatch } from '../pattern/dispatch';
 import { type ComparatorArg, checkComparator, checkComparatorType, cpuComparator } from '../sort/comparator-arg';
 import { gpuSearch } from './gpu';
@@ -54,6 +54,9 @@ function runSearch(
         throw new ArgumentError('result', 'a Uint32Array or a DeviceArray of u32', describe(resultIn));
       }
       result = checkOutput(resultIn, 'result', m, 'u32');
+      // The searches read sorted and queries while writing result: no shared memory.
+      checkNoAlias(sorted, result, 'sorted', 'result');
+      checkNoAlias(queries, result, 'queries', 'result');
     } else if (queries.kind === 'device') {
       queries.array.check(undefined, 'queries');
       const out = DeviceArray.create(queries.array.device, 'u32', m);

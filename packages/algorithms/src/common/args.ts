@@ -95,6 +95,10 @@ export function checkFunction(x: unknown, argument: string, arity: 1 | 2): GpuFu
     if (x.arity !== arity) throw new ArgumentError(argument, `a function of ${arity} argument(s)`, `one of ${x.arity}`);
     return x;
   }
+  // The lambda parser rejects 3+ parameters with a LambdaError that cannot name the argument.
+  if (typeof x === 'function' && x.length > 2) {
+    throw new ArgumentError(argument, `a function of ${arity} parameter(s)`, `one of ${x.length}`);
+  }
   return toGpuFunction(x, argument, arity);
 }
 

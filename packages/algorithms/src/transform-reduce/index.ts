@@ -9,7 +9,16 @@
  * Size tiers: n = 0 returns init at once; otherwise see the engine (one workgroup, multi-pass,
  * segmented beyond one storage binding).
  */
-import { coerce, combinerOf, DeviceArray, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
+import {
+  ArgumentError,
+  coerce,
+  combinerOf,
+  DeviceArray,
+  describe,
+  type GpuFunction,
+  type HostArray,
+  type NumericType,
+} from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuTransformReduce } from '../bricks/reduce';
 import {
@@ -130,7 +139,11 @@ export function transformReduce(policy: Policy, ...args: unknown[]): Promise<num
       const t = checkFunction(transformFn2, 'transformFn2', 2);
       return transformReducePattern('transformReduce', [a, b], start, r, t, 'transformFn2', ['input1', 'input2']);
     }
-    const [input, init, reduceOp, transformFn] = args;
+    const [input, init, reduceOp, transformFn, extra] = args;
+    // A fifth argument means the binary form, whose input2 (second) is not an array: say so.
+    if (extra !== undefined) {
+      throw new ArgumentError('input2', 'a Uint32Array, Int32Array, Float32Array or DeviceArray', describe(init));
+    }
     const a = checkArray(input, 'input');
     const start = checkNumber(init, 'init');
     const r = checkFunction(reduceOp, 'reduceOp', 2);

@@ -12,7 +12,7 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine (vec4 + scalar tail, or scalar;
  * segmented beyond one storage binding).
  */
-import { DeviceArray, type GpuFunction, type HostArray } from '@webdpl/core';
+import { ArgumentError, DeviceArray, describe, type GpuFunction, type HostArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuTransform } from '../bricks/transform';
 import {
@@ -83,7 +83,12 @@ export function transform(policy: Policy, ...args: unknown[]): Promise<void> {
       const f = checkFunction(fn, 'fn', 2);
       return transformPattern([a, b], ['input1', 'input2'], output, f);
     }
-    const [input, output, fn] = args;
+    const [input, output, fn, extra] = args;
+    // A fourth argument means the binary form, whose output (third) is not an array: say so rather
+    // than run the unary form into the second input.
+    if (extra !== undefined) {
+      throw new ArgumentError('output', 'a Uint32Array, Int32Array, Float32Array or DeviceArray', describe(output));
+    }
     const a = checkArray(input, 'input');
     const f = checkFunction(fn, 'fn', 1);
     return transformPattern([a], ['input'], output, f);
