@@ -67,6 +67,8 @@ export interface Recorder {
 }
 
 const MAX_PROFILED_PASSES = 256;
+/** Uniform buffers kept for reuse at most. */
+const MAX_POOLED_UNIFORMS = 64;
 /** Bytes of each pooled uniform buffer (params structs are far smaller). */
 const UNIFORM_SLOT = 256;
 /** Readback buffers up to this size are pooled; larger ones are made per call and destroyed. */
@@ -354,7 +356,12 @@ export class Queue {
 
   /** Returns uniforms to the pool and destroys temporaries (and, on failure, the readback buffers). */
   private release(r: Recording, failed: boolean): void {
-    this.uniformPool.push(...r.uniforms);
+    // The pool keeps at most MAX_POOLED_UNIFORMS: a call split into many segments may take hundreds
+    // at once, and keeping its high-water mark would hold them for the life of the device.
+    for (const u of r.uniforms) {
+      if (this.uniformPool.length < MAX_POOLED_UNIFORMS) this.uniformPool.push(u);
+      else u.destroy();
+    }
     r.uniforms.length = 0;
     for (const t of r.temps) t.destroy();
     r.temps.length = 0;

@@ -64,6 +64,8 @@ export interface BackendRequest {
   readonly functions?: readonly { readonly fn: GpuFunction; readonly argTypes: readonly NumericType[] }[];
   /** DeviceArray arguments: they pin the call to their device. */
   readonly deviceArrays?: readonly DeviceArray[];
+  /** The argument names of `deviceArrays`, for errors (a destroyed or foreign array). */
+  readonly deviceArrayNames?: readonly string[];
   /** Further check of whether `device` can run the call: a reason when it cannot. */
   readonly gpuCheck?: (device: GpuDevice) => string | undefined;
   /** Elements the call works on (auto's crossover); unknown sizes run where the GPU can run them. */
@@ -104,8 +106,8 @@ function hostBackend(policy: HostPolicy, req: BackendRequest): Backend {
   return { kind: 'seq' };
 }
 
-function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[]): void {
-  for (const a of arrays) a.check(device);
+function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[], names: readonly string[] = []): void {
+  for (const [k, a] of arrays.entries()) a.check(device, names[k] ?? 'array');
 }
 
 /** Overrides for a call: the `'*'` entry, then the engine's entry, then the algorithm's own entry on top. */
@@ -155,7 +157,7 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
         return hostBackend(policy.fallbackPolicy ?? execution.par, req);
       }
       device.queue.checkAlive();
-      checkArrays(device, arrays);
+      checkArrays(device, arrays, req.deviceArrayNames);
       const why = gpuCannotRun(device, req);
       if (why === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
       if (policy.fallback === 'error' || arrays.length) {
@@ -166,7 +168,7 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
     case 'auto': {
       if (arrays.length) {
         const device = (arrays[0] as DeviceArray).device;
-        checkArrays(device, arrays);
+        checkArrays(device, arrays, req.deviceArrayNames);
         const why = gpuCannotRun(device, req);
         if (why !== undefined)
           throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);

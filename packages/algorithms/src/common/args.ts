@@ -22,7 +22,14 @@ export type ArrayArg = HostArray | DeviceArray;
 /** A checked array argument. */
 export type CheckedArray =
   | { readonly kind: 'host'; readonly array: HostArray; readonly type: NumericType; readonly length: number }
-  | { readonly kind: 'device'; readonly array: DeviceArray; readonly type: NumericType; readonly length: number };
+  | {
+      readonly kind: 'device';
+      readonly array: DeviceArray;
+      readonly type: NumericType;
+      readonly length: number;
+      /** The argument's name, for errors found later (a DeviceArray of another device). */
+      readonly name?: string;
+    };
 
 /** Checks an array argument (Uint32Array, Int32Array, Float32Array or a live DeviceArray of u32/i32/f32). */
 export function checkArray(x: unknown, argument: string): CheckedArray {
@@ -33,7 +40,7 @@ export function checkArray(x: unknown, argument: string): CheckedArray {
         `${argument}: algorithms run on u32, i32 and f32 arrays; f16 arrays are storage only`,
       );
     }
-    return { kind: 'device', array: x, type: x.type as NumericType, length: x.length };
+    return { kind: 'device', array: x, type: x.type as NumericType, length: x.length, name: argument };
   }
   if (x instanceof Uint32Array || x instanceof Int32Array || x instanceof Float32Array) {
     return { kind: 'host', array: x, type: elementTypeOf(x, argument), length: x.length };

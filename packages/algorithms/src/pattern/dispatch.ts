@@ -86,7 +86,10 @@ export interface GpuCall {
   readBack(k: number): boolean;
   /** Copies `count` elements read back for output k into the caller's host array. */
   deliver(k: number, bytes: ArrayBuffer | undefined, count: number): void;
-  /** A temporary device array, released after the call. */
+  /**
+   * A temporary device array of exactly `n` elements, released after the call (its contents are
+   * undefined: a reused buffer).
+   */
   temp(type: NumericType, n: number): DeviceArray;
 }
 
@@ -144,13 +147,20 @@ function sameHostArray(a: CheckedArray, b: CheckedArray): boolean {
 function requestOf<R>(p: Pattern<R>): BackendRequest {
   const arrays = [...(p.inputs ?? []), ...(p.outputs ?? []).map((o) => o.arg)];
   const deviceArrays: DeviceArray[] = [];
-  for (const a of arrays) if (a.kind === 'device' && !deviceArrays.includes(a.array)) deviceArrays.push(a.array);
+  const deviceArrayNames: string[] = [];
+  for (const a of arrays) {
+    if (a.kind === 'device' && !deviceArrays.includes(a.array)) {
+      deviceArrays.push(a.array);
+      deviceArrayNames.push(a.name ?? 'array');
+    }
+  }
   return {
     algorithm: p.algorithm,
     ...(p.engine ? { engine: p.engine } : {}),
     types: [...new Set([...arrays.map((a) => a.type), ...(p.types ?? [])])],
     functions: p.functions ?? [],
     deviceArrays,
+    deviceArrayNames,
     ...(p.gpuCheck ? { gpuCheck: p.gpuCheck } : {}),
     n: p.n,
   };
@@ -164,12 +174,76 @@ function runCpu<R>(p: Pattern<R>, backend: CpuBackend): R | Promise<R> {
   });
 }
 
+/** Bytes a device's staging pool may keep free at most, and the largest array it keeps. */
+const POOL_MAX_BYTES = 128 << 20;
+const POOL_MAX_ARRAY = 32 << 20;
+
+/**
+ * Device memory for host arrays' device side, reused across calls: whole buffers by element type and
+ * power-of-two size, handed out as views of the exact length. Reuse makes a repeated call on host
+ * arrays bind the same buffers, so the engines' caches of built calls (pipelines, bind groups,
+ * parameters) hit, and no buffer is created per call. Reuse is safe without waiting: uploads into a
+ * reused buffer are queue writes, ordered after the work submitted before them.
+ */
+class StagingPool {
+  private free = new Map<string, DeviceArray[]>();
+  private bytes = 0;
+
+  constructor(private readonly device: GpuDevice) {}
+
+  take(type: NumericType, n: number): { readonly array: DeviceArray; release(): void } {
+    const size = Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
+    if (size * 4 > POOL_MAX_ARRAY) {
+      const a = DeviceArray.create(this.device, type, n);
+      return { array: a, release: () => a.destroy() };
+    }
+    const key = `${type}:${size}`;
+    const list = this.free.get(key);
+    let parent = list?.pop();
+    if (parent?.destroyed) parent = undefined;
+    if (parent) this.bytes -= size * 4;
+    parent ??= DeviceArray.create(this.device, type, size);
+    const whole = parent;
+    return {
+      array: whole.view(0, n),
+      release: () => {
+        if (whole.destroyed || this.device.lost) return;
+        if (this.bytes + size * 4 > POOL_MAX_BYTES) {
+          whole.destroy();
+          return;
+        }
+        this.bytes += size * 4;
+        const l = this.free.get(key) ?? [];
+        l.push(whole);
+        this.free.set(key, l);
+      },
+    };
+  }
+}
+
+const pools = new WeakMap<GpuDevice, StagingPool>();
+
+function poolOf(device: GpuDevice): StagingPool {
+  let p = pools.get(device);
+  if (!p) {
+    p = new StagingPool(device);
+    pools.set(device, p);
+  }
+  return p;
+}
+
 async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Promise<R> {
-  const temps: DeviceArray[] = [];
+  const pool = poolOf(device);
+  const releases: (() => void)[] = [];
   const temp = (type: NumericType, n: number): DeviceArray => {
-    const a = DeviceArray.create(device, type, n);
-    temps.push(a);
-    return a;
+    const t = pool.take(type, n);
+    releases.push(t.release);
+    return t.array;
+  };
+  const upload = (a: CheckedArray): DeviceArray => {
+    const d = temp(a.type, a.length);
+    if (a.length) (d as DeviceArray<'u32'>).write(a.array as Uint32Array);
+    return d;
   };
   try {
     const stage = p.stage ?? true;
@@ -185,9 +259,7 @@ async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Prom
         inputs.push(inputs[twin] as DeviceArray);
         continue;
       }
-      const d = DeviceArray.from(device, a.array as Uint32Array);
-      temps.push(d);
-      inputs.push(d);
+      inputs.push(upload(a));
     }
     const outs = stage ? (p.outputs ?? []) : [];
     const outputs = outs.map((o): DeviceArray => {
@@ -196,11 +268,7 @@ async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Prom
       if (a.kind === 'device') return len < a.length ? a.array.view(0, len) : a.array;
       const shared = o.shareInput ? ins.findIndex((b) => sameHostArray(a, b)) : -1;
       if (shared >= 0) return inputs[shared] as DeviceArray;
-      if (o.upload) {
-        const d = DeviceArray.from(device, a.array as Uint32Array);
-        temps.push(d);
-        return d;
-      }
+      if (o.upload) return upload(a);
       return temp(a.type, len);
     });
     return await p.gpu({
@@ -216,7 +284,9 @@ async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Prom
       temp,
     });
   } finally {
-    for (const t of temps) t.destroy();
+    // Released last-taken first, so the next call of the same shape takes the same buffers for the
+    // same arguments (the pool hands out the most recently released first).
+    for (let k = releases.length - 1; k >= 0; k--) (releases[k] as () => void)();
   }
 }
 

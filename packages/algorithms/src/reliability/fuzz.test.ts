@@ -159,9 +159,10 @@ const NOT_NUMBERS: Bad[] = [
   badValue('an array', [5]),
 ];
 
-function badsFor(slot: Slot, gpu: boolean): Bad[] {
-  // Foreign arrays are left out until their error names the argument: see the known-bug test below.
-  const deviceBads: Bad[] = gpu ? [{ kind: 'destroyed' }] : [];
+function badsFor(slot: Slot, gpu: boolean, foreign: boolean): Bad[] {
+  // A DeviceArray of another device is bad under a device policy (auto runs a call on its arrays'
+  // device, which is valid when that array is the only one).
+  const deviceBads: Bad[] = gpu ? [{ kind: 'destroyed' }, ...(foreign ? [{ kind: 'foreign' } as const] : [])] : [];
   switch (slot.kind) {
     case 'in':
       return [...NOT_ARRAYS, badValue('undefined', undefined), ...deviceBads];
@@ -407,7 +408,7 @@ const example = fc
     const bads = new Map<number, Bad>();
     for (const [slotPick, badPick] of picks) {
       const k = slotPick % signature.slots.length;
-      const choices = badsFor(signature.slots[k] as Slot, usesGpu);
+      const choices = badsFor(signature.slots[k] as Slot, usesGpu, policy === 'device');
       bads.set(k, choices[badPick % choices.length] as Bad);
     }
     return { signature, policy, onDevice: dev, bads, seed };
@@ -482,11 +483,9 @@ describe('fuzzed bad input', () => {
     expect(Array.from(y)).toEqual([3, 4]);
   });
 
-  // Known bug (reported to the lead): selectBackend checks DeviceArrays with DeviceArray.check(device)
-  // and no argument name, so the ForeignArrayError says "array: ..." instead of "input: ...". The
-  // fix belongs in pattern/dispatch.ts (re-check the arrays by name on a ForeignArrayError). When it
-  // is fixed this test fails: turn it into it() and add { kind: 'foreign' } back to deviceBads.
-  (testDevice ? it.fails : it.skip)('a foreign DeviceArray: the ForeignArrayError names the argument', async () => {
+  // Regression: selectBackend checked DeviceArrays without their argument names, so a foreign array
+  // was reported as "array: ..." (dispatch now passes the names).
+  (testDevice ? it : it.skip)('a foreign DeviceArray: the ForeignArrayError names the argument', async () => {
     const x = DeviceArray.from(foreignDevice as GpuDevice, Uint32Array.from([1, 2, 3]));
     try {
       const p = makeDevicePolicy(testDevice as GpuDevice, { fallback: 'error' });
