@@ -1,17 +1,27 @@
 /**
- * The CPU side of compaction (copyIf, removeIf, partition, unique); the CPU scans are
- * `cpuInclusiveScan` / `cpuExclusiveScan` of @webdpl/policies.
+ * The CPU side of compaction (copyIf, removeIf, partition, unique).
  *
- * seq: one loop on the calling thread, writing kept elements in order (in place is safe: the write
- * position never passes the read position, and unique keeps the previous element in a local).
- * par: the same two phases as the GPU engine, on the worker pool: (1) each chunk counts its kept
- * elements; (2) the calling thread turns the counts into offsets; (3) each chunk writes its kept
- * (and, for partitions, rejected) elements at its offsets into a shared output, which is then copied
- * into the destination. Below the parallel threshold par runs the seq loop.
+ * One generated loop per (predicate source, element type, mode), compiled once per thread
+ * (`compileOnce` here, the pool's shared cache in workers) so the predicate is inlined: the loop
+ * writes the kept elements of x[b, e) to y[b, ...) and (partition) the rejected ones to r[b, ...),
+ * and returns how many it kept.
+ *
+ * seq: that loop over [0, n) on the calling thread, straight into the destination (in place is safe:
+ * the write position never passes the read position; rejected elements of a partition go through a
+ * plain temporary). No SharedArrayBuffer.
+ * par: ONE pass over the input in chunks (`runPar`: with plain arrays the calling thread compacts its
+ * chunks from the caller's array while the workers take staged copies of the others), each chunk
+ * compacting into its own range of reusable shared scratch; then the calling thread moves each
+ * chunk's kept run (and rejected run) to its final place with `set` (a memcpy). So par reads the
+ * input once, like seq, and adds ~1 copy of the kept elements, instead of counting and scattering in
+ * two passes over shared copies. Below the parallel threshold, or without shared memory, par runs seq.
  * Predicates follow JS truthiness (a number is kept when non-zero and not NaN).
  */
 import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { allocShared, type CpuBackend, planParallel, toShared } from '@webdpl/policies';
+import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import type { Kernel, KernelJob } from './kernels';
+import { acquireScratch, releaseScratch } from './scratch';
+import { runPar } from './staging';
 
 /** Which elements are kept. */
 export type CpuKeep =
@@ -21,83 +31,66 @@ export type CpuKeep =
 /** Where rejected elements go: nowhere, or after the kept ones in input order (stable partition). */
 export type CpuCompactMode = 'compact' | 'partition';
 
-/** One chunk job of the par path. Short names: jobs are structured-cloned. */
-interface CompactJob {
-  /** Predicate source ('' for adjacent-different). */
-  readonly s: string;
-  readonly x: HostArray;
-  readonly y?: HostArray;
-  readonly b: number;
-  readonly e: number;
-  /** Kept offset, rejected offset (partition; -1 for none). */
-  readonly o: number;
-  readonly r: number;
-}
-
 /**
- * Pool task: counts (no `y`) or scatters (with `y`) one chunk. Self-contained: shipped to workers as
- * source; predicates are compiled once per worker from their source.
+ * The source of a compaction kernel (a `Kernel` of kernels.ts) returning how many it kept: x[b, e)
+ * -> y from b (kept) and x2 from b (rejected, partition). Adjacent-different keeps x[i] when it
+ * differs from x[i - 1]; a chunk after the first gets x[b - 1] as `c` with `h` set (workers may not
+ * see it: only their own chunks are staged).
  */
-function compactTask(job: CompactJob): number {
-  const g = globalThis as unknown as { __webdplPreds?: Map<string, (x: number) => unknown> };
-  let cache = g.__webdplPreds;
-  if (cache === undefined) {
-    cache = new Map();
-    g.__webdplPreds = cache;
-  }
-  let f: ((x: number) => unknown) | undefined;
-  if (job.s !== '') {
-    f = cache.get(job.s);
-    if (f === undefined) {
-      if (cache.size >= 256) cache.clear();
-      f = new Function(`return (${job.s});`)() as (x: number) => unknown;
-      cache.set(job.s, f);
+export function compactSource(pred: string | undefined, type: NumericType, mode: CpuCompactMode): string {
+  const reject = mode === 'partition' ? 'else r[q++] = v;' : '';
+  const test = pred === undefined ? 'v !== prev' : 'f(v)';
+  const track = pred === undefined ? 'prev = v;' : '';
+  return `(function () {
+  'use strict';
+  const f = ${pred ?? 'undefined'};
+  return function compact_${type}_${mode}_${pred === undefined ? 'unique' : 'pred'}(x, r, y, b0, e, h, c) {
+    let b = b0, k = b0, q = b0;
+    let prev = c;
+    if (${pred === undefined} && b < e && !h) {
+      prev = x[b];
+      y[k++] = prev;
+      b++;
     }
-  }
-  const x = job.x;
-  const y = job.y;
-  let kept = 0;
-  let o = job.o;
-  let r = job.r;
-  for (let i = job.b; i < job.e; i++) {
-    const v = x[i] as number;
-    const keep = f ? !!f(v) : i === 0 || v !== x[i - 1];
-    if (keep) {
-      kept++;
-      if (y) y[o++] = v;
-    } else if (y && r >= 0) y[r++] = v;
-  }
-  return kept;
+    for (let i = b; i < e; i++) {
+      const v = x[i];
+      if (${test}) y[k++] = v;
+      ${reject}
+      ${track}
+    }
+    return k - b0;
+  };
+})() /* webdpl compaction ${type} */`;
 }
 
-function seqCompact(src: HostArray, dst: HostArray, keep: CpuKeep, mode: CpuCompactMode): number {
+function predSource(keep: CpuKeep): string | undefined {
+  return keep.kind === 'predicate' ? keep.fn.jsSource([keep.type]) : undefined;
+}
+
+function typeOf(a: HostArray): NumericType {
+  return a instanceof Uint32Array ? 'u32' : a instanceof Int32Array ? 'i32' : 'f32';
+}
+
+function sharedView(type: NumericType, buf: SharedArrayBuffer, n: number): HostArray {
+  return type === 'u32'
+    ? new Uint32Array(buf, 0, n)
+    : type === 'i32'
+      ? new Int32Array(buf, 0, n)
+      : new Float32Array(buf, 0, n);
+}
+
+function seqCompact(kernel: Kernel, src: HostArray, dst: HostArray, mode: CpuCompactMode): number {
   const n = src.length;
-  const rejected: number[] = [];
-  let j = 0;
-  if (keep.kind === 'predicate') {
-    const f = keep.fn.js([keep.type]) as (x: number) => unknown;
-    for (let i = 0; i < n; i++) {
-      const v = src[i] as number;
-      if (f(v)) dst[j++] = v;
-      else if (mode === 'partition') rejected.push(v);
-    }
-  } else {
-    let prev = 0;
-    for (let i = 0; i < n; i++) {
-      const v = src[i] as number;
-      if (i === 0 || v !== prev) dst[j++] = v;
-      else if (mode === 'partition') rejected.push(v);
-      prev = v;
-    }
-  }
-  for (let q = 0; q < rejected.length; q++) dst[j + q] = rejected[q] as number;
-  return j;
+  const r = mode === 'partition' ? (allocHost(typeOf(src), n) as HostArray) : undefined;
+  const kept = kernel(src, r, dst, 0, n, false, 0, undefined);
+  if (r) dst.set(r.subarray(0, n - kept), kept);
+  return kept;
 }
 
 /**
  * Writes the kept elements of `src` in order to `dst[0, count)` (partition: then the rejected ones in
- * order) and returns count. `dst` may be `src` (in place); it needs `count` elements (partition: n).
- * Costs one pass (seq); par reads the input twice and adds the copies into and out of shared memory.
+ * order) and returns count. `dst` may be `src` (in place) and needs n elements; only `dst[0, count)`
+ * (partition: all n) is written.
  */
 export async function cpuCompact(
   backend: CpuBackend,
@@ -107,34 +100,68 @@ export async function cpuCompact(
   mode: CpuCompactMode,
 ): Promise<number> {
   const n = src.length;
+  const type = typeOf(src);
+  let pred: string | undefined;
+  try {
+    pred = predSource(keep);
+  } catch {
+    // A predicate without a JS source (host-only): the calling thread runs its function.
+    return seqCompactFn(keep, src, dst, mode);
+  }
+  const source = compactSource(pred, type, mode);
+  const kernel = compileOnce<Kernel>(source);
   const chunks = planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par') return seqCompact(src, dst, keep, mode);
-  const s = keep.kind === 'predicate' ? keep.fn.jsSource([keep.type]) : '';
-  const x = toShared(src);
-  const counts = await backend.pool.run(
-    compactTask,
-    chunks.map((c) => ({ s, x, b: c.begin, e: c.end, o: 0, r: -1 })),
+  if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) return seqCompact(kernel, src, dst, mode);
+  const ybuf = acquireScratch(n * 4);
+  const rbuf = mode === 'partition' ? acquireScratch(n * 4) : undefined;
+  const y = sharedView(type, ybuf, n);
+  const r = rbuf ? sharedView(type, rbuf, n) : undefined;
+  const prevOf = (b: number) => (b > 0 ? (src[b - 1] as number) : 0);
+  const counts = await runPar(
+    backend,
+    chunks,
+    { x: src, x2: r, y, n },
+    (c, sh): KernelJob => ({ s: source, x: sh.x, x2: r, y, b: c.begin, e: c.end, h: c.begin > 0, c: prevOf(c.begin) }),
+    (c) => kernel(src, r, y, c.begin, c.end, c.begin > 0, prevOf(c.begin), undefined),
   );
-  const total = counts.reduce((a, b) => a + b, 0);
-  const type: NumericType = src instanceof Uint32Array ? 'u32' : src instanceof Int32Array ? 'i32' : 'f32';
-  const y = allocShared(type, mode === 'partition' ? n : total);
-  let kept = 0;
-  const jobs = chunks.map((c, q) => {
-    const job: CompactJob = {
-      s,
-      x,
-      y,
-      b: c.begin,
-      e: c.end,
-      o: kept,
-      r: mode === 'partition' ? total + c.begin - kept : -1,
-    };
-    kept += counts[q] as number;
-    return job;
-  });
-  await backend.pool.run(compactTask, jobs);
-  dst.set(y);
-  return total;
+  let o = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const b = (chunks[i] as { begin: number }).begin;
+    const k = counts[i] as number;
+    dst.set(y.subarray(b, b + k), o);
+    o += k;
+  }
+  if (r) {
+    let q = o;
+    for (let i = 0; i < chunks.length; i++) {
+      const { begin: b, end: e } = chunks[i] as { begin: number; end: number };
+      const rej = e - b - (counts[i] as number);
+      dst.set(r.subarray(b, b + rej), q);
+      q += rej;
+    }
+  }
+  releaseScratch(ybuf);
+  if (rbuf) releaseScratch(rbuf);
+  return o;
+}
+
+/** The calling thread's loop with the predicate's function (no JS source to generate a kernel from). */
+function seqCompactFn(keep: CpuKeep, src: HostArray, dst: HostArray, mode: CpuCompactMode): number {
+  const n = src.length;
+  const f = keep.kind === 'predicate' ? (keep.fn.js([keep.type]) as (x: number) => unknown) : undefined;
+  const r = mode === 'partition' ? (allocHost(typeOf(src), n) as HostArray) : undefined;
+  let k = 0;
+  let q = 0;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const v = src[i] as number;
+    // (src[i - 1] may already be overwritten when compacting in place: keep the previous in a local.)
+    if (f ? f(v) : i === 0 || v !== prev) dst[k++] = v;
+    else if (r) r[q++] = v;
+    prev = v;
+  }
+  if (r) dst.set(r.subarray(0, q), k);
+  return k;
 }
 
 /** A host array of `type` and `n` elements (for results computed before they are checked). */

@@ -1,48 +1,66 @@
 /**
- * CPU backend of isSortedUntil: seq: one loop over adjacent pairs, stopping at the first violation;
- * par (from the pool's parallel threshold, comparators with a source): chunks checked on the pool,
- * the first violating chunk in order wins (each chunk also checks the pair across its start).
+ * CPU backend of isSortedUntil: the first i with comp(d[i], d[i - 1]).
+ *
+ * With a comparator that has a JS source, one loop per comparator source is generated and compiled
+ * once per thread (`compileOnce`; workers: the pool's shared cache), so the comparator is inlined.
+ * seq: that loop (or, without a source, the same loop calling the comparator's function), stopping at
+ * the first violation. par (from the pool's parallel threshold, comparators with a source): chunks
+ * through `runPar` (with plain arrays the calling thread checks its chunks in place while workers
+ * take staged copies of theirs); a chunk gets the element before it as `c`, so it also checks the
+ * pair across its start; the first violating chunk in order wins. No SharedArrayBuffer on seq.
  */
 import type { HostArray } from '@webdpl/core';
-import { type CpuBackend, planParallel, toShared } from '@webdpl/policies';
+import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import type { Kernel, KernelJob } from './kernels';
 import type { CpuComparator } from './sort';
+import { runPar } from './staging';
 
-interface Job {
-  readonly data: HostArray;
-  readonly begin: number;
-  readonly end: number;
-  readonly source: string;
+const BODY = `let prev = b > 0 ? c : x[0];
+    for (let i = b > 0 ? b : 1; i < e; i++) {
+      const v = x[i];
+      if (before(v, prev)) return i;
+      prev = v;
+    }
+    return -1;`;
+
+/** The kernel source (a `Kernel` of kernels.ts): the first violating index in [max(b, 1), e), or -1. */
+export function isSortedSource(comparator: string): string {
+  return `(function () {
+  'use strict';
+  const before = ${comparator};
+  return function isSortedUntil(x, x2, y, b, e, h, c) {
+    ${BODY}
+  };
+})() /* webdpl isSorted */`;
 }
 
-/** The worker task (self-contained). First i in [max(begin, 1), end) with comp(d[i], d[i-1]), or -1. */
-const isSortedTask = function isSortedTask(job: Job): number {
-  // Workers compile the comparator once per source (one function object keeps call sites monomorphic).
-  const compiled = ((globalThis as { __webdplComparators?: Map<string, unknown> }).__webdplComparators ??= new Map());
-  let fromSource = compiled.get(String(job.source)) as ((a: number, b: number) => boolean) | undefined;
-  if (!fromSource) {
-    fromSource = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
-    compiled.set(String(job.source), fromSource);
-  }
-  const before = fromSource as (a: number, b: number) => boolean;
-  const d = job.data;
-  for (let i = Math.max(job.begin, 1); i < job.end; i++) if (before(d[i] as number, d[i - 1] as number)) return i;
-  return -1;
-};
+let byFunction: ((before: (a: number, b: number) => boolean) => Kernel) | undefined;
 
 /** Index of the first element out of order under `comp` (data.length when sorted). */
 export async function cpuIsSortedUntil(backend: CpuBackend, data: HostArray, comp: CpuComparator): Promise<number> {
   const n = data.length;
-  const chunks = planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par' || comp.source === undefined) {
-    const before = comp.before;
-    for (let i = 1; i < n; i++) if (before(data[i] as number, data[i - 1] as number)) return i;
-    return n;
+  if (n < 2) return n;
+  if (comp.source === undefined) {
+    byFunction ??= compileOnce<(before: (a: number, b: number) => boolean) => Kernel>(
+      `(before) => function isSortedUntilFn(x, x2, y, b, e, h, c) {\n${BODY}\n}`,
+    );
+    const i = byFunction(comp.before)(data, undefined, undefined, 0, n, false, 0, undefined);
+    return i < 0 ? n : i;
   }
-  const shared = toShared(data);
-  const source = comp.source;
-  const found = await backend.pool.run(
-    isSortedTask,
-    chunks.map((c) => ({ data: shared, begin: c.begin, end: c.end, source })),
+  const source = isSortedSource(comp.source);
+  const kernel = compileOnce<Kernel>(source);
+  const chunks = planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
+    const i = kernel(data, undefined, undefined, 0, n, false, 0, undefined);
+    return i < 0 ? n : i;
+  }
+  const prev = (b: number) => (b > 0 ? (data[b - 1] as number) : 0);
+  const found = await runPar(
+    backend,
+    chunks,
+    { x: data, x2: undefined, y: undefined, n },
+    (c, sh): KernelJob => ({ s: source, x: sh.x, b: c.begin, e: c.end, h: c.begin > 0, c: prev(c.begin) }),
+    (c) => kernel(data, undefined, undefined, c.begin, c.end, c.begin > 0, prev(c.begin), undefined),
   );
   for (const i of found) if (i >= 0) return i;
   return n;

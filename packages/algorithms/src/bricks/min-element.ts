@@ -1,58 +1,80 @@
 /**
- * CPU loop of min/max element: one pass over the elements' order keys (see order-key.ts), keeping
- * the first index of the least and/or greatest key. seq: one loop on the calling thread. par: one
- * loop per chunk on the worker pool over shared memory, chunk results folded in order.
+ * CPU loop of min/max element: the first index of the least and/or greatest element in the order of
+ * the sorts (TypedArray#sort's: -0 before +0, NaN after everything).
+ *
+ * One generated loop per (element type, what is wanted), compiled once per thread (`compileOnce`;
+ * workers: the pool's shared cache). It compares the values themselves and keeps the best in a local
+ * (as a hand-written loop does); the float order's special cases are settled after the loop: a zero
+ * minimum looks for the first -0 from the first zero on, a zero maximum for the first +0, the first
+ * NaN is the maximum, and a minimum of +inf or NaN only is found by a second look.
+ * seq: that loop over [0, n). par: per chunk through `runPar` (with plain arrays the calling thread
+ * scans its chunks in place while workers scan staged copies of theirs), chunk winners folded in
+ * chunk order (a later chunk wins only with a strictly better element). No SharedArrayBuffer on seq.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
-import { type CpuBackend, planParallel, toShared } from '@webdpl/policies';
+import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import type { Kernel, KernelJob } from './kernels';
+import { runPar } from './staging';
 
 /** What a scan looks for: 1 min, 2 max, 3 both. */
 export type Want = 1 | 2 | 3;
 
-interface ScanJob {
-  /** The elements' bits. */
-  readonly u: Uint32Array;
-  /** 0 u32, 1 i32, 2 f32. */
-  readonly m: number;
-  readonly w: Want;
-  readonly b: number;
-  readonly e: number;
+/**
+ * The kernel source (a `Kernel` of kernels.ts) over x[b, e) (non-empty): want 1 the min index, 2 the max
+ * index, 3 both as (min - b) + (max - b) * (e - b) (exact in a double for any chunk below 2^26).
+ */
+export function minMaxSource(type: NumericType, want: Want): string {
+  const float = type === 'f32';
+  const minLoop = 'if (v < lo) { lo = v; mi = i; }';
+  const maxLoop = float
+    ? `if (!(v <= hi)) { if (v !== v) { if (nan < 0) nan = i; ${want === 2 ? 'break;' : ''} } else { hi = v; ma = i; } }`
+    : `if (v > hi) { hi = v; ma = i; }`;
+  const init = float
+    ? 'let lo = Infinity, mi = -1, hi = -Infinity, ma = -1, nan = -1;'
+    : 'let lo = x[b], mi = b, hi = x[b], ma = b, nan = -1;';
+  const fixMin = float
+    ? `if (mi < 0) {
+      mi = b;
+      for (let i = b; i < e; i++) if (x[i] === Infinity) { mi = i; break; }
+    } else if (lo === 0 && 1 / x[mi] > 0) {
+      for (let i = mi + 1; i < e; i++) if (x[i] === 0 && 1 / x[i] < 0) { mi = i; break; }
+    }`
+    : '';
+  const fixMax = float
+    ? `if (nan >= 0) ma = nan;
+    else if (ma < 0) ma = b;
+    else if (hi === 0 && 1 / x[ma] < 0) {
+      for (let i = ma + 1; i < e; i++) if (x[i] === 0 && 1 / x[i] > 0) { ma = i; break; }
+    }`
+    : '';
+  const ret = want === 1 ? 'mi' : want === 2 ? 'ma' : '(mi - b) + (ma - b) * (e - b)';
+  return `function minMax_${type}_${want}(x, x2, y, b, e) {
+    'use strict';
+    ${init}
+    for (let i = b; i < e; i++) {
+      const v = x[i];
+      ${want & 1 ? minLoop : ''}
+      ${want & 2 ? maxLoop : ''}
+    }
+    ${want & 1 ? fixMin : ''}
+    ${want & 2 ? fixMax : ''}
+    return ${ret};
+  } /* webdpl minMax */`;
 }
 
-/** [minKey, minIndex, maxKey, maxIndex] of [b, e) (indices -1 when not asked for). */
-type ScanResult = [number, number, number, number];
+/** Longest range whose two indices (want 3) one double holds exactly: (2^26)^2 = 2^52. */
+const MAX_PAIR_RANGE = 2 ** 26;
 
-/** Pool task (self-contained: shipped to workers as source). */
-function scanChunk(j: ScanJob): ScanResult {
-  const u = j.u;
-  const m = j.m;
-  let minK = 4294967296;
-  let minI = -1;
-  let maxK = -1;
-  let maxI = -1;
-  const wantMin = (j.w & 1) !== 0;
-  const wantMax = (j.w & 2) !== 0;
-  for (let i = j.b; i < j.e; i++) {
-    const bits = u[i] as number;
-    let k: number;
-    if (m === 0) k = bits;
-    else if (m === 1) k = (bits ^ 0x80000000) >>> 0;
-    else if ((bits & 0x7fffffff) > 0x7f800000) k = 0xffffffff;
-    else k = bits & 0x80000000 ? ~bits >>> 0 : (bits | 0x80000000) >>> 0;
-    if (wantMin && k < minK) {
-      minK = k;
-      minI = i;
-    }
-    if (wantMax && k > maxK) {
-      maxK = k;
-      maxI = i;
-    }
-  }
-  return [minK, minI, maxK, maxI];
-}
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
 
-function bitsOf(x: HostArray): Uint32Array {
-  return x instanceof Uint32Array ? x : new Uint32Array(x.buffer, x.byteOffset, x.length);
+/** The element's place in the order as a number (u32/i32: itself; f32: order-preserving bits). */
+function orderKey(type: NumericType, v: number): number {
+  if (type !== 'f32') return v;
+  if (Number.isNaN(v)) return 2 ** 32;
+  f32[0] = v;
+  const u = u32[0] as number;
+  return u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
 }
 
 /** [minIndex, maxIndex] of a non-empty `input` (first occurrences; -1 for what `want` leaves out). */
@@ -63,22 +85,55 @@ export async function cpuMinMaxIndex(
   want: Want,
 ): Promise<[number, number]> {
   const n = input.length;
-  const m = type === 'u32' ? 0 : type === 'i32' ? 1 : 2;
+  const source = minMaxSource(type, want);
+  const kernel = compileOnce<Kernel>(source);
+  const decode = (r: number, b: number, e: number): [number, number] => {
+    if (want === 1) return [r, -1];
+    if (want === 2) return [-1, r];
+    const len = e - b;
+    return [b + (r % len), b + Math.floor(r / len)];
+  };
+  // Chunk winners folded in index order: a later chunk wins only with a strictly better element.
+  const fold = (ranges: readonly { begin: number; end: number }[], results: readonly number[]): [number, number] => {
+    let mi = -1;
+    let ma = -1;
+    let minK = 0;
+    let maxK = 0;
+    for (let i = 0; i < ranges.length; i++) {
+      const c = ranges[i] as { begin: number; end: number };
+      const [a, z] = decode(results[i] as number, c.begin, c.end);
+      if (a >= 0) {
+        const k = orderKey(type, input[a] as number);
+        if (mi < 0 || k < minK) [mi, minK] = [a, k];
+      }
+      if (z >= 0) {
+        const k = orderKey(type, input[z] as number);
+        if (ma < 0 || k > maxK) [ma, maxK] = [z, k];
+      }
+    }
+    return [mi, ma];
+  };
   const chunks = planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par') {
-    const r = scanChunk({ u: bitsOf(input), m, w: want, b: 0, e: n });
-    return [r[1], r[3]];
+  if (
+    !chunks ||
+    backend.kind !== 'par' ||
+    !sharedMemoryAvailable() ||
+    (want === 3 && chunks.some((c) => c.end - c.begin > MAX_PAIR_RANGE))
+  ) {
+    // Both indices of a range are encoded in one double: ranges of at most 2^26 elements.
+    const ranges = [];
+    for (let b = 0; b < n; b += MAX_PAIR_RANGE) ranges.push({ begin: b, end: Math.min(n, b + MAX_PAIR_RANGE) });
+    return fold(
+      ranges,
+      ranges.map((c) => kernel(input, undefined, undefined, c.begin, c.end, false, 0, undefined)),
+    );
   }
-  const u = bitsOf(toShared(input));
-  const parts = await backend.pool.run(
-    scanChunk,
-    chunks.map((c) => ({ u, m, w: want, b: c.begin, e: c.end })),
+  const parts = await runPar(
+    backend,
+    chunks,
+    { x: input, x2: undefined, y: undefined, n },
+    (c, sh): KernelJob => ({ s: source, x: sh.x, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel(input, undefined, undefined, c.begin, c.end, false, 0, undefined),
   );
-  // Chunks are in index order: a later chunk wins only with a strictly better key.
-  let [minK, minI, maxK, maxI] = parts[0] as ScanResult;
-  for (const p of parts.slice(1)) {
-    if (p[0] < minK) [minK, minI] = [p[0], p[1]];
-    if (p[2] > maxK) [maxK, maxI] = [p[2], p[3]];
-  }
-  return [minI, maxI];
+  return fold(chunks, parts);
 }

@@ -1,50 +1,65 @@
 /**
- * CPU backend of the vectorized searches: seq: a binary search per query; par (from the pool's
- * parallel threshold, comparators with a source): chunks of queries on the pool over shared memory.
+ * CPU backend of the vectorized searches (lowerBound, upperBound, binarySearch): a binary search per
+ * query over `sorted`.
+ *
+ * With a comparator that has a JS source, one loop per (kind, comparator source) is generated and
+ * compiled once per thread (`compileOnce`; workers: the pool's shared cache), so the comparator is
+ * inlined. seq: that loop over every query (a comparator without a source: the same search calling
+ * its function). par (from the pool's parallel threshold, comparators with a source): queries in
+ * chunks through `runPar` (with plain arrays the calling thread answers its chunks in place while
+ * workers take staged copies of theirs; results copied back as they finish); `sorted` is shared whole
+ * (copied into shared memory once per call when it is a plain array). No SharedArrayBuffer on seq.
  */
 import type { HostArray } from '@webdpl/core';
-import { type CpuBackend, planParallel, toShared } from '@webdpl/policies';
+import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable, toShared } from '@webdpl/policies';
 import type { SearchKind } from '../binary-search/kernels';
+import type { Kernel, KernelJob } from './kernels';
 import type { CpuComparator } from './sort';
+import { runPar } from './staging';
 
-interface Job {
-  readonly kind: SearchKind;
-  readonly sorted: HostArray;
-  readonly queries: HostArray;
-  readonly result: Uint32Array;
-  readonly begin: number;
-  readonly end: number;
-  readonly source?: string;
-  readonly before?: (a: number, b: number) => boolean;
+/** The search loop's body over `before` (a name in scope): answers of queries x[b, e) into y, the sorted array in s. */
+function searchBody(kind: SearchKind): string {
+  const test = kind === 'upper' ? '!before(v, s[mid])' : 'before(s[mid], v)';
+  const answer = kind === 'binary' ? 'lo < n && !before(v, s[lo]) ? 1 : 0' : 'lo';
+  return `const n = s.length;
+    for (let q = b; q < e; q++) {
+      const v = x[q];
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (${test}) lo = mid + 1;
+        else hi = mid;
+      }
+      y[q] = ${answer};
+    }
+    return 0;`;
 }
 
-/** The task (self-contained: shipped to workers as source; also run on the calling thread). */
-const searchTask = function searchTask(job: Job): number {
-  // Workers compile the comparator once per source (one function object keeps call sites monomorphic).
-  const compiled = ((globalThis as { __webdplComparators?: Map<string, unknown> }).__webdplComparators ??= new Map());
-  let fromSource = compiled.get(String(job.source)) as ((a: number, b: number) => boolean) | undefined;
-  if (!job.before && !fromSource) {
-    fromSource = new Function(`return (${job.source});`)() as (a: number, b: number) => boolean;
-    compiled.set(String(job.source), fromSource);
+/** The kernel source (a `Kernel` of kernels.ts over queries x, sorted x2) for `kind`, comparator inlined. */
+export function searchSource(kind: SearchKind, comparator: string): string {
+  return `(function () {
+  'use strict';
+  const before = ${comparator};
+  return function search_${kind}(x, s, y, b, e) {
+    ${searchBody(kind)}
+  };
+})() /* webdpl search */`;
+}
+
+const byFunction = new Map<SearchKind, (before: (a: number, b: number) => boolean) => Kernel>();
+
+/** The search for a comparator without a source (its function called per comparison). */
+function functionKernel(kind: SearchKind, before: (a: number, b: number) => boolean): Kernel {
+  let make = byFunction.get(kind);
+  if (!make) {
+    make = compileOnce<(before: (a: number, b: number) => boolean) => Kernel>(
+      `(before) => function search_${kind}_fn(x, s, y, b, e) {\n${searchBody(kind)}\n}`,
+    );
+    byFunction.set(kind, make);
   }
-  const before = (job.before ?? fromSource) as (a: number, b: number) => boolean;
-  const s = job.sorted;
-  const n = s.length;
-  const upper = job.kind === 'upper';
-  for (let q = job.begin; q < job.end; q++) {
-    const x = job.queries[q] as number;
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (upper ? !before(x, s[mid] as number) : before(s[mid] as number, x)) lo = mid + 1;
-      else hi = mid;
-    }
-    if (job.kind === 'binary') job.result[q] = lo < n && !before(x, s[lo] as number) ? 1 : 0;
-    else job.result[q] = lo;
-  }
-  return 0;
-};
+  return make(before);
+}
 
 /** Writes the search results of every query into `result`. */
 export async function cpuSearch(
@@ -56,18 +71,25 @@ export async function cpuSearch(
   comp: CpuComparator,
 ): Promise<void> {
   const m = queries.length;
-  const chunks = planParallel(backend, m);
-  if (!chunks || backend.kind !== 'par' || comp.source === undefined) {
-    searchTask({ kind, sorted, queries, result, begin: 0, end: m, before: comp.before });
+  if (comp.source === undefined) {
+    functionKernel(kind, comp.before)(queries, sorted, result, 0, m, false, 0, undefined);
     return;
   }
-  const s = toShared(sorted);
-  const q = toShared(queries);
-  const r = toShared(result);
-  const source = comp.source;
-  await backend.pool.run(
-    searchTask,
-    chunks.map((c) => ({ kind, sorted: s, queries: q, result: r, begin: c.begin, end: c.end, source })),
+  const source = searchSource(kind, comp.source);
+  const kernel = compileOnce<Kernel>(source);
+  const chunks = planParallel(backend, m);
+  if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
+    kernel(queries, sorted, result, 0, m, false, 0, undefined);
+    return;
+  }
+  // The sorted array goes whole to every thread: shared as it is, or copied into shared memory once
+  // (runPar stages only each chunk's range of x2, so it must be shared already).
+  const srt = toShared(sorted);
+  await runPar(
+    backend,
+    chunks,
+    { x: queries, x2: srt, y: result, n: m },
+    (c, sh): KernelJob => ({ s: source, x: sh.x, x2: srt, y: sh.y, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel(queries, sorted, result, c.begin, c.end, false, 0, undefined),
   );
-  if (r !== result) result.set(r.subarray(0, result.length));
 }
