@@ -10,6 +10,7 @@ await build({
     probe: 'scripts/probe/h100-probe.ts',
     'sort-probe': 'scripts/probe/sort-probe.ts',
     'per-call-probe': 'scripts/probe/per-call-probe.ts',
+    'per-call-breakdown': 'scripts/probe/per-call-breakdown.ts',
   },
   bundle: true,
   platform: 'node',

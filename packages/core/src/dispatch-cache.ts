@@ -23,13 +23,19 @@ export function bufferId(buffer: GPUBuffer): number {
   return id;
 }
 
-/** A least-recently-used map of at most `capacity` entries; `dispose` runs on evicted values. */
+/**
+ * A least-recently-used map of at most `capacity` entries and, with `weigh`, at most `maxWeight` in
+ * total (the entry just set always stays, so a caller can use it); `dispose` runs on evicted values.
+ */
 export class LruCache<V> {
   private readonly map = new Map<string, V>();
+  private weight = 0;
 
   constructor(
     readonly capacity: number,
     private readonly dispose?: (value: V) => void,
+    private readonly weigh?: (value: V) => number,
+    readonly maxWeight = Number.POSITIVE_INFINITY,
   ) {}
 
   get size(): number {
@@ -50,13 +56,16 @@ export class LruCache<V> {
     const old = this.map.get(key);
     if (old !== undefined) {
       this.map.delete(key);
+      this.weight -= this.weigh?.(old) ?? 0;
       if (old !== value) this.dispose?.(old);
     }
     this.map.set(key, value);
-    while (this.map.size > this.capacity) {
+    this.weight += this.weigh?.(value) ?? 0;
+    while (this.map.size > 1 && (this.map.size > this.capacity || this.weight > this.maxWeight)) {
       const first = this.map.keys().next().value as string;
       const v = this.map.get(first) as V;
       this.map.delete(first);
+      this.weight -= this.weigh?.(v) ?? 0;
       this.dispose?.(v);
     }
   }
@@ -65,6 +74,7 @@ export class LruCache<V> {
   clear(): void {
     for (const v of this.map.values()) this.dispose?.(v);
     this.map.clear();
+    this.weight = 0;
   }
 }
 
@@ -78,6 +88,11 @@ const perDevice = new WeakMap<GpuDevice, Map<string, LruCache<Owned>>>();
 
 /** Entries kept per cache and device. */
 export const DISPATCH_CACHE_CAPACITY = 128;
+/**
+ * Buffers the entries of one cache may own together (a call split into many segments owns one
+ * parameter buffer per segment, so entries alone do not bound the memory).
+ */
+export const DISPATCH_CACHE_MAX_BUFFERS = 1024;
 
 /**
  * The LRU cache named `name` on `device` (one per engine), created on first use. Evicted entries'
@@ -91,9 +106,14 @@ export function dispatchCache<V extends Owned>(device: GpuDevice, name: string):
   }
   let c = m.get(name);
   if (!c) {
-    c = new LruCache<Owned>(DISPATCH_CACHE_CAPACITY, (v) => {
-      for (const b of v.owned) b.destroy();
-    });
+    c = new LruCache<Owned>(
+      DISPATCH_CACHE_CAPACITY,
+      (v) => {
+        for (const b of v.owned) b.destroy();
+      },
+      (v) => v.owned.length,
+      DISPATCH_CACHE_MAX_BUFFERS,
+    );
     m.set(name, c);
   }
   return c as unknown as LruCache<V>;

@@ -19,7 +19,14 @@ export {
 } from './device';
 export { DEVICE_ARRAY_USAGE, DeviceArray } from './device-array';
 export type { Owned } from './dispatch-cache';
-export { bufferId, DISPATCH_CACHE_CAPACITY, dispatchCache, LruCache, paramsBuffer } from './dispatch-cache';
+export {
+  bufferId,
+  DISPATCH_CACHE_CAPACITY,
+  DISPATCH_CACHE_MAX_BUFFERS,
+  dispatchCache,
+  LruCache,
+  paramsBuffer,
+} from './dispatch-cache';
 export {
   ArgumentError,
   DestroyedArrayError,

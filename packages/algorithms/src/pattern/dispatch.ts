@@ -145,23 +145,27 @@ function sameHostArray(a: CheckedArray, b: CheckedArray): boolean {
 }
 
 function requestOf<R>(p: Pattern<R>): BackendRequest {
-  const arrays = [...(p.inputs ?? []), ...(p.outputs ?? []).map((o) => o.arg)];
   const deviceArrays: DeviceArray[] = [];
   const deviceArrayNames: string[] = [];
-  for (const a of arrays) {
+  const types: NumericType[] = [];
+  const note = (a: CheckedArray) => {
+    if (!types.includes(a.type)) types.push(a.type);
     if (a.kind === 'device' && !deviceArrays.includes(a.array)) {
       deviceArrays.push(a.array);
       deviceArrayNames.push(a.name ?? 'array');
     }
-  }
+  };
+  if (p.inputs) for (const a of p.inputs) note(a);
+  if (p.outputs) for (const o of p.outputs) note(o.arg);
+  if (p.types) for (const t of p.types) if (!types.includes(t)) types.push(t);
   return {
     algorithm: p.algorithm,
-    ...(p.engine ? { engine: p.engine } : {}),
-    types: [...new Set([...arrays.map((a) => a.type), ...(p.types ?? [])])],
+    engine: p.engine,
+    types,
     functions: p.functions ?? [],
     deviceArrays,
     deviceArrayNames,
-    ...(p.gpuCheck ? { gpuCheck: p.gpuCheck } : {}),
+    gpuCheck: p.gpuCheck,
     n: p.n,
   };
 }
@@ -300,18 +304,27 @@ function deviceSpecific(e: unknown): boolean {
  * call's pattern; it runs after the policy check, so every error names the argument at fault.
  */
 export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): Promise<R> {
-  // Take this call's place in the order of GPU parts now, synchronously (see `ordered`).
-  const prev = lastGate;
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  lastGate = gate;
+  // Take this call's place in the order of GPU parts now, synchronously (see `order`).
+  const ticket = order.take();
   try {
-    return await dispatchInOrder(policy, declare, prev, open);
+    checkPolicy(policy);
+    const p = declare();
+    const req = requestOf(p);
+    const backend: Backend = await selectBackend(policy, req);
+    if (p.n === 0) return p.empty();
+    if (backend.kind !== 'gpu') order.release(ticket);
+    else {
+      const turn = order.turn(ticket);
+      if (turn) await turn;
+    }
+    if (!backend.measure) return await run(p, policy, req, backend);
+    // execution.auto on host arrays learns its crossover from the calls' end-to-end times.
+    const t0 = performance.now();
+    const r = await run(p, policy, req, backend);
+    backend.measure(performance.now() - t0);
+    return r;
   } finally {
-    // A call that ran on the CPU or failed early lets later GPU parts go once earlier ones went.
-    prev.then(open, open);
+    order.release(ticket);
   }
 }
 
@@ -322,33 +335,42 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
  * reads back, once its results arrived. So a chain of calls on DeviceArrays made without awaiting in
  * between runs in call order whatever each call does before submitting (compiling pipelines, several
  * submissions, selecting a device), and the queue's own turns keep the submissions of each GPU part
- * in order. CPU parts do not wait.
+ * in order. CPU parts do not wait (their tickets are released as soon as they know where they run).
  */
-let lastGate: Promise<void> = Promise.resolve();
+class CallOrder {
+  private next = 0;
+  /** The lowest ticket not released yet. */
+  private low = 0;
+  private released = new Set<number>();
+  private waiters = new Map<number, () => void>();
 
-async function dispatchInOrder<R>(
-  policy: unknown,
-  declare: () => Pattern<R>,
-  prev: Promise<void>,
-  open: () => void,
-): Promise<R> {
-  checkPolicy(policy);
-  const p = declare();
-  const req = requestOf(p);
-  const backend: Backend = await selectBackend(policy, req);
-  if (p.n === 0) return p.empty();
-  if (backend.kind === 'gpu') {
-    await prev;
-  } else {
-    prev.then(open, open);
+  /** A ticket, in call order. */
+  take(): number {
+    return this.next++;
   }
-  if (!backend.measure) return run(p, policy, req, backend);
-  // execution.auto on host arrays learns its crossover from the calls' end-to-end times.
-  const t0 = performance.now();
-  const r = await run(p, policy, req, backend);
-  backend.measure(performance.now() - t0);
-  return r;
+
+  /** Resolves once every earlier ticket was released (at once, with no promise, when they were). */
+  turn(ticket: number): Promise<void> | undefined {
+    if (this.low >= ticket) return undefined;
+    return new Promise((resolve) => this.waiters.set(ticket, resolve));
+  }
+
+  /** Releases `ticket` (idempotent). */
+  release(ticket: number): void {
+    if (ticket < this.low || this.released.has(ticket)) return;
+    this.released.add(ticket);
+    while (this.released.delete(this.low)) {
+      this.low++;
+      const w = this.waiters.get(this.low);
+      if (w) {
+        this.waiters.delete(this.low);
+        w();
+      }
+    }
+  }
 }
+
+const order = new CallOrder();
 
 async function run<R>(p: Pattern<R>, policy: unknown, req: BackendRequest, backend: Backend): Promise<R> {
   switch (backend.kind) {

@@ -4,7 +4,7 @@
  * kinds, each checked against a reference loop; then the same calls again (same seeds: no new
  * pipeline is needed), which must not grow the device's live GPU buffers or the process RSS.
  */
-import { DISPATCH_CACHE_CAPACITY } from '@webdpl/core';
+import { DISPATCH_CACHE_MAX_BUFFERS } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { testDevice } from '../testing/matrix';
 import { runSoak } from './soak';
@@ -37,9 +37,9 @@ describe('soak', () => {
         if (POOLS.has(label)) expect(growth, `pooled '${label}' buffers: ${warm} -> ${end}`).toBeLessThanOrEqual(16);
         else if (label.endsWith(' params')) {
           // Parameter buffers of the engines' caches of built calls (core/src/dispatch-cache.ts): an
-          // LRU of DISPATCH_CACHE_CAPACITY per engine and device, keyed by the bound buffers, which the
-          // repeat may assign differently from the staging pool. Bounded, so not a leak.
-          expect(end, `cached '${label}' buffers: ${warm} -> ${end}`).toBeLessThanOrEqual(DISPATCH_CACHE_CAPACITY);
+          // LRU per engine and device owning at most DISPATCH_CACHE_MAX_BUFFERS buffers, keyed by the
+          // bound buffers, which the repeat may assign differently. Bounded, so not a leak.
+          expect(end, `cached '${label}' buffers: ${warm} -> ${end}`).toBeLessThanOrEqual(DISPATCH_CACHE_MAX_BUFFERS);
         } else expect(growth, `'${label}' buffers: ${warm} -> ${end}`).toBe(0);
       }
       expect((r.rssEnd - r.rssWarm) / MiB, 'RSS growth on the repeat (MiB)').toBeLessThan(20);
