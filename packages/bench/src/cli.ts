@@ -188,6 +188,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   }
   warmth?.destroy();
+  if (device) notes.push(autoNote(device, results));
   if (device && results.some((r) => r.measurements.some((m) => m.quantized))) {
     notes.push(
       "device timestamps were quantized to 65.5 µs (Dawn's timestamp_quantization toggle is on): device times are means over many calls; small sizes are unreliable",
@@ -266,3 +267,21 @@ main(argv)
       process.exit(code);
     }, 5_000).unref();
   });
+
+/**
+ * What `execution.auto` chooses on this device for host arrays: never a software GPU; on a hardware
+ * GPU, the size from which the GPU ran faster end to end than the CPU policies, which auto learns per
+ * algorithm and type on first use: this run's measured crossovers are the sizes it would settle on.
+ */
+function autoNote(device: GpuDevice, results: readonly EntryResult[]): string {
+  if (device.info.kind === 'software-gpu') {
+    return `execution.auto: ${device.info.name} is a software GPU, so auto runs host arrays on the CPU pool at every size (DeviceArrays stay on it)`;
+  }
+  const chosen = results
+    .filter((r) => r.crossover)
+    .map((r) => {
+      const c = r.crossover?.e2eVsCpu;
+      return `${r.id} ${c === null || c === undefined ? 'CPU at every size measured' : `GPU from ${pow2(c)}`}`;
+    });
+  return `execution.auto on ${device.info.name} (host arrays, learned on first use; this run's end-to-end crossovers): ${chosen.join('; ') || 'no GPU end-to-end figures in this run'}`;
+}
