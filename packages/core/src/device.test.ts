@@ -167,6 +167,14 @@ describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
         rec.encoder.copyBufferToBuffer(a.buffer, 0, a.buffer, 0, 1 << 20);
       }),
     ).rejects.toThrow(GpuValidationError);
+    // With a readback: the call that caused the error throws it (it never waits for data that cannot
+    // come), naming itself, and the next call is clean.
+    await expect(
+      device.queue.submit('bad copy with readback', (rec) => {
+        rec.encoder.copyBufferToBuffer(a.buffer, 0, a.buffer, 0, 1 << 20);
+        rec.readback(a.buffer, 0, 16);
+      }),
+    ).rejects.toThrow(/^bad copy with readback: GPU validation error/);
     expect(Array.from(await a.read())).toEqual([0, 0, 0, 0]);
     a.destroy();
   });
