@@ -15,21 +15,30 @@ import type { Kernel, KernelJob } from './kernels';
 import type { CpuComparator } from './sort';
 import { runPar } from './staging';
 
-const BODY = `let prev = b > 0 ? c : x[0];
+/**
+ * The loop over `before` (a name in scope). `guard` (built-in orders only) is a cheap numeric test
+ * true whenever the pair may be out of order (`!(v > prev)` ascending): the comparator runs only then,
+ * so sorted distinct data costs one comparison per element.
+ */
+const body = (guard?: string) => `let prev = b > 0 ? c : x[0];
     for (let i = b > 0 ? b : 1; i < e; i++) {
       const v = x[i];
-      if (before(v, prev)) return i;
+      if (${guard ? `${guard} && ` : ''}before(v, prev)) return i;
       prev = v;
     }
     return -1;`;
 
+/** Below this many elements par checks on the calling thread (one pass is too short to share). */
+const PAR_MIN = 1 << 18;
+
 /** The kernel source (a `Kernel` of kernels.ts): the first violating index in [max(b, 1), e), or -1. */
-export function isSortedSource(comparator: string): string {
+export function isSortedSource(comparator: string, builtin?: { readonly descending: boolean }): string {
+  const guard = builtin ? (builtin.descending ? '!(v < prev)' : '!(v > prev)') : undefined;
   return `(function () {
   'use strict';
   const before = ${comparator};
   return function isSortedUntil(x, x2, y, b, e, h, c) {
-    ${BODY}
+    ${body(guard)}
   };
 })() /* webdpl isSorted */`;
 }
@@ -42,14 +51,17 @@ export async function cpuIsSortedUntil(backend: CpuBackend, data: HostArray, com
   if (n < 2) return n;
   if (comp.source === undefined) {
     byFunction ??= compileOnce<(before: (a: number, b: number) => boolean) => Kernel>(
-      `(before) => function isSortedUntilFn(x, x2, y, b, e, h, c) {\n${BODY}\n}`,
+      `(before) => function isSortedUntilFn(x, x2, y, b, e, h, c) {\n${body()}\n}`,
     );
     const i = byFunction(comp.before)(data, undefined, undefined, 0, n, false, 0, undefined);
     return i < 0 ? n : i;
   }
-  const source = isSortedSource(comp.source);
+  const source = isSortedSource(comp.source, comp.kind === 'builtin' ? comp : undefined);
   const kernel = compileOnce<Kernel>(source);
-  const chunks = planParallel(backend, n);
+  const chunks =
+    backend.kind === 'par' && backend.tuning?.parallelThreshold === undefined && n < PAR_MIN
+      ? undefined
+      : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
     const i = kernel(data, undefined, undefined, 0, n, false, 0, undefined);
     return i < 0 ? n : i;

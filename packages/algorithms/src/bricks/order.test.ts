@@ -138,9 +138,13 @@ describe.each(all)('order bricks on $name', ({ name, backend }) => {
     it(`cpuIsSortedUntil: the first element out of order, ${t}`, async () => {
       hide();
       for (const n of sizes)
-        for (const withSource of [true, false]) {
-          const comp = comparator(t, false, withSource);
-          const sorted = sortReference(data(t, n, 'specials') as KeyArray, false) as HostArray;
+        for (const [withSource, descending] of [
+          [true, false],
+          [false, false],
+          [true, true],
+        ] as const) {
+          const comp = comparator(t, descending, withSource);
+          const sorted = sortReference(data(t, n, 'specials') as KeyArray, descending) as HostArray;
           expect(await cpuIsSortedUntil(backend, sorted, comp), `n=${n} sorted`).toBe(n);
           const positions = [1, 2, n >> 1, n - 1, 16, 17, 32768, 65536].filter((p) => p >= 1 && p < n);
           for (const p of positions) {
@@ -156,7 +160,10 @@ describe.each(all)('order bricks on $name', ({ name, backend }) => {
                 break;
               }
             const arr = n % 2 === 1 && !name.endsWith('SAB hidden') ? sharedCopy(x) : x;
-            expect(await cpuIsSortedUntil(backend, arr, comp), `n=${n} at ${p} source=${withSource}`).toBe(want);
+            expect(
+              await cpuIsSortedUntil(backend, arr, comp),
+              `n=${n} at ${p} source=${withSource} desc=${descending}`,
+            ).toBe(want);
           }
         }
     });
