@@ -46,7 +46,7 @@ export function compactSource(pred: string | undefined, type: NumericType, mode:
   const f = ${pred ?? 'undefined'};
   return function compact_${type}_${mode}_${pred === undefined ? 'unique' : 'pred'}(x, r, y, b0, e, h, c) {
     let b = b0, k = b0, q = b0;
-    let prev = c;
+    let prev = +c;
     if (${pred === undefined} && b < e && !h) {
       prev = x[b];
       y[k++] = prev;

@@ -17,23 +17,27 @@ import { runPar } from './staging';
 
 /**
  * The loop over `before` (a name in scope). `guard` (built-in orders only) is a cheap numeric test
- * true whenever the pair may be out of order (`!(v > prev)` ascending): the comparator runs only then,
+ * true whenever the pair may be out of order (`!(x[i] > x[i - 1])` ascending): the comparator runs only then,
  * so sorted distinct data costs one comparison per element.
  */
-const body = (guard?: string) => `let prev = b > 0 ? c : x[0];
-    for (let i = b > 0 ? b : 1; i < e; i++) {
-      const v = x[i];
-      if (${guard ? `${guard} && ` : ''}before(v, prev)) return i;
-      prev = v;
+const body = (guard?: (v: string, p: string) => string) => {
+  const test = (v: string, p: string) => `${guard ? `${guard(v, p)} && ` : ''}before(${v}, ${p})`;
+  // The pair across the chunk's start uses c (x[b - 1]: workers only have their chunk staged).
+  return `if (b > 0 && b < e && ${test('x[b]', '+c')}) return b;
+    for (let i = b > 0 ? b + 1 : 1; i < e; i++) {
+      if (${test('x[i]', 'x[i - 1]')}) return i;
     }
     return -1;`;
+};
 
 /** Below this many elements par checks on the calling thread (one pass is too short to share). */
 const PAR_MIN = 1 << 18;
 
 /** The kernel source (a `Kernel` of kernels.ts): the first violating index in [max(b, 1), e), or -1. */
 export function isSortedSource(comparator: string, builtin?: { readonly descending: boolean }): string {
-  const guard = builtin ? (builtin.descending ? '!(v < prev)' : '!(v > prev)') : undefined;
+  const guard = builtin
+    ? (v: string, p: string) => (builtin.descending ? `!(${v} < ${p})` : `!(${v} > ${p})`)
+    : undefined;
   return `(function () {
   'use strict';
   const before = ${comparator};
