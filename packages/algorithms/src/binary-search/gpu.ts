@@ -5,20 +5,27 @@
  */
 import {
   ArgumentError,
-  type DeviceArray,
+  DeviceArray,
   type GpuDevice,
   type GpuFunction,
   getPipeline,
+  maximum,
   type NumericType,
+  plus,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { resolveTuning } from '../common/tuning';
+import { bindingLimit, resolveTuning } from '../common/tuning';
+import { functionElement } from '../engines/map/elements';
+import { mapDevice } from '../engines/map/index';
 import { type SearchKind, searchKernel } from './kernels';
-import { binarySearchTuning } from './tuning';
+import { type BinarySearchTuning, binarySearchTuning } from './tuning';
 
 /**
  * Searches each of `queries` in `sorted` (both n, m >= 1 elements, on `device`) into `result`; returns
- * the result's bytes when `readBack`.
+ * the result's bytes when `readBack`. Beyond one storage binding (or the `maxBindingBytes` tuning):
+ * queries go in chunks, and a sorted range is searched segment by segment, the per-segment answers
+ * combined: lower and upper bounds are counts (of elements before the query, or not after it), so
+ * they add up over segments; binarySearch's found-flags are or-ed.
  */
 export async function gpuSearch(
   device: GpuDevice,
@@ -35,6 +42,59 @@ export async function gpuSearch(
   if (!Number.isInteger(w) || w < 1 || (w & (w - 1)) !== 0) {
     throw new ArgumentError('tuning.binary-search.workgroupSize', 'a power of two', String(w));
   }
+  const n = sorted.length;
+  const m = queries.length;
+  const limitElems = Math.floor(bindingLimit(device, t.maxBindingBytes) / 4);
+  if (n <= limitElems && m <= limitElems) return searchOne(device, t, kind, sorted, queries, result, comp, readBack);
+  // Chunks stay 256-byte aligned and leave room for an unaligned view's copy.
+  const per = Math.max(64, Math.floor((limitElems - 64) / 64) * 64);
+  const combine = functionElement(kind === 'binary' ? maximum : plus, ['u32', 'u32'], 'u32');
+  const tmp = n > per ? DeviceArray.create(device, 'u32', Math.min(m, per)) : undefined;
+  try {
+    for (let q = 0; q < m; q += per) {
+      const qn = Math.min(per, m - q);
+      const qs = queries.view(q, qn);
+      const rs = result.view(q, qn);
+      for (let s = 0; s < n; s += per) {
+        const seg = sorted.view(s, Math.min(per, n - s));
+        if (s === 0) {
+          await searchOne(device, t, kind, seg, qs, rs, comp, false);
+          continue;
+        }
+        const part = (tmp as DeviceArray).view(0, qn);
+        await searchOne(device, t, kind, seg, qs, part, comp, false);
+        await mapDevice(device, {
+          label: kind === 'binary' ? 'binarySearch' : `${kind}Bound`,
+          n: qn,
+          inputs: [rs, part],
+          output: rs,
+          elem: combine,
+          tuningName: 'map',
+        });
+      }
+    }
+  } finally {
+    tmp?.destroy();
+  }
+  if (!readBack) return undefined;
+  let rb: { data(): ArrayBuffer } | undefined;
+  await device.queue.submit('search readback', (rec) => {
+    rb = rec.readback(result.buffer, result.byteOffset, m * 4);
+  });
+  return rb?.data();
+}
+
+async function searchOne(
+  device: GpuDevice,
+  t: BinarySearchTuning,
+  kind: SearchKind,
+  sorted: DeviceArray,
+  queries: DeviceArray,
+  result: DeviceArray,
+  comp: GpuFunction,
+  readBack: boolean,
+): Promise<ArrayBuffer | undefined> {
+  const w = t.workgroupSize;
   const type = sorted.type as NumericType;
   const n = sorted.length;
   const m = queries.length;

@@ -8,6 +8,8 @@ export const binarySearchTuning = {
   workgroupSize: 256,
   /** Accepted for uniform test matrices; the kernel uses no subgroup operations. */
   subgroups: true,
+  /** Bytes per storage binding, below the device's limit when > 0 (tests: segmented runs at small n). */
+  maxBindingBytes: 0,
 };
 
 export type BinarySearchTuning = typeof binarySearchTuning;

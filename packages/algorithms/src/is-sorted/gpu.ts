@@ -12,10 +12,15 @@ import {
   type NumericType,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { resolveTuning } from '../common/tuning';
+import { bindingLimit, resolveTuning } from '../common/tuning';
 import { isSortedKernel } from './kernels';
-import { isSortedTuning } from './tuning';
+import { type IsSortedTuning, isSortedTuning } from './tuning';
 
+/**
+ * The end of the sorted prefix of `data` (n when sorted). Inputs beyond one storage binding (or the
+ * `maxBindingBytes` tuning) are checked in segments that overlap by one element, in order, stopping
+ * at the first segment with an unsorted pair; segment starts stay 256-byte aligned.
+ */
 export async function gpuIsSortedUntil(
   device: GpuDevice,
   tuningOverrides: Readonly<Record<string, number | boolean>>,
@@ -27,6 +32,27 @@ export async function gpuIsSortedUntil(
   if (!Number.isInteger(w) || w < 1 || (w & (w - 1)) !== 0) {
     throw new ArgumentError('tuning.is-sorted.workgroupSize', 'a power of two', String(w));
   }
+  const n = data.length;
+  const limitElems = Math.floor(bindingLimit(device, t.maxBindingBytes) / 4);
+  if (n <= limitElems) return isSortedOne(device, t, data, comp);
+  // Segments of `per` elements plus the first of the next (its pair with the last one), and room for
+  // an unaligned view's copy.
+  const per = Math.max(64, Math.floor((limitElems - 65) / 64) * 64);
+  for (let s = 0; s + 1 < n; s += per) {
+    const len = Math.min(per + 1, n - s);
+    const r = await isSortedOne(device, t, data.view(s, len), comp);
+    if (r < len) return s + r;
+  }
+  return n;
+}
+
+async function isSortedOne(
+  device: GpuDevice,
+  t: IsSortedTuning,
+  data: DeviceArray,
+  comp: GpuFunction,
+): Promise<number> {
+  const w = t.workgroupSize;
   const n = data.length;
   if (n * 4 > device.limits.maxStorageBufferBindingSize) {
     throw new UnsupportedOnDeviceError(

@@ -10,6 +10,8 @@ export const isSortedTuning = {
   itemsPerThread: 8,
   /** Accepted for uniform test matrices; the kernel uses no subgroup operations. */
   subgroups: true,
+  /** Bytes per storage binding, below the device's limit when > 0 (tests: segmented runs at small n). */
+  maxBindingBytes: 0,
 };
 
 export type IsSortedTuning = typeof isSortedTuning;
