@@ -30,4 +30,11 @@ export {
 export type { PoolOptions, WorkerPool } from './pool';
 export { createPool, defaultPool, logicalCores } from './pool';
 export type { Backend, BackendRequest } from './select-backend';
-export { assertNever, checkPolicy, cpuFallback, gpuCannotRun, selectBackend } from './select-backend';
+export {
+  assertNever,
+  checkPolicy,
+  cpuFallback,
+  gpuCannotRun,
+  selectBackend,
+  selectHostBackend,
+} from './select-backend';

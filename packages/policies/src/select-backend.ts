@@ -99,11 +99,28 @@ export function gpuCannotRun(device: GpuDevice, req: BackendRequest): string | u
 }
 
 /** seq for seq/unseq; par for par/parUnseq when SharedArrayBuffer is usable now, else seq. */
+const SEQ: Backend = Object.freeze({ kind: 'seq' });
+
 function hostBackend(policy: HostPolicy, req: BackendRequest): Backend {
   if ((policy.mode === 'par' || policy.mode === 'parUnseq') && sharedMemoryAvailable()) {
     return { kind: 'par', pool: policy.pool ?? defaultPool(), tuning: tuningFor(policy.tuning ?? {}, req) };
   }
-  return { kind: 'seq' };
+  return SEQ;
+}
+
+/**
+ * `selectBackend` for a host policy, synchronously (the pattern layer's fast path: a host call
+ * needs no await before its bricks run).
+ */
+export function selectHostBackend(policy: HostPolicy, req: BackendRequest): Backend {
+  if (req.deviceArrays?.length) {
+    throw new ArgumentError(
+      'policy',
+      `a device policy (or execution.auto) for DeviceArray arguments of ${req.algorithm}`,
+      `host policy ${policy.mode}`,
+    );
+  }
+  return hostBackend(policy, req);
 }
 
 function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[], names: readonly string[] = []): void {
@@ -139,16 +156,8 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
   const policy = checkPolicy(policyArg);
   const arrays = req.deviceArrays ?? [];
   switch (policy.kind) {
-    case 'host': {
-      if (arrays.length) {
-        throw new ArgumentError(
-          'policy',
-          `a device policy (or execution.auto) for DeviceArray arguments of ${req.algorithm}`,
-          `host policy ${policy.mode}`,
-        );
-      }
-      return hostBackend(policy, req);
-    }
+    case 'host':
+      return selectHostBackend(policy, req);
     case 'device': {
       const device = await policy.resolve();
       // A lost device (a policy made from a device or queue keeps it; selector policies select a new

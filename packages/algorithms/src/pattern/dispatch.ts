@@ -40,6 +40,7 @@ import {
   checkPolicy,
   cpuFallback,
   selectBackend,
+  selectHostBackend,
 } from '@webdpl/policies';
 import type { CheckedArray } from '../common/args';
 import { copyInto } from '../common/gpu-io';
@@ -304,10 +305,17 @@ function deviceSpecific(e: unknown): boolean {
  * call's pattern; it runs after the policy check, so every error names the argument at fault.
  */
 export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): Promise<R> {
+  const pol = checkPolicy(policy);
+  if (pol.kind === 'host') {
+    // Host policies: no GPU part to order and nothing to await before the bricks run.
+    const p = declare();
+    const backend = selectHostBackend(pol, requestOf(p));
+    if (p.n === 0) return p.empty();
+    return runCpu(p, backend as CpuBackend);
+  }
   // Take this call's place in the order of GPU parts now, synchronously (see `order`).
   const ticket = order.take();
   try {
-    checkPolicy(policy);
     const p = declare();
     const req = requestOf(p);
     const backend: Backend = await selectBackend(policy, req);
