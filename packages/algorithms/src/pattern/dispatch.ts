@@ -145,6 +145,19 @@ function sameHostArray(a: CheckedArray, b: CheckedArray): boolean {
   );
 }
 
+const NO_TYPES: readonly NumericType[] = [];
+
+function hasDeviceArrays<R>(p: Pattern<R>): boolean {
+  if (p.inputs) for (const a of p.inputs) if (a.kind === 'device') return true;
+  if (p.outputs) for (const o of p.outputs) if (o.arg.kind === 'device') return true;
+  return false;
+}
+
+/** What a host policy needs of a call without DeviceArrays: its names (tuning overrides). */
+function hostRequest<R>(p: Pattern<R>): BackendRequest {
+  return { algorithm: p.algorithm, engine: p.engine, types: NO_TYPES };
+}
+
 function requestOf<R>(p: Pattern<R>): BackendRequest {
   const deviceArrays: DeviceArray[] = [];
   const deviceArrayNames: string[] = [];
@@ -309,7 +322,7 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
   if (pol.kind === 'host') {
     // Host policies: no GPU part to order and nothing to await before the bricks run.
     const p = declare();
-    const backend = selectHostBackend(pol, requestOf(p));
+    const backend = selectHostBackend(pol, hasDeviceArrays(p) ? requestOf(p) : hostRequest(p));
     if (p.n === 0) return p.empty();
     return runCpu(p, backend as CpuBackend);
   }

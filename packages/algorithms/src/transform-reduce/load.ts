@@ -11,7 +11,21 @@ export function reducePattern<R>(
   inputs: readonly CheckedArray[],
   p: Omit<Pattern<R>, 'engine' | 'n' | 'inputs' | 'outputs'>,
 ): Pattern<R> {
-  return { ...p, engine: 'transform-reduce', n: (inputs[0] as CheckedArray).length, inputs };
+  // Field by field, not a spread: spreading objects of many shapes is a slow path on the per-call
+  // hot path (a quarter of a host call at 2^10).
+  return {
+    algorithm: p.algorithm,
+    engine: 'transform-reduce',
+    n: (inputs[0] as CheckedArray).length,
+    inputs,
+    types: p.types,
+    functions: p.functions,
+    stage: p.stage,
+    gpuCheck: p.gpuCheck,
+    empty: p.empty,
+    cpu: p.cpu,
+    gpu: p.gpu,
+  };
 }
 
 /**
