@@ -137,6 +137,17 @@ describe.each(all)('order bricks on $name', ({ name, backend }) => {
 
     it(`cpuIsSortedUntil: the first element out of order, ${t}`, async () => {
       hide();
+      if (t === 'f32') {
+        // Numerically equal neighbours out of order: +0 then -0 (ascending), -0 then +0 (descending).
+        for (const pad of [0, 300_000]) {
+          const x = new Float32Array(pad + 4).fill(-5);
+          x.set([-1, 0, -0, 1], pad);
+          expect(await cpuIsSortedUntil(backend, x, comparator(t, false, true)), `+0, -0 pad ${pad}`).toBe(pad + 2);
+          x.fill(5);
+          x.set([1, -0, 0, -1], pad);
+          expect(await cpuIsSortedUntil(backend, x, comparator(t, true, true)), `-0, +0 pad ${pad}`).toBe(pad + 2);
+        }
+      }
       for (const n of sizes)
         for (const [withSource, descending] of [
           [true, false],

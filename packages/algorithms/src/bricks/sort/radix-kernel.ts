@@ -36,6 +36,9 @@ export const HIST_WORDS = 3 * 2048;
 /** Buckets up to this many keys sort through thread-local buffers (they fit in L2). */
 export const LOCAL_MAX = 1 << 16;
 
+/** Buckets up to this many keys (above INSERTION_MAX) sort by LSD passes of 7-bit digits. */
+export const SMALL_MAX = 1024;
+
 /** Buckets up to this many keys use an insertion sort. */
 export const INSERTION_MAX = 64;
 
@@ -185,7 +188,16 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
   const g = globalThis;
   let loc = g.__webdplRadixLocal;
   if (loc === undefined) {
-    loc = { k: new Uint32Array(8192), v: new Uint32Array(8192), hl: new Int32Array(1024), hm: new Int32Array(2049) };
+    loc = {
+      k: new Uint32Array(8192),
+      v: new Uint32Array(8192),
+      k2: new Uint32Array(${SMALL_MAX}),
+      v2: new Uint32Array(${SMALL_MAX}),
+      hl: new Int32Array(1024),
+      hm: new Int32Array(2049),
+      hs: new Int32Array(128),
+      sb: new Int32Array(2049),
+    };
     g.__webdplRadixLocal = loc;
   }
   const hl = loc.hl, hm = loc.hm;
@@ -205,6 +217,67 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
       ${V('vo[b] = va[b];')}
       ${INSERT('a', 'va', 'b', 'e')}
       ${UNKEY_IN_PLACE('b', 'e')}
+      continue;
+    }
+    if (m <= ${SMALL_MAX}) {
+      // A small bucket: LSD passes of 7 bits (5 for the low digit alone) through two local buffers,
+      // so the counters cleared and scanned per pass (128) stay below the bucket's size.
+      const w = lv === 2 ? 7 : 5;
+      const passes = lv === 2 ? 3 : 2;
+      const mk = (1 << w) - 1;
+      const hs = loc.hs;
+      if (loc.k.length < m) loc.k = new Uint32Array(m);
+      ${V('if (loc.v.length < m) loc.v = new Uint32Array(m);')}
+      let src = a, dst = loc.k, so = b, last = false;
+      ${V('let vsrc = va, vdst = loc.v;')}
+      for (let pass = 0; pass < passes; pass++) {
+        const sh = pass * w;
+        last = pass === passes - 1;
+        for (let d = 0; d <= mk; d++) hs[d] = 0;
+        for (let i = 0; i < m; i++) hs[(src[so + i] >>> sh) & mk]++;
+        if (hs[(src[so] >>> sh) & mk] === m) continue;
+        if (last) {
+          dst = out;
+          ${V('vdst = vo;')}
+        }
+        let sum = last ? b : 0;
+        for (let d = 0; d <= mk; d++) {
+          const c = hs[d];
+          hs[d] = sum;
+          sum += c;
+        }
+        if (last) {
+          for (let i = 0; i < m; i++) {
+            const t = src[so + i];
+            const d = (t >>> sh) & mk;
+            const p = hs[d];
+            hs[d] = p + 1;
+            out[p] = ${UNKEY('t')};
+            ${V('vo[p] = vsrc[so + i];')}
+          }
+        } else {
+          for (let i = 0; i < m; i++) {
+            const t = src[so + i];
+            const d = (t >>> sh) & mk;
+            const p = hs[d];
+            hs[d] = p + 1;
+            dst[p] = t;
+            ${V('vdst[p] = vsrc[so + i];')}
+          }
+          src = dst;
+          so = 0;
+          dst = src === loc.k ? loc.k2 : loc.k;
+          ${V('vsrc = vdst; vdst = vsrc === loc.v ? loc.v2 : loc.v;')}
+        }
+      }
+      if (dst !== out) {
+        // The last pass was skipped (its digit is the same across the bucket): copy out.
+        for (let i = 0; i < m; i++) {
+          const t = src[so + i];
+          out[b + i] = ${UNKEY('t')};
+          ${V('vo[b + i] = vsrc[so + i];')}
+        }
+      }
       continue;
     }
     hl.fill(0);
@@ -241,7 +314,7 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
     } else {
       // A large bucket (skewed keys): MSD by the mid digit into out, then each part by the low digit
       // through the local buffers (in cache unless the mid digit is skewed too).
-      const sb = loc.sb || (loc.sb = new Int32Array(2049));
+      const sb = loc.sb;
       for (let d = 0; d < 2048; d++) sb[d] = hm[d];
       sb[2048] = e;
       ${SCATTER('a', 'va', 'b', 'e', 'hm', '10', '0x7ff', 'out', 'vo', false)}

@@ -15,6 +15,7 @@ import {
   type CpuComparator,
   cpuSort,
   type KeyArray,
+  PAR_PAIRS_MIN,
   PAR_RADIX_MIN,
   SEQ_PAIRS_MERGE_MAX,
   SEQ_RADIX_MIN,
@@ -140,6 +141,7 @@ const THRESHOLDS = [
   SEQ_RADIX_MIN + 1,
   PAR_RADIX_MIN - 1,
   PAR_RADIX_MIN,
+  PAR_PAIRS_MIN,
 ];
 const TYPES: NumericType[] = ['u32', 'i32', 'f32'];
 const KINDS: Kind[] = ['random', 'few', 'specials', 'skewed', 'low21', 'equal'];
