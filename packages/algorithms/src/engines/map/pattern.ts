@@ -32,7 +32,7 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
     n: c.n,
     inputs: c.inputs,
     outputs: [{ arg: c.output, shareInput: true, length: c.n }],
-    ...(c.functions ? { functions: c.functions } : {}),
+    functions: c.functions,
     empty: () => undefined,
     cpu: c.cpu,
     gpu: async ({ device, tuning, inputs, outputs: [output], readBack, deliver }) => {
@@ -42,7 +42,7 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
         inputs,
         output: output as NonNullable<typeof output>,
         elem: c.elem(),
-        ...(c.constants ? { constants: c.constants } : {}),
+        constants: c.constants,
         tuning,
         tuningName: c.algorithm,
         readBack: readBack(0),
