@@ -365,6 +365,31 @@ export function radixSource(type: NumericType, descending: boolean, pairs: boole
   return s;
 }
 
+/**
+ * A job with every field present, always in the same order, so every call hands the kernel objects
+ * of one shape (differing shapes deoptimize it on a 'wrong map').
+ */
+export function radixJob(j: RadixJob): RadixJob {
+  return {
+    op: j.op,
+    s: j.s,
+    k: j.k,
+    v: j.v,
+    b: j.b ?? 0,
+    e: j.e ?? 0,
+    h: j.h,
+    ho: j.ho ?? 0,
+    dg: j.dg ?? 0,
+    a: j.a,
+    va: j.va,
+    o: j.o,
+    vo: j.vo,
+    st: j.st,
+    lv: j.lv ?? 0,
+    c: j.c,
+  };
+}
+
 /** The compiled kernel on the calling thread. */
 export function radixKernel(source: string): (job: RadixJob) => number {
   return compileOnce<(job: RadixJob) => number>(source);

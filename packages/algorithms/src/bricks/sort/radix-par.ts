@@ -16,7 +16,7 @@
 import type { NumericType } from '@webdpl/core';
 import { isShared, type WorkerPool } from '@webdpl/policies';
 import { bitsView } from './key-bits';
-import { HIST_WORDS, levelDigit, type RadixJob, radixSource, radixTask } from './radix-kernel';
+import { HIST_WORDS, levelDigit, type RadixJob, radixJob, radixSource, radixTask } from './radix-kernel';
 import { bucketStarts } from './radix-seq';
 import { borrowU32, giveBack } from './scratch';
 
@@ -57,7 +57,7 @@ export async function radixSortPar(
     const h = sharedI32(c * HIST_WORDS);
     await pool.run(
       radixTask,
-      bounds.slice(0, c).map((b, i): RadixJob => ({ op: 0, s, k: sk, b, e: bounds[i + 1], h, ho: i * HIST_WORDS, a })),
+      bounds.slice(0, c).map((b, i) => radixJob({ op: 0, s, k: sk, b, e: bounds[i + 1], h, ho: i * HIST_WORDS, a })),
     );
     const total = (g: number, d: number) => {
       let t = 0;
@@ -79,12 +79,12 @@ export async function radixSortPar(
       radixTask,
       bounds
         .slice(0, c)
-        .map((b, i): RadixJob => ({ op: 1, s, k: sk, v: sv, b, e: bounds[i + 1], h: off, ho: i * 2048, dg, a, va })),
+        .map((b, i) => radixJob({ op: 1, s, k: sk, v: sv, b, e: bounds[i + 1], h: off, ho: i * 2048, dg, a, va })),
     );
     const stShared = sharedI32(2049);
     stShared.set(st);
     const ctl = sharedI32(1);
-    const job: RadixJob = { op: 2, s, a, va, o: sk, vo: sv, st: stShared, lv: 2 - dg, c: ctl };
+    const job = radixJob({ op: 2, s, a, va, o: sk, vo: sv, st: stShared, lv: 2 - dg, c: ctl });
     await pool.run(radixTask, new Array<RadixJob>(pool.size).fill(job));
     if (sk !== kb) kb.set(sk);
     if (sv && vb && sv !== vb) vb.set(sv);

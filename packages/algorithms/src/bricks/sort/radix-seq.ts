@@ -6,7 +6,7 @@
  */
 import type { NumericType } from '@webdpl/core';
 import { bitsView } from './key-bits';
-import { DIGITS, HIST_WORDS, levelDigit, radixKernel, radixSource } from './radix-kernel';
+import { DIGITS, HIST_WORDS, levelDigit, radixJob, radixKernel, radixSource } from './radix-kernel';
 import { borrowU32, giveBack } from './scratch';
 
 type Numeric4 = Uint32Array | Int32Array | Float32Array;
@@ -38,15 +38,15 @@ export function radixSortSeq(
   const k = bitsView(keys);
   const v = values ? bitsView(values) : undefined;
   const h = new Int32Array(HIST_WORDS);
-  kernel({ op: 0, s, k, b: 0, e: n, h, ho: 0, a: k });
+  kernel(radixJob({ op: 0, s, k, b: 0, e: n, h, ho: 0, a: k }));
   const dg = levelDigit(n, (g, d) => h[g * 2048 + d] as number);
   if (dg < 0) return;
   const a = borrowU32(n, false);
   const va = v ? borrowU32(n, false) : undefined;
   try {
     const st = bucketStarts(dg, (d) => h[dg * 2048 + d] as number);
-    kernel({ op: 1, s, k, v, b: 0, e: n, h: st.slice(), ho: 0, dg, a, va });
-    kernel({ op: 2, s, a, va, o: k, vo: v, st, lv: 2 - dg });
+    kernel(radixJob({ op: 1, s, k, v, b: 0, e: n, h: st.slice(), ho: 0, dg, a, va }));
+    kernel(radixJob({ op: 2, s, a, va, o: k, vo: v, st, lv: 2 - dg }));
   } finally {
     giveBack(a, va);
   }
