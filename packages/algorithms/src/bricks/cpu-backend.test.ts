@@ -200,10 +200,17 @@ describe('staging scratch', () => {
       dropScratch();
       const x = new Float32Array(1 << 19).fill(1);
       const y = new Float32Array(1 << 19);
+      // Below PLAIN_MEMORY_BOUND_MIN a plain-array map runs seq: nothing staged.
       await cpuTransform({ kind: 'par', pool: p }, x, y, times3plus1);
       expect(y[0]).toBe(4);
+      expect(retainedScratchBytes()).toBe(0);
+      // Forced onto the pool (an explicit threshold), it stages and keeps the buffers for reuse.
+      const forced = { kind: 'par', pool: p, tuning: { parallelThreshold: 0 } } as const;
+      y.fill(0);
+      await cpuTransform(forced, x, y, times3plus1);
+      expect(y[0]).toBe(4);
       expect(retainedScratchBytes()).toBe(2 * 4 * (1 << 19));
-      await cpuTransform({ kind: 'par', pool: p }, x, y, times3plus1);
+      await cpuTransform(forced, x, y, times3plus1);
       expect(retainedScratchBytes()).toBe(2 * 4 * (1 << 19));
     } finally {
       dropScratch();

@@ -10,7 +10,7 @@
 import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericType, plus } from '@webdpl/core';
 import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkNumber, type Inputs, runPar } from './staging';
+import { checkFn, checkInputs, checkNumber, type Inputs, plainMemoryBoundSeq, runPar } from './staging';
 
 /**
  * Folds `reduceOp` over `transformFn(input[i])` (or `transformFn(input[0][i], input[1][i])`; the plain
@@ -67,7 +67,8 @@ async function foldAll(
     bit,
     arrays: [types[0], types[1], undefined],
   };
-  const chunks = planParallel(backend, n);
+  // A plain reduce (no transform) is memory-bound: on plain arrays the pool pays from large n only.
+  const chunks = !t && plainMemoryBoundSeq(backend, n, [x, x2]) ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
     return coerce(accType, seqKernel(spec)(x, x2, undefined, 0, n, true, start, undefined));
   }

@@ -71,6 +71,36 @@ export function checkNumber(x: unknown, argument: string): number {
   return x;
 }
 
+/**
+ * Elements from which a memory-bound par step (a plain reduce, a map, a scan) on plain
+ * (non-shared) arrays runs on the pool. Below it, copying the workers' chunks into shared memory
+ * costs about as much as the loop saves: measured on the 2-core VM (`pnpm bench`, 2026-11-23),
+ * plain-array par ran 0.8-0.95x seq for u32 reduce at 2^20-2^22 and for transform at 2^22, and
+ * 1.36x / 1.34x at 2^24. Scans read their input twice on the pool, so plain-array scans stay seq
+ * (`plainScanSeq`). An explicit `parallelThreshold` tuning overrides both.
+ */
+export const PLAIN_MEMORY_BOUND_MIN = 1 << 23;
+
+function explicitThreshold(backend: CpuBackend): boolean {
+  return backend.kind === 'par' && typeof backend.tuning?.parallelThreshold === 'number';
+}
+
+/** Whether a memory-bound par step over `n` elements of these arrays should run seq (see above). */
+export function plainMemoryBoundSeq(
+  backend: CpuBackend,
+  n: number,
+  arrays: readonly (HostArray | undefined)[],
+): boolean {
+  if (backend.kind !== 'par' || explicitThreshold(backend) || n >= PLAIN_MEMORY_BOUND_MIN) return false;
+  return arrays.some((a) => a !== undefined && !isShared(a));
+}
+
+/** Whether a par scan over these arrays should run seq: any plain array (see above). */
+export function plainScanSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
+  if (backend.kind !== 'par' || explicitThreshold(backend)) return false;
+  return arrays.some((a) => a !== undefined && !isShared(a));
+}
+
 /** Arrays of a par call, in shared memory, and how to copy the output back to the caller's. */
 export interface Staged {
   readonly x: HostArray;

@@ -7,7 +7,7 @@
 import type { GpuFunction, HostArray } from '@webdpl/core';
 import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkOutput, type Inputs, runPar } from './staging';
+import { checkFn, checkInputs, checkOutput, type Inputs, plainMemoryBoundSeq, runPar } from './staging';
 
 /**
  * Writes `fn(input[i])` (or `fn(input[0][i], input[1][i])` for a pair of inputs) into `output[i]`
@@ -35,7 +35,7 @@ export async function cpuTransform(
     bit: f.resultType(types) === 'bool',
     arrays: [types[0], types[1], outType],
   };
-  const chunks = planParallel(backend, n);
+  const chunks = plainMemoryBoundSeq(backend, n, [x, x2, output]) ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
     seqKernel(spec)(x, x2, output, 0, n, false, 0, undefined);
     return;
