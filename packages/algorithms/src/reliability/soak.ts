@@ -40,7 +40,7 @@ import { exclusiveScan, inclusiveScan, transformInclusiveScan } from '../scans/i
 import { greater, sort } from '../sort/index';
 import { sortByKey } from '../sort-by-key/index';
 import { stableSort } from '../stable-sort/index';
-import { TINY_TUNING } from '../testing/matrix';
+import { TINY_SORT_TUNING, TINY_TUNING } from '../testing/matrix';
 import { sortReference } from '../testing/sort-reference';
 import { transform } from '../transform/index';
 import { transformReduce } from '../transform-reduce/index';
@@ -176,17 +176,7 @@ interface PolicyChoice {
   readonly gpu: boolean;
 }
 
-const TINY_SOAK = {
-  ...TINY_TUNING,
-  'radix-sort': {
-    workgroupSize: 32,
-    keysPerThread: 2,
-    histogramWorkgroupSize: 32,
-    histogramKeysPerThread: 2,
-    histogramMaxWorkgroups: 3,
-  },
-  'merge-sort': { workgroupSize: 32, itemsPerThread: 2 },
-};
+const TINY_SOAK = { ...TINY_TUNING, ...TINY_SORT_TUNING };
 
 function policiesFor(device: GpuDevice | undefined): PolicyChoice[] {
   const list: PolicyChoice[] = [

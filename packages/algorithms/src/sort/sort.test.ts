@@ -3,23 +3,14 @@ import { execution, makeDevicePolicy, makeHostPolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { sortByKey } from '../sort-by-key';
 import { stableSort } from '../stable-sort';
-import { policyMatrix, rng, testDevice } from '../testing/matrix';
+import { policyMatrix, rng, TINY_SORT_TUNING, testDevice } from '../testing/matrix';
 import { sortReference } from '../testing/sort-reference';
 import { greater, less, sort } from '.';
 
 type Keys = Uint32Array | Int32Array | Float32Array;
 type T = 'u32' | 'i32' | 'f32';
 
-const TINY_SORT = {
-  'radix-sort': {
-    workgroupSize: 32,
-    keysPerThread: 2,
-    histogramWorkgroupSize: 32,
-    histogramKeysPerThread: 2,
-    histogramMaxWorkgroups: 3,
-  },
-  'merge-sort': { workgroupSize: 32, itemsPerThread: 2 },
-};
+const TINY_SORT = TINY_SORT_TUNING;
 
 const policies = [
   ...policyMatrix(TINY_SORT),

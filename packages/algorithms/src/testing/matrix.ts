@@ -30,6 +30,18 @@ export const TINY_TUNING: TuningOverrides = {
   },
 };
 
+/** Tiny tuning of the sort engines: tiles of a few dozen keys, so multi-tile passes run at small n. */
+export const TINY_SORT_TUNING: TuningOverrides = {
+  'radix-sort': {
+    workgroupSize: 32,
+    keysPerThread: 2,
+    histogramWorkgroupSize: 32,
+    histogramKeysPerThread: 2,
+    histogramMaxWorkgroups: 3,
+  },
+  'merge-sort': { workgroupSize: 32, itemsPerThread: 2 },
+};
+
 /** The tile of the tiny scan tuning in elements (32 threads x 4 items). */
 export const TINY_SCAN_TILE = 32 * 4;
 
