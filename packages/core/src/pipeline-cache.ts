@@ -140,13 +140,46 @@ async function compile(device: GpuDevice, name: string, code: string, entryPoint
   const err = await gpu.popErrorScope();
   if (err) {
     const info = await module.getCompilationInfo();
-    const msgs = info.messages
-      .filter((m) => m.type === 'error')
-      .map((m) => `${m.lineNum}:${m.linePos} ${m.message}\n    ${code.split('\n')[m.lineNum - 1] ?? ''}`)
-      .join('\n');
-    throw new GpuValidationError(`WGSL module '${name}' failed to compile: ${err.message}${msgs ? `\n${msgs}` : ''}`);
+    const lines = code.split('\n');
+    const errors = info.messages.filter((m) => m.type === 'error');
+    const msgs = errors.map(
+      (m) => `${where(lines, m.lineNum)}:${m.linePos} ${m.message}\n    ${lines[m.lineNum - 1] ?? ''}`,
+    );
+    // An error inside a user's `{ js, wgsl }` body is reported against that body, first.
+    const user = errors.map((m) => userBodyLine(lines, m.lineNum)).find((u) => u !== undefined);
+    const head = user
+      ? `the { wgsl } body of function '${user.fragment}' does not compile (line ${user.line} of the body: ${
+          errors[0]?.message ?? err.message
+        })`
+      : `WGSL module '${name}' failed to compile: ${err.message}`;
+    throw new GpuValidationError(`${head}${msgs.length ? `\n${msgs.join('\n')}` : ''}`);
   }
   return pipeline;
+}
+
+/** The fragment (linker marker `// ---- name`) holding module line `lineNum` (1-based), and the line in it. */
+function fragmentAt(lines: readonly string[], lineNum: number): { fragment: string; line: number } | undefined {
+  for (let i = Math.min(lineNum, lines.length) - 1; i >= 0; i--) {
+    const m = /^\/\/ ---- (\S+)$/.exec(lines[i] as string);
+    if (m) return { fragment: m[1] as string, line: lineNum - 1 - i };
+  }
+  return undefined;
+}
+
+/** `fragment line k` for a module line, else the module line number. */
+function where(lines: readonly string[], lineNum: number): string {
+  const f = fragmentAt(lines, lineNum);
+  return f ? `${f.fragment} line ${f.line}` : `line ${lineNum}`;
+}
+
+/**
+ * For a module line inside a user's explicit `{ js, wgsl }` function (fragments named `fn_<hash>...`,
+ * code `fn name(params) -> T {` + the body + `}`): the fragment and the line within the body.
+ */
+function userBodyLine(lines: readonly string[], lineNum: number): { fragment: string; line: number } | undefined {
+  const f = fragmentAt(lines, lineNum);
+  if (!f || !f.fragment.startsWith('fn_') || f.line < 2) return undefined;
+  return { fragment: f.fragment, line: f.line - 1 };
 }
 
 /** Number of pipelines compiled (or compiling) on `device`, failed ones not counted (tests, diagnostics). */

@@ -8,6 +8,7 @@ import {
   DeviceArray,
   DeviceLostError,
   type GpuDevice,
+  GpuValidationError,
   lambda,
   UnsupportedOnDeviceError,
   WgslLinkError,
@@ -228,6 +229,19 @@ describe('front errors that the pattern layer shapes', () => {
     ).toBe(5);
     const scan = inclusiveScan(strict, data, new Float32Array(3), (a, b) => Math.max(a, b));
     await expect(scan).rejects.toThrow(/Math\.max\(a, b\).*identity/);
+  });
+
+  it.skipIf(!testDevice)('a { wgsl } body that does not compile is reported against that body', async () => {
+    const device = testDevice as GpuDevice;
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    const fn = { js: (x: number) => x + 1, wgsl: 'let y = x + 1u;\nreturn y + notDefinedHere;' };
+    const out = new Uint32Array(3);
+    const call = transform(strict, Uint32Array.from([1, 2, 3]), out, fn);
+    await expect(call).rejects.toThrow(GpuValidationError);
+    await expect(call).rejects.toThrow(
+      /^the \{ wgsl \} body of function 'fn_\w+' does not compile \(line 2 of the body: .*notDefinedHere/,
+    );
+    expect(Array.from(out)).toEqual([0, 0, 0]);
   });
 
   it('init is required (ArgumentError naming init) for an operator without identity', async () => {
