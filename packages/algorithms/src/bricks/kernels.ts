@@ -184,11 +184,25 @@ function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
     if (top === 0) return +cin;
     ${FOLD_STACK}
     return hc ? r(+cin, p) : p;`;
-    case 'plain':
+    case 'plain': {
+      const t = spec.r?.argTypes[0];
+      if (spec.r?.fn.builtin && spec.r.fn.name === 'plus' && (t === 'u32' || t === 'i32')) {
+        // Integer sums: add in f64 (exact below 2^53) and wrap once per 2^20 elements (at most
+        // 2^20 * 2^32 = 2^52 in between), instead of wrapping after every element.
+        return `let i = b, acc;
+    if (hc) acc = +cin; else { acc = +${v('b')}; i++; }
+    while (i < e) {
+      const m = e - i > 1048576 ? i + 1048576 : e;
+      for (; i < m; i++) acc += ${v('i')};
+      acc = ${acc('acc')};
+    }
+    return ${acc('acc')};`;
+      }
       return `let i = b, acc;
     if (hc) acc = ${acc('cin')}; else { acc = ${acc(v('b'))}; i++; }
     for (; i < e; i++) acc = r(acc, ${v('i')});
     return acc;`;
+    }
   }
 }
 

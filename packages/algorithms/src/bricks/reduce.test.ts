@@ -142,3 +142,20 @@ describe('reduce arguments', () => {
     await expect(cpuCountIf(seq, x, plus)).rejects.toThrow(/^pred:/);
   });
 });
+
+describe('integer sums past 2^53 in f64', () => {
+  // The integer plus adds in f64 and wraps once per 2^20 elements: long runs of the largest values
+  // must still wrap exactly (a missing wrap would lose bits past 2^53).
+  const n = 3 * (1 << 20) + 5;
+  it.each(testBackends(pool))('u32 and i32 extremes over several 2^20 blocks on $name', async ({ backend }) => {
+    const u = new Uint32Array(n).fill(0xffffffff);
+    expect(await cpuReduce(backend, u, 7, plus)).toBe((7 - n + 2 ** 32 * 4) % 2 ** 32);
+    const i = new Int32Array(n).fill(-(2 ** 31));
+    // n is odd: n * -2^31 wraps to -2^31; plus 3.
+    expect(await cpuReduce(backend, i, 3, plus)).toBe((-(2 ** 31) + 3) | 0);
+    const mixed = Uint32Array.from({ length: n }, (_, k) => (k * 2654435761) >>> 0);
+    let want = 0;
+    for (const x of mixed) want = (want + x) >>> 0;
+    expect(await cpuReduce(backend, mixed, 0, plus)).toBe(want);
+  });
+});
