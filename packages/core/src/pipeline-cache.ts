@@ -178,7 +178,7 @@ function where(lines: readonly string[], lineNum: number): string {
  */
 function userBodyLine(lines: readonly string[], lineNum: number): { fragment: string; line: number } | undefined {
   const f = fragmentAt(lines, lineNum);
-  if (!f || !f.fragment.startsWith('fn_') || f.line < 2) return undefined;
+  if (!f?.fragment.startsWith('fn_') || f.line < 2) return undefined;
   return { fragment: f.fragment, line: f.line - 1 };
 }
 

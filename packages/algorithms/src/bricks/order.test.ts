@@ -4,7 +4,7 @@
  * -0/+0/NaN/inf, comparators with and without a JS source, and with SharedArrayBuffer hidden.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
-import { type CpuBackend, createPool, sharedMemoryAvailable } from '@webdpl/policies';
+import { createPool, sharedMemoryAvailable } from '@webdpl/policies';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { SearchKind } from '../binary-search/kernels';
 import { greater, less } from '../sort/comparators';

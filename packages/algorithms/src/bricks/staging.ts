@@ -85,6 +85,10 @@ function explicitThreshold(backend: CpuBackend): boolean {
   return backend.kind === 'par' && typeof backend.tuning?.parallelThreshold === 'number';
 }
 
+function anyPlain(arrays: readonly (HostArray | undefined)[]): boolean {
+  return arrays.some((a) => a !== undefined && !isShared(a));
+}
+
 /** Whether a memory-bound par step over `n` elements of these arrays should run seq (see above). */
 export function plainMemoryBoundSeq(
   backend: CpuBackend,
@@ -92,13 +96,13 @@ export function plainMemoryBoundSeq(
   arrays: readonly (HostArray | undefined)[],
 ): boolean {
   if (backend.kind !== 'par' || explicitThreshold(backend) || n >= PLAIN_MEMORY_BOUND_MIN) return false;
-  return arrays.some((a) => a !== undefined && !isShared(a));
+  return anyPlain(arrays);
 }
 
 /** Whether a par scan over these arrays should run seq: any plain array (see above). */
 export function plainScanSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
   if (backend.kind !== 'par' || explicitThreshold(backend)) return false;
-  return arrays.some((a) => a !== undefined && !isShared(a));
+  return anyPlain(arrays);
 }
 
 /** Arrays of a par call, in shared memory, and how to copy the output back to the caller's. */

@@ -34,6 +34,11 @@ export function sameStart(a: CheckedArray, b: CheckedArray): boolean {
   return x.buffer === y.buffer && x.start === y.start;
 }
 
+/** Whether two arguments are the same elements: same memory, same start, same length. */
+export function sameElements(a: CheckedArray, b: CheckedArray): boolean {
+  return a.length === b.length && sameStart(a, b);
+}
+
 /** Throws unless `output` is exactly `input` (same start) or does not overlap it. */
 export function checkInPlaceOrDisjoint(
   input: CheckedArray,

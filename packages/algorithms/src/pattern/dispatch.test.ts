@@ -13,7 +13,7 @@ import {
   UnsupportedOnDeviceError,
   WgslLinkError,
 } from '@webdpl/core';
-import { execution, makeAutoPolicy, makeDevicePolicy } from '@webdpl/policies';
+import { execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { lowerBound } from '../binary-search/index';
 import { reduce } from '../reduce/index';

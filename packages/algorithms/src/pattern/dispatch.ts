@@ -44,6 +44,7 @@ import {
 } from '@webdpl/policies';
 import type { CheckedArray } from '../common/args';
 import { copyInto } from '../common/gpu-io';
+import { sameElements } from '../common/overlap';
 
 /** Tuning overrides of a GPU call (the policy's, for this algorithm and engine). */
 export type Tuning = Readonly<Record<string, number | boolean>>;
@@ -135,14 +136,9 @@ function hostOf(a: CheckedArray, what: string): HostArray {
   return a.array;
 }
 
+/** Whether `a` is a host array and `b` the same elements (one upload serves both). */
 function sameHostArray(a: CheckedArray, b: CheckedArray): boolean {
-  return (
-    a.kind === 'host' &&
-    b.kind === 'host' &&
-    a.array.buffer === b.array.buffer &&
-    a.array.byteOffset === b.array.byteOffset &&
-    a.length === b.length
-  );
+  return a.kind === 'host' && sameElements(a, b);
 }
 
 const NO_TYPES: readonly NumericType[] = [];

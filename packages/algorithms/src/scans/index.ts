@@ -29,7 +29,6 @@ import {
 import { cpuExclusiveScan, cpuInclusiveScan } from '../bricks/scan';
 import {
   type ArrayArg,
-  type CheckedArray,
   checkArray,
   checkFunction,
   checkNoAlias,
@@ -37,6 +36,7 @@ import {
   checkOutput,
   identityReason,
 } from '../common/args';
+import { sameElements } from '../common/overlap';
 import { resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
 import { SCAN_ENGINE, scanDevice } from '../engines/scan';
 import { dispatch } from '../pattern/dispatch';
@@ -54,20 +54,6 @@ function bitsOf(type: NumericType, x: number): number {
 }
 
 /** Whether `a` and `b` are the same elements (in-place scans). */
-function sameElements(a: CheckedArray, b: CheckedArray): boolean {
-  if (a.kind === 'host' && b.kind === 'host') {
-    return (
-      a.array.buffer === b.array.buffer &&
-      a.array.byteOffset === b.array.byteOffset &&
-      a.array.length === b.array.length
-    );
-  }
-  if (a.kind === 'device' && b.kind === 'device') {
-    return a.array.buffer === b.array.buffer && a.array.offset === b.array.offset && a.length === b.length;
-  }
-  return false;
-}
-
 interface ScanCall {
   readonly algorithm: string;
   readonly policy: unknown;
