@@ -4,6 +4,8 @@
  * the features we use) and caches it, so every selector that picks the same adapter gets the same
  * device and queue.
  */
+
+import { platform } from '#platform';
 import { DeviceLostError } from './errors';
 import { getGpu, gpuUnavailableReason, releaseGpu } from './gpu-instance';
 import { Queue } from './queue';
@@ -96,37 +98,15 @@ const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16', 'subgroup
 
 let nextId = 1;
 
-function hostCores(): number {
-  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  if (typeof nav?.hardwareConcurrency === 'number' && nav.hardwareConcurrency > 0) return nav.hardwareConcurrency;
-  return 1;
-}
-
-async function nodeCores(): Promise<number> {
-  try {
-    const os = await import('node:os');
-    return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  } catch {
-    return hostCores();
-  }
-}
-
 let cpuDevice: CpuDevice | undefined;
 
 /** The host CPU device (one per process). */
 export async function getCpuDevice(): Promise<CpuDevice> {
   if (cpuDevice) return cpuDevice;
-  const isNode =
-    typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
-  const cores = isNode ? await nodeCores() : hostCores();
+  const cores = platform.hostCores();
   const features = new Set<string>();
-  if (
-    typeof SharedArrayBuffer !== 'undefined' &&
-    (isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated)
-  ) {
-    features.add('shared-memory');
-  }
-  const arch = isNode ? (process.arch as string) : 'unknown';
+  if (platform.sharedMemory()) features.add('shared-memory');
+  const arch = platform.arch;
   cpuDevice = {
     type: 'cpu',
     id: nextId++,

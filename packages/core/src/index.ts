@@ -1,3 +1,4 @@
+export { platform } from '#platform';
 export type {
   Aspect,
   CpuDevice,
@@ -61,6 +62,7 @@ export {
   wgslLiteral,
 } from './operators';
 export { getPipeline, pipelineCount, pipelineFor } from './pipeline-cache';
+export type { CorePlatform, GpuLoad } from './platform-types';
 export type { Readback, Recorder, Turn } from './queue';
 export { gridFor, Queue } from './queue';
 export type { Selector } from './selectors';

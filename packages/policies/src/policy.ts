@@ -12,6 +12,7 @@ import {
   describe,
   type GpuDevice,
   gpuSelector,
+  platform,
   Queue,
   type Selector,
   selectDevice,
@@ -94,9 +95,7 @@ function hostPolicy(mode: HostMode, info: string, pool?: WorkerPool, tuning?: Tu
  * selectBackend for every call.
  */
 export function sharedMemoryAvailable(): boolean {
-  if (typeof SharedArrayBuffer === 'undefined') return false;
-  const g = globalThis as { process?: { versions?: { node?: string } }; crossOriginIsolated?: boolean };
-  return typeof g.process?.versions?.node === 'string' || g.crossOriginIsolated === true;
+  return platform.sharedMemory();
 }
 
 function parallelPolicy(mode: 'par' | 'parUnseq', pool?: WorkerPool, tuning?: TuningOverrides): HostPolicy {

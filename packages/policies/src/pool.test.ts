@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ArgumentError } from '@webdpl/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WORKER_SOURCE } from './platform.node';
 import { createPool, defaultPool, logicalCores } from './pool';
-import { WORKER_SOURCE } from './worker-source';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');

@@ -1,5 +1,6 @@
 /**
- * The CPU worker pool: worker_threads in Node, Web Workers in browsers.
+ * The CPU worker pool: worker_threads in Node, Web Workers in browsers (`#platform`: platform.node.ts or
+ * platform.browser.ts, chosen by export condition).
  *
  * Workers start lazily on the first `run` (about 20-50 ms each in Node) and stay up; idle workers are
  * `unref()`ed so they never keep a Node process alive, and are ref'ed only while they run a job.
@@ -11,8 +12,9 @@
  * the task on the calling thread, one job after another; policies already degrade `par` to `seq`
  * where SharedArrayBuffer is unusable, so that path is only a safety net.
  */
-import { ArgumentError, describe } from '@webdpl/core';
-import { WORKER_SOURCE } from './worker-source';
+import { ArgumentError, describe, platform as hostPlatform } from '@webdpl/core';
+import { platform } from '#platform';
+import type { Spawn, WorkerHandle } from './platform-types';
 
 /** A pool of workers running self-contained task functions over shared memory. */
 export interface WorkerPool {
@@ -38,22 +40,6 @@ export interface PoolOptions {
    */
   readonly size?: number;
 }
-
-/** What the pool needs of one worker, whatever the runtime. */
-interface WorkerHandle {
-  post(message: unknown): void;
-  ref(): void;
-  unref(): void;
-  terminate(): Promise<unknown>;
-}
-
-interface WorkerEvents {
-  message(data: unknown): void;
-  error(error: Error): void;
-  exit(code: number): void;
-}
-
-type Spawn = (events: WorkerEvents) => WorkerHandle;
 
 interface RunState {
   readonly results: unknown[];
@@ -83,100 +69,9 @@ interface WorkerReply {
   readonly e?: { readonly message: string; readonly name: string; readonly stack?: string };
 }
 
-type NodeProcess = {
-  versions?: { node?: string };
-  getBuiltinModule?: (id: string) => unknown;
-};
-
-function nodeProcess(): NodeProcess | undefined {
-  const p = (globalThis as { process?: NodeProcess }).process;
-  return typeof p?.versions?.node === 'string' ? p : undefined;
-}
-
-/** Logical cores of this machine, synchronously; 4 when the runtime does not say. */
+/** Logical cores of this machine (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers). */
 export function logicalCores(): number {
-  const os = nodeProcess()?.getBuiltinModule?.('node:os') as
-    | { availableParallelism?: () => number; cpus(): unknown[] }
-    | undefined;
-  if (os)
-    return Math.max(1, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
-  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  if (typeof nav?.hardwareConcurrency === 'number' && nav.hardwareConcurrency > 0) return nav.hardwareConcurrency;
-  return 4;
-}
-
-type NodeWorkerCtor = new (
-  code: string,
-  options: { eval: true; execArgv: string[] },
-) => {
-  on(event: 'message', fn: (data: unknown) => void): void;
-  on(event: 'error', fn: (error: Error) => void): void;
-  on(event: 'exit', fn: (code: number) => void): void;
-  postMessage(message: unknown): void;
-  ref(): void;
-  unref(): void;
-  terminate(): Promise<number>;
-};
-
-let spawner: Promise<Spawn | undefined> | undefined;
-
-async function loadNodeWorker(proc: NodeProcess): Promise<NodeWorkerCtor> {
-  const sync = proc.getBuiltinModule?.('node:worker_threads') as { Worker: NodeWorkerCtor } | undefined;
-  if (sync) return sync.Worker;
-  const id = 'node:worker_threads';
-  return ((await import(/* @vite-ignore */ id)) as { Worker: NodeWorkerCtor }).Worker;
-}
-
-let blobUrl: string | undefined;
-
-/** How this runtime starts a worker, or undefined when it cannot (then runs are inline). */
-function getSpawner(): Promise<Spawn | undefined> {
-  spawner ??= (async (): Promise<Spawn | undefined> => {
-    const proc = nodeProcess();
-    if (proc) {
-      const NodeWorker = await loadNodeWorker(proc);
-      return (events) => {
-        // execArgv: [] keeps the parent's loaders (tsx, vitest) and --input-type out of the workers:
-        // they would slow every start and make the eval'd source an ES module.
-        const w = new NodeWorker(WORKER_SOURCE, { eval: true, execArgv: [] });
-        w.on('message', events.message);
-        w.on('error', events.error);
-        w.on('exit', events.exit);
-        w.unref();
-        return {
-          post: (m) => w.postMessage(m),
-          ref: () => w.ref(),
-          unref: () => w.unref(),
-          terminate: () => w.terminate(),
-        };
-      };
-    }
-    const g = globalThis as { Worker?: typeof Worker; Blob?: typeof Blob; URL?: typeof URL };
-    if (
-      typeof g.Worker !== 'function' ||
-      typeof g.Blob !== 'function' ||
-      typeof g.URL?.createObjectURL !== 'function'
-    ) {
-      return undefined;
-    }
-    const WebWorker = g.Worker;
-    return (events) => {
-      blobUrl ??= URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
-      const w = new WebWorker(blobUrl);
-      w.onmessage = (ev) => events.message(ev.data);
-      w.onerror = (ev) => {
-        ev.preventDefault();
-        events.error(new Error(ev.message || 'worker error'));
-      };
-      return {
-        post: (m) => w.postMessage(m),
-        ref: () => {},
-        unref: () => {},
-        terminate: async () => w.terminate(),
-      };
-    };
-  })();
-  return spawner;
+  return hostPlatform.hostCores();
 }
 
 const ERROR_CLASSES: Readonly<Record<string, ErrorConstructor>> = {
@@ -215,24 +110,17 @@ class Pool implements WorkerPool {
 
   constructor(readonly size: number) {}
 
-  /** The spawner once known (undefined: not looked up yet; null: no workers in this runtime). */
-  private spawner: Spawn | null | undefined;
-
   /**
-   * Posts the jobs before returning (once the spawner is known), so a caller that goes on working
-   * synchronously, as runChunks does, shares the chunks with the workers instead of taking them all
-   * before any message left: `run` awaiting anything before posting made par run as seq.
+   * Posts the jobs before returning, so a caller that goes on working synchronously, as runChunks
+   * does, shares the chunks with the workers instead of taking them all before any message left:
+   * `run` awaiting anything before posting made par run as seq.
    */
   run<A, R>(task: (job: A) => R, jobs: readonly A[]): Promise<R[]> {
     if (typeof task !== 'function')
       return Promise.reject(new ArgumentError('task', 'a self-contained function', describe(task)));
     if (!Array.isArray(jobs)) return Promise.reject(new ArgumentError('jobs', 'an array of jobs', describe(jobs)));
     if (jobs.length === 0) return Promise.resolve([]);
-    if (this.spawner !== undefined) return this.dispatch(this.spawner ?? undefined, task, jobs);
-    return getSpawner().then((s) => {
-      this.spawner = s ?? null;
-      return this.dispatch(s, task, jobs);
-    });
+    return this.dispatch(platform.spawn, task, jobs);
   }
 
   private dispatch<A, R>(spawn: Spawn | undefined, task: (job: A) => R, jobs: readonly A[]): Promise<R[]> {

@@ -1,7 +1,7 @@
 /**
- * The worker side of the pool, as one self-contained JS string. It is started with
- * `new Worker(code, { eval: true })` in Node and from a Blob URL in browsers, so no separate worker
- * file has to be found at run time (vitest, tsx and bundles all work the same way).
+ * The worker side of the pool, as one self-contained JS string per platform (`workerSource`). It is
+ * started with `new Worker(code, { eval: true })` in Node and from a Blob URL in browsers, so no
+ * separate worker file has to be found at run time (vitest, tsx and bundles all work the same way).
  *
  * Protocol (main -> worker): `{ i: jobId, t: taskId, s?: taskSource, j: job }`; the source travels
  * only the first time this worker sees a task id. Worker -> main: `{ i, v: value }` or
@@ -9,19 +9,17 @@
  */
 import { COMPILE_SOURCE } from './compile';
 
-export const WORKER_SOURCE = `'use strict';
+/**
+ * The worker's source around `port`, the platform's snippet that defines `post(message)` and
+ * `listen(onMessage)` (platform.node.ts: worker_threads' parentPort; platform.browser.ts: `self`).
+ */
+export function workerSource(port: string): string {
+  return `'use strict';
 // The compile-once cache shared with the calling thread (compile.ts).
 globalThis.__webdplCompile = (${COMPILE_SOURCE});
 // esbuild may wrap functions in __name(fn, "name") calls; those survive fn.toString().
 if (typeof globalThis.__name !== 'function') globalThis.__name = function (f) { return f; };
-// Node runs this as CommonJS (the pool passes execArgv: []); the fallbacks cover ESM evaluation.
-const isNode = typeof process === 'object' && process !== null && typeof process.versions === 'object' && typeof process.versions.node === 'string';
-let nodePort = null;
-if (isNode) {
-  if (typeof require === 'function') nodePort = require('node:worker_threads').parentPort;
-  else if (typeof process.getBuiltinModule === 'function') nodePort = process.getBuiltinModule('node:worker_threads').parentPort;
-}
-const post = (m) => (nodePort ? nodePort.postMessage(m) : self.postMessage(m));
+${port}
 const tasks = new Map();
 function fail(i, e) {
   const err = e !== null && typeof e === 'object' ? e : { message: String(e) };
@@ -47,9 +45,6 @@ function onMessage(m) {
   if (r !== null && typeof r === 'object' && typeof r.then === 'function') r.then((v) => ok(m.i, v), (e) => fail(m.i, e));
   else ok(m.i, r);
 }
-if (nodePort) nodePort.on('message', onMessage);
-else if (isNode) {
-  // Messages wait in the port's queue until the listener is attached.
-  import('node:worker_threads').then((wt) => { nodePort = wt.parentPort; nodePort.on('message', onMessage); });
-} else self.onmessage = (ev) => onMessage(ev.data);
+listen(onMessage);
 `;
+}

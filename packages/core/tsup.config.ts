@@ -1,0 +1,3 @@
+import { packageBuild } from '../../scripts/tsup-package';
+
+export default packageBuild({ platforms: true });
