@@ -16,6 +16,7 @@ export { radixSortDevice } from './engines/radix-sort/index';
 export { fill } from './fill/index';
 export { findIf } from './find-if/index';
 export { forEach } from './for-each/index';
+export { gather, gatherIf, scatter, scatterIf } from './gather/index';
 export { innerProduct } from './inner-product/index';
 export { iota } from './iota/index';
 export { isSorted, isSortedUntil } from './is-sorted/index';

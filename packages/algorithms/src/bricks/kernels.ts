@@ -92,8 +92,11 @@ export interface KernelJob {
   /** Whether `c` is a carry-in / initial value (reduce, inclusive scan; exclusive scans always have one). */
   readonly h: boolean;
   readonly c: number;
-  /** findFirst: a shared Int32Array[1] holding the least index found so far, for early exit. */
-  readonly f?: Int32Array | undefined;
+  /**
+   * findFirst: a shared Int32Array[1] holding the least index found so far, for early exit;
+   * gather/scatter kernels (bricks/gather.ts): the stencil.
+   */
+  readonly f?: HostArray | undefined;
 }
 
 /**
@@ -110,7 +113,7 @@ export type Kernel = (
   e: number,
   h: boolean,
   c: number,
-  f: Int32Array | undefined,
+  f: HostArray | undefined,
 ) => number;
 
 /** How a reduction or scan accumulates (see the file comment): f64 sum, blockwise, or in order. */

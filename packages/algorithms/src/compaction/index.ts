@@ -46,7 +46,8 @@ export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | obj
 /** What to keep: a predicate (possibly negated) or "differs from the previous element". */
 type Keep = { readonly pred: GpuFunction; readonly negate: boolean } | undefined;
 
-function checkPredicate(pred: unknown, t: NumericType): GpuFunction {
+/** Checks a unary predicate over elements of type `t` (named `pred` in errors). */
+export function checkPredicate(pred: unknown, t: NumericType): GpuFunction {
   const fn = checkFunction(pred, 'pred', 1);
   if (!fn.supports([t])) throw new ArgumentError('pred', `a predicate defined for ${t}`, `'${fn.name}'`);
   resultTypeOf(fn, [t], 'pred');

@@ -1,6 +1,9 @@
 /**
  * The map engine: transform, forEach, fill, iota, copy and adjacentDifference are all "one output
- * element from the same-index input elements", a bandwidth-bound elementwise kernel.
+ * element from the same-index input elements", a bandwidth-bound elementwise kernel; gather and
+ * scatter (and their stencil forms) are the same kernel with open hooks (kernels.ts): arrays bound
+ * whole and read at any index (`gathered`), and a 'store' element function that writes the output
+ * (bound whole) at any index, or not at all.
  *
  * Size tiers: n = 0 never reaches the engine (callers return at once). Otherwise, when every array
  * starts on a 16-byte boundary, the largest multiple of 4 elements runs the vec4 kernel and the < 4
@@ -12,7 +15,8 @@
  *
  * Aliasing: an input that is the output (same buffer and offset) is read through the output's
  * binding (in place); an input elsewhere in the output's buffer is first copied to a temporary
- * buffer, since WebGPU forbids a buffer bound both read-only and writable in one dispatch.
+ * buffer, since WebGPU forbids a buffer bound both read-only and writable in one dispatch; so is
+ * any gathered array in the output's buffer, and any input in the output's buffer of a 'store' call.
  */
 import {
   bufferId,
@@ -29,10 +33,20 @@ import {
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { type Segment, segmentsFor, windowEntry, windowOf } from '../../common/segments';
 import { bindingLimit } from '../../common/tuning';
-import { type InputSource, type MapPath, mapKernel } from './kernels';
+import {
+  type InputSource,
+  MAP_MAX_GATHERED,
+  MAP_MAX_INPUTS,
+  MAP_PARAMS_WORDS,
+  type MapPath,
+  type MapWrite,
+  mapGatheredBinding,
+  mapInputBinding,
+  mapKernel,
+} from './kernels';
 import { type MapTuning, mapTuning } from './tuning';
 
-export type { MapPath } from './kernels';
+export type { MapPath, MapWrite } from './kernels';
 export { mapTuning } from './tuning';
 
 export interface MapRequest {
@@ -40,17 +54,28 @@ export interface MapRequest {
   readonly label: string;
   /** Number of elements to produce (>= 1). */
   readonly n: number;
-  /** 0, 1 or 2 inputs of exactly `n` elements, on the output's device. */
+  /** 0 to 4 streamed inputs of exactly `n` elements (read at each element's index), on the output's device. */
   readonly inputs: readonly DeviceArray[];
-  /** The output: exactly `n` elements. */
+  /**
+   * The output: exactly `n` elements ('value'), or any length ('store': bound whole; it is what
+   * `readBack` returns).
+   */
   readonly output: DeviceArray;
   /**
-   * Declares `fn <elem.name>([x0: T0, [x1: T1,]] i: u32, c: vec2<u32>) -> O` where O is the
-   * output's type, `i` the element's index in the range and `c` the request's `constants`. Its
-   * mangled name keys the cached kernel (the code is compared on every call), so a front may build
-   * it per call.
+   * Declares `fn <elem.name>([x0: T0, ...,] i: u32, c: vec2<u32>) -> O` where O is the
+   * output's type, `i` the element's index in the range and `c` the request's `constants` ('value'),
+   * or the same function without a result that writes through `map_store(j: u32, v: O)` ('store').
+   * It may read the gathered arrays through `map_load<k>(j: u32) -> T`. Its mangled name keys the
+   * cached kernel (the code is compared on every call), so a front may build it per call.
    */
   readonly elem: WgslFragment;
+  /** How the output is written (see MapWrite). @default 'value' */
+  readonly write?: MapWrite;
+  /**
+   * 0 to 2 arrays on the output's device, bound whole (each within one storage binding) and read at
+   * any index by the element function through `map_load<k>(j)` (gather's input).
+   */
+  readonly gathered?: readonly DeviceArray[];
   /** Two u32 words handed to every element (fill value bits, iota start bits). @default [0, 0] */
   readonly constants?: readonly [number, number];
   /** Tuning overrides from the policy. */
@@ -72,7 +97,7 @@ interface MapPlan extends Owned {
 }
 
 /**
- * Runs `out[i] = elem(in0[i], in1[i], i, c)` for i in [0, n). With `readBack` (or `before`/`after`
+ * Runs `out[i] = elem(in0[i], in1[i], ..., i, c)` (or the store element) for i in [0, n). With `readBack` (or `before`/`after`
  * hooks, which may read back) it resolves once the work is submitted and errors are known, with the
  * output's bytes (n * 4) when read back. Otherwise it does not wait for the GPU: the output stays on
  * the device, later calls on the device see it (calls run in call order), and GPU errors surface
@@ -84,20 +109,31 @@ interface MapPlan extends Owned {
 export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<ArrayBuffer | undefined> {
   const t: MapTuning = cachedTuning(req.tuningName ?? 'map', mapTuning, req.tuning);
   const { n, output } = req;
+  const store = req.write === 'store';
+  const gathered = req.gathered ?? [];
+  if (req.inputs.length > MAP_MAX_INPUTS || gathered.length > MAP_MAX_GATHERED) {
+    throw new Error(`map engine: at most ${MAP_MAX_INPUTS} inputs and ${MAP_MAX_GATHERED} gathered arrays`);
+  }
   const [c0, c1] = req.constants ?? [0, 0];
   let copyNeeded = false;
-  let key = `map|${req.elem.name}|${n}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${t.maxWorkgroups}|${t.maxBindingBytes}|${c0 >>> 0}|${c1 >>> 0}|${output.type}:${bufferId(output.buffer)}@${output.offset}`;
+  let key = `map|${req.write ?? 'value'}|${req.elem.name}|${n}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${t.maxWorkgroups}|${t.maxBindingBytes}|${c0 >>> 0}|${c1 >>> 0}|${output.type}:${bufferId(output.buffer)}@${output.offset}+${output.length}`;
+  // An array read elsewhere in the output's buffer is read from a copy (WebGPU forbids a buffer
+  // bound both read-only and writable in one dispatch); so is any array in the output's buffer of
+  // a 'store' call (its output is bound whole). Such calls build their plan each time.
+  const needsCopy = (a: DeviceArray, streamed: boolean) =>
+    a.buffer === output.buffer && (store || !streamed || a.offset !== output.offset);
   for (const a of req.inputs) {
-    if (a.buffer === output.buffer && a.offset !== output.offset) copyNeeded = true;
+    if (needsCopy(a, true)) copyNeeded = true;
     key += `|${a.type}:${bufferId(a.buffer)}@${a.offset}`;
   }
-  // Inputs elsewhere in the output's buffer read from a copy (WebGPU forbids a buffer bound both
-  // read-only and writable in one dispatch); such calls build their plan each time.
-  const copies = copyNeeded
-    ? req.inputs.map((a) =>
-        a.buffer === output.buffer && a.offset !== output.offset ? DeviceArray.create(device, a.type, n) : undefined,
-      )
-    : [];
+  for (const a of gathered) {
+    if (needsCopy(a, false)) copyNeeded = true;
+    key += `|g${a.type}:${bufferId(a.buffer)}@${a.offset}+${a.length}`;
+  }
+  const copyOf = (a: DeviceArray, streamed: boolean) =>
+    needsCopy(a, streamed) ? DeviceArray.create(device, a.type, a.length) : undefined;
+  const copies = copyNeeded ? req.inputs.map((a) => copyOf(a, true)) : [];
+  const gatheredCopies = copyNeeded ? gathered.map((a) => copyOf(a, false)) : [];
   const cache = dispatchCache<MapPlan>(device, 'map');
   let plan = copyNeeded ? undefined : cache.get(key);
   if (plan && plan.elemCode !== req.elem.code) plan = undefined;
@@ -106,7 +142,7 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
   try {
     if (!plan) {
       try {
-        plan = await buildPlan(device, req, t, copies, [c0, c1]);
+        plan = await buildPlan(device, req, t, copies, gatheredCopies, [c0, c1]);
       } catch (e) {
         turn.release();
         throw e;
@@ -117,21 +153,23 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
     let rb: { data(): ArrayBuffer } | undefined;
     const record = (rec: Recorder) => {
       req.before?.(rec);
-      req.inputs.forEach((a, k) => {
-        const copy = copies[k];
-        if (copy) rec.encoder.copyBufferToBuffer(a.buffer, a.byteOffset, copy.buffer, 0, n * 4);
-      });
+      const copyIn = (a: DeviceArray, copy: DeviceArray | undefined) => {
+        if (copy) rec.encoder.copyBufferToBuffer(a.buffer, a.byteOffset, copy.buffer, 0, a.length * 4);
+      };
+      for (const [k, a] of req.inputs.entries()) copyIn(a, copies[k]);
+      for (const [k, a] of gathered.entries()) copyIn(a, gatheredCopies[k]);
       const pass = rec.beginPass(req.label);
       recordSteps(rec, pass, steps);
       pass.end();
       req.after?.(rec);
-      if (req.readBack) rb = rec.readback(output.buffer, output.byteOffset, n * 4);
+      if (req.readBack) rb = rec.readback(output.buffer, output.byteOffset, (store ? output.length : n) * 4);
     };
     if (req.readBack || req.before || req.after) await device.queue.submit(req.label, record, turn);
     else await device.queue.enqueue(req.label, record, turn);
     return rb?.data();
   } finally {
     for (const c of copies) c?.destroy();
+    for (const c of gatheredCopies) c?.destroy();
     if (copyNeeded) for (const b of plan?.owned ?? []) b.destroy();
   }
 }
@@ -142,16 +180,21 @@ async function buildPlan(
   req: MapRequest,
   t: MapTuning,
   copies: readonly (DeviceArray | undefined)[],
+  gatheredCopies: readonly (DeviceArray | undefined)[],
   [c0, c1]: readonly [number, number],
 ): Promise<MapPlan> {
   const { n, output } = req;
+  const store = req.write === 'store';
   const kernelSources = req.inputs.map(
     (a, k): InputSource =>
       !copies[k] && a.buffer === output.buffer && a.offset === output.offset ? 'output' : 'binding',
   );
   const inputs = req.inputs.map((a, k) => copies[k] ?? a);
+  const gathered = (req.gathered ?? []).map((a, k) => gatheredCopies[k] ?? a);
   const inTypes = inputs.map((a) => a.type as NumericType);
-  const aligned = [output, ...inputs].every((a) => a.offset % 4 === 0);
+  const gatheredTypes = gathered.map((a) => a.type as NumericType);
+  // A 'store' output is bound whole: only the streamed inputs decide the vec4 path.
+  const aligned = (store ? inputs : [output, ...inputs]).every((a) => a.offset % 4 === 0);
   const n4 = aligned ? n - (n % 4) : 0;
   const limit = bindingLimit(device, t.maxBindingBytes);
   const w = t.workgroupSize;
@@ -160,7 +203,7 @@ async function buildPlan(
   if (n4 < n) ranges.push({ path: 'scalar', start: n4, length: n - n4 });
   const pipelines: GPUComputePipeline[] = [];
   for (const r of ranges) {
-    const key = `map|${r.path}|${req.elem.name}|${inTypes.join(',')}|${kernelSources.join(',')}|${output.type}|${w}|${t.vecsPerThread}|${t.itemsPerThread}`;
+    const key = `map|${r.path}|${req.write ?? 'value'}|${req.elem.name}|${inTypes.join(',')}|${gatheredTypes.join(',')}|${kernelSources.join(',')}|${output.type}|${w}|${t.vecsPerThread}|${t.itemsPerThread}`;
     pipelines.push(
       await pipelineFor(device, key, [req.elem], () =>
         mapKernel({
@@ -168,6 +211,8 @@ async function buildPlan(
           sources: kernelSources,
           outType: output.type as NumericType,
           elem: req.elem,
+          write: req.write ?? 'value',
+          gathered: gatheredTypes,
           path: r.path,
           workgroupSize: w,
           vecsPerThread: t.vecsPerThread,
@@ -183,36 +228,35 @@ async function buildPlan(
       const pipeline = pipelines[i] as GPUComputePipeline;
       const layout = pipeline.getBindGroupLayout(0);
       const tile = r.path === 'vec' ? 4 * w * t.vecsPerThread : w * t.itemsPerThread;
+      // Arrays bound whole ('store' outputs, gathered arrays): one window for every segment.
+      const whole = (a: DeviceArray) => windowOf(device, a, { start: 0, length: a.length });
+      const gwins = gathered.map(whole);
+      const woWhole = store ? whole(output) : undefined;
       for (const s of segmentsFor(device, r.length, limit, tile)) {
         const abs: Segment = { start: r.start + s.start, length: s.length };
-        const wo = windowOf(device, output, abs);
+        const wo = woWhole ?? windowOf(device, output, abs);
         const wins = inputs.map((a) => windowOf(device, a, abs));
         const count = r.path === 'vec' ? s.length / 4 : s.length;
         const per = r.path === 'vec' ? tile / 4 : tile;
         const tiles = Math.max(1, Math.ceil(count / per));
         const wgs = t.maxWorkgroups > 0 ? Math.min(tiles, t.maxWorkgroups) : tiles;
-        const params = paramsBuffer(
-          device,
-          new Uint32Array([
-            s.length,
-            wo.localBase,
-            wins[0]?.localBase ?? 0,
-            wins[1]?.localBase ?? 0,
-            abs.start,
-            wgs,
-            c0 >>> 0,
-            c1 >>> 0,
-            tiles,
-            0,
-            0,
-            0,
-          ]),
-          `${req.label} params`,
-        );
+        const words = new Uint32Array(MAP_PARAMS_WORDS);
+        words.set([s.length, wo.localBase]);
+        wins.forEach((win, k) => {
+          words[2 + k] = win.localBase;
+        });
+        words.set([abs.start, wgs, c0 >>> 0, c1 >>> 0, tiles], 2 + MAP_MAX_INPUTS);
+        gwins.forEach((win, k) => {
+          words[7 + MAP_MAX_INPUTS + k] = win.localBase;
+        });
+        const params = paramsBuffer(device, words, `${req.label} params`);
         owned.push(params);
         const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: params } }, windowEntry(1, output, wo)];
         inputs.forEach((a, k) => {
-          if (kernelSources[k] === 'binding') entries.push(windowEntry(2 + k, a, wins[k] as typeof wo));
+          if (kernelSources[k] === 'binding') entries.push(windowEntry(mapInputBinding(k), a, wins[k] as typeof wo));
+        });
+        gathered.forEach((a, k) => {
+          entries.push(windowEntry(mapGatheredBinding(k), a, gwins[k] as typeof wo));
         });
         steps.push({ pipeline, group: device.gpu.createBindGroup({ layout, entries }), wgs });
       }

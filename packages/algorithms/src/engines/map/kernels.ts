@@ -1,5 +1,13 @@
 /**
- * WGSL of the map engine: out[i] = elem(in0[i], in1[i], i, c) over a range of elements.
+ * WGSL of the map engine: out[i] = elem(in0[i], in1[i], ..., i, c) over a range of elements.
+ *
+ * Hooks (fragments with fixed signatures, so gather/scatter and the like are new element functions,
+ * not new kernels):
+ *  - "generate input": up to 4 streamed inputs read at the element's index (x0..x3), plus up to 2
+ *    `gathered` arrays bound whole and read at any index through `fn map_load<k>(j: u32) -> T`;
+ *  - "write output": 'value' stores the element function's result at the element's index; 'store'
+ *    binds the output whole and leaves the write to the element function, through
+ *    `fn map_store(j: u32, v: O)` (any index, or none: scatter, conditional writes).
  *
  *  - 'vec': every array starts on a 16-byte boundary and the range is a multiple of 4 elements.
  *    Each thread loads `vecsPerThread` vec4s per input (coalesced: consecutive threads read
@@ -26,51 +34,97 @@ export type MapPath = 'vec' | 'scalar';
 /** Where input k is read from: its own binding, or the output's (the input is the output). */
 export type InputSource = 'binding' | 'output';
 
+/**
+ * How the output is written: 'value', out[i] = elem(...); 'store', elem(...) returns nothing and
+ * writes through `map_store(j, v)` (the output bound whole).
+ */
+export type MapWrite = 'value' | 'store';
+
+/** Most streamed inputs and most gathered arrays of one kernel. */
+export const MAP_MAX_INPUTS = 4;
+export const MAP_MAX_GATHERED = 2;
+
 export interface MapKernelParams {
-  /** Element types of the inputs (0, 1 or 2). */
+  /** Element types of the streamed inputs (0 to MAP_MAX_INPUTS). */
   readonly inTypes: readonly NumericType[];
   readonly sources: readonly InputSource[];
   readonly outType: NumericType;
-  /** Declares `fn <elem.name>([x0: T0, [x1: T1,]] i: u32, c: vec2<u32>) -> outType`. */
+  /**
+   * Declares `fn <elem.name>([x0: T0, ...,] i: u32, c: vec2<u32>) -> outType` ('value'), or the same
+   * without a result ('store').
+   */
   readonly elem: WgslFragment;
+  /** @default 'value' */
+  readonly write?: MapWrite;
+  /** Element types of the gathered arrays (bound whole, read through `map_load<k>`). @default [] */
+  readonly gathered?: readonly NumericType[];
   readonly path: MapPath;
   readonly workgroupSize: number;
   readonly vecsPerThread: number;
   readonly itemsPerThread: number;
 }
 
-/** Uniform parameters (12 u32). `n` is the length of the dispatched range in elements. */
+/**
+ * Uniform parameters (16 u32). `n` is the length of the dispatched range in elements; `base*` the
+ * index of each array's first element of the range in its binding (`base_out` and `gbase*`: of the
+ * whole array, for bindings of whole arrays).
+ */
 export const MAP_PARAMS_STRUCT = `struct MapParams {
   n: u32,
   base_out: u32,
   base0: u32,
   base1: u32,
+  base2: u32,
+  base3: u32,
   index_start: u32,
   num_wg: u32,
   c0: u32,
   c1: u32,
   num_tiles: u32,
+  gbase0: u32,
+  gbase1: u32,
   pad0: u32,
   pad1: u32,
   pad2: u32,
 }`;
 
-/** Builds the kernel. Bindings: 0 params, 1 output, 2 + k input k (when read from its own binding). */
+/** Number of u32 words of MAP_PARAMS_STRUCT. */
+export const MAP_PARAMS_WORDS = 16;
+
+/** Binding of streamed input k and of gathered array k. */
+export const mapInputBinding = (k: number): number => 2 + k;
+export const mapGatheredBinding = (k: number): number => 2 + MAP_MAX_INPUTS + k;
+
+/**
+ * Builds the kernel. Bindings: 0 params, 1 output, 2 + k streamed input k (when read from its own
+ * binding), 6 + k gathered array k.
+ */
 export function mapKernel(p: MapKernelParams): WgslFragment {
   const w = p.workgroupSize;
   const vec = p.path === 'vec';
+  const store = p.write === 'store';
+  const gathered = p.gathered ?? [];
+  if (p.inTypes.length > MAP_MAX_INPUTS || gathered.length > MAP_MAX_GATHERED) {
+    throw new Error(`map engine: at most ${MAP_MAX_INPUTS} inputs and ${MAP_MAX_GATHERED} gathered arrays`);
+  }
+  if (store && p.sources.includes('output')) throw new Error('map engine: store kernels never read the output');
   const per = vec ? p.vecsPerThread : p.itemsPerThread;
   const tile = w * per;
   const vt = (t: NumericType) => (vec ? `vec4<${t}>` : t);
   const lines = [
     '@group(0) @binding(0) var<uniform> prm: MapParams;',
-    `@group(0) @binding(1) var<storage, read_write> out_d: array<${vt(p.outType)}>;`,
+    `@group(0) @binding(1) var<storage, read_write> out_d: array<${store ? p.outType : vt(p.outType)}>;`,
   ];
   p.inTypes.forEach((t, k) => {
     if (p.sources[k] === 'binding') {
-      lines.push(`@group(0) @binding(${2 + k}) var<storage, read> in${k}_d: array<${vt(t)}>;`);
+      lines.push(`@group(0) @binding(${mapInputBinding(k)}) var<storage, read> in${k}_d: array<${vt(t)}>;`);
     }
   });
+  gathered.forEach((t, k) => {
+    lines.push(`@group(0) @binding(${mapGatheredBinding(k)}) var<storage, read> gat${k}_d: array<${t}>;`);
+    lines.push(`fn map_load${k}(j: u32) -> ${t} { return gat${k}_d[prm.gbase${k} + j]; }`);
+  });
+  if (store) lines.push(`fn map_store(j: u32, v: ${p.outType}) { out_d[prm.base_out + j] = v; }`);
   const div = vec ? ' / 4u' : '';
   const load = (k: number, idx: string) =>
     p.sources[k] === 'output' ? `out_d[ob + ${idx}]` : `in${k}_d[b${k} + ${idx}]`;
@@ -83,6 +137,16 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
         ks.map((k) => `a${k}_${j}`),
         `prm.index_start + ${idxVar}`,
       );
+    if (store) {
+      return comps
+        .map((cc, q) =>
+          call(
+            ks.map((k) => `a${k}_${j}.${cc}`),
+            `prm.index_start + ${idxVar} * 4u + ${q}u`,
+          ),
+        )
+        .join(';\n      ');
+    }
     const parts = comps.map((cc, q) =>
       call(
         ks.map((k) => `a${k}_${j}.${cc}`),
@@ -95,13 +159,15 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const full: string[] = [];
   for (let j = 0; j < per; j++) full.push(`let v${j} = t + ${j * w}u + ids.lid;`);
   for (let j = 0; j < per; j++) for (const k of ks) full.push(`let a${k}_${j} = ${load(k, `v${j}`)};`);
-  for (let j = 0; j < per; j++) full.push(`out_d[ob + v${j}] = ${value(String(j), `v${j}`)};`);
+  const write = (j: string, idxVar: string) =>
+    store ? `${value(j, idxVar)};` : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
+  for (let j = 0; j < per; j++) full.push(write(String(j), `v${j}`));
   const partial = [
     `for (var j = 0u; j < ${per}u; j++) {`,
     `  let v = t + j * ${w}u + ids.lid;`,
     '  if (v < count) {',
     ...ks.map((k) => `    let a${k}_p = ${load(k, 'v')};`),
-    `    out_d[ob + v] = ${value('p', 'v')};`,
+    `    ${write('p', 'v')}`,
     '  }',
     '}',
   ];
@@ -109,6 +175,8 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     'map',
     p.path,
     p.inTypes.map((t, k) => `${t}${p.sources[k] === 'output' ? 'o' : 'b'}`).join('_') || 'none',
+    gathered.join('_') || 'nog',
+    store ? 'store' : 'value',
     p.outType,
     p.elem.name,
     w,
@@ -124,7 +192,7 @@ ${entryPrologue(false)}
   if (wg_index >= prm.num_wg) { return; }
   let c = vec2<u32>(prm.c0, prm.c1);
   let count = prm.n${div};
-  let ob = prm.base_out${div};
+  let ob = prm.base_out${store ? '' : div};
 ${ks.map((k) => `  let b${k} = prm.base${k}${div};`).join('\n')}
   for (var tl = wg_index; tl < prm.num_tiles; tl += prm.num_wg) {
     let t = tl * ${tile}u;

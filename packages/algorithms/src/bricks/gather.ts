@@ -1,0 +1,140 @@
+/**
+ * CPU loops of gather and scatter and their stencil forms (Thrust's gather, gather_if, scatter,
+ * scatter_if), as generated kernels (`Kernel` of kernels.ts, compiled once per thread through
+ * `compileOnce`, tagged with their element types so each keeps its own type feedback):
+ *
+ *  - gather:  y[i] = x2[x[i]]            (x the map, x2 the input, y the output)
+ *  - scatter: y[x2[i]] = x[i]            (x the input, x2 the map)
+ *  - the stencil forms do the same only where `pred(s[i])` is truthy (the stencil `s` travels in the
+ *    job's `f` field);
+ *  - check: the first i in [b, e) whose index x[i] is not in [0, c) (and, with a stencil, whose
+ *    stencil passes), or -1. Fronts run it over the whole map before any write, so an out-of-range
+ *    index is an error that leaves the output untouched.
+ *
+ * seq: the loop on the calling thread. par: chunks shared by the calling thread and the workers
+ * (`runChunks`) when every array lives in shared memory (allocShared); otherwise the calling thread
+ * runs the loop: the reads (gather) or writes (scatter) go anywhere in their array, so staging a
+ * plain array for the workers would copy all of it, as much traffic as the loop itself. Scatter
+ * with repeated indices: seq keeps the last write; par keeps one of them (unspecified, as on the GPU).
+ */
+import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
+import { type CpuBackend, compileOnce, isShared, planParallel } from '@webdpl/policies';
+import type { Kernel } from './kernels';
+import { runChunks } from './staging';
+
+export type GatherKind = 'gather' | 'scatter';
+
+/** A stencil and the predicate applied to it (gatherIf / scatterIf). */
+export interface Stencil {
+  readonly array: HostArray;
+  readonly pred: GpuFunction;
+}
+
+function typeOf(a: HostArray): NumericType {
+  return a instanceof Uint32Array ? 'u32' : a instanceof Int32Array ? 'i32' : 'f32';
+}
+
+/** The kernel body of `kind` (see the file comment); `test` guards each element (stencil). */
+function body(kind: GatherKind | 'check', test: string | undefined): string {
+  const guard = (stmt: string) => (test === undefined ? stmt : `if (${test}) ${stmt}`);
+  switch (kind) {
+    case 'gather':
+      return `for (let i = b; i < e; i++) ${guard('y[i] = x2[x[i]];')}
+    return 0;`;
+    case 'scatter':
+      return `for (let i = b; i < e; i++) ${guard('y[x2[i]] = x[i];')}
+    return 0;`;
+    case 'check':
+      return `for (let i = b; i < e; i++) {
+      const j = x[i];
+      if (!(j >= 0 && j < c)${test === undefined ? '' : ` && ${test}`}) return i;
+    }
+    return -1;`;
+  }
+}
+
+/**
+ * The factory source `(p) => kernel` of `kind`, with the predicate's source spliced in when it has
+ * one (`pred` a JS source; then the result is a self-contained kernel source, usable by workers).
+ */
+function kernelSource(kind: GatherKind | 'check', types: string, pred: string | 'bound' | undefined): string {
+  const test = pred === undefined ? undefined : 'p(f[i])';
+  const k = `function ${kind}_kernel(x, x2, y, b, e, h, c, f) {
+    ${body(kind, test)}
+  }`;
+  const tag = `/* webdpl ${kind} ${types} ${pred === undefined ? 'all' : pred === 'bound' ? 'bound' : 'pred'} */`;
+  if (pred === 'bound') return `((p) => { 'use strict'; return ${k}; }) ${tag}`;
+  return `(() => { 'use strict'; const p = ${pred ?? 'undefined'}; return ${k}; })() ${tag}`;
+}
+
+interface Compiled {
+  readonly kernel: Kernel;
+  /** Self-contained source (par), when the predicate has a JS source (or there is none). */
+  readonly source: string | undefined;
+}
+
+function compiled(kind: GatherKind | 'check', arrays: readonly HostArray[], stencil: Stencil | undefined): Compiled {
+  const types = arrays.map(typeOf).join(',');
+  if (!stencil) {
+    const source = kernelSource(kind, types, undefined);
+    return { kernel: compileOnce<Kernel>(source), source };
+  }
+  const st = typeOf(stencil.array);
+  let pred: string | undefined;
+  try {
+    pred = stencil.pred.jsSource([st]);
+  } catch {
+    // A predicate without a JS source (an explicit { js, wgsl } function): bound on this thread.
+    const factory = compileOnce<(p: unknown) => Kernel>(kernelSource(kind, `${types},${st}`, 'bound'));
+    return { kernel: factory(stencil.pred.js([st])), source: undefined };
+  }
+  const source = kernelSource(kind, `${types},${st}`, pred);
+  return { kernel: compileOnce<Kernel>(source), source };
+}
+
+/**
+ * The first position of `map` whose index is outside [0, limit) (where the stencil passes), or -1.
+ * Reads only; one pass on the calling thread.
+ */
+export function firstOutOfRange(map: HostArray, limit: number, stencil?: Stencil): number {
+  const { kernel } = compiled('check', [map], stencil);
+  return kernel(map, undefined, undefined, 0, map.length, false, limit, stencil?.array);
+}
+
+/**
+ * gather (y[i] = input[map[i]] for i < map.length) or scatter (y[map[i]] = input[i] for
+ * i < input.length), where the stencil passes if one is given. Every index must be in range (see
+ * `firstOutOfRange`); the output must not overlap the other arrays.
+ */
+export async function cpuGather(
+  backend: CpuBackend,
+  kind: GatherKind,
+  map: HostArray,
+  input: HostArray,
+  output: HostArray,
+  stencil?: Stencil,
+): Promise<void> {
+  const n = map.length;
+  if (n === 0) return;
+  // The kernel's x and x2: gather reads the map first, scatter the input.
+  const [x, x2] = kind === 'gather' ? [map, input] : [input, map];
+  const { kernel, source } = compiled(kind, [x, x2, output], stencil);
+  const s = stencil?.array;
+  const chunks = source === undefined ? undefined : planParallel(backend, n);
+  const shared = [x, x2, output, s].every((a) => a === undefined || isShared(a));
+  if (!chunks || backend.kind !== 'par' || !shared) {
+    kernel(x, x2, output, 0, n, false, 0, s);
+    return;
+  }
+  await runChunks(backend, chunks, (c) => ({
+    s: source as string,
+    x,
+    x2,
+    y: output,
+    b: c.begin,
+    e: c.end,
+    h: false,
+    c: 0,
+    f: s,
+  }));
+}

@@ -1,0 +1,268 @@
+import { DeviceArray, type HostArray, lambda } from '@webdpl/core';
+import { allocShared, execution } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { expectSameArray } from '../testing/arrays';
+import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
+import { edgeSizes, makeData, policyMatrix, rng, TINY_MAP_TILES, testDevice } from '../testing/matrix';
+import { gather, gatherIf, scatter, scatterIf } from './index';
+
+const DEFAULT_TILES = [256 * 4 * 4, 256 * 8];
+const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457]);
+const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
+
+type T3 = 'u32' | 'i32' | 'f32';
+
+function alloc(type: T3, n: number): HostArray {
+  return type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
+}
+
+/** `n` random indices in [0, m) (repeats allowed), as u32 or i32. */
+function randomMap(n: number, m: number, seed: number, type: 'u32' | 'i32' = 'u32'): Uint32Array | Int32Array {
+  const r = rng(seed);
+  const out = type === 'u32' ? new Uint32Array(n) : new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = r() % m;
+  return out;
+}
+
+/** A random permutation of [0, n) (Fisher-Yates with a fixed seed), optionally shifted by `shift`. */
+function permutation(n: number, seed: number, shift = 0): Uint32Array {
+  const r = rng(seed);
+  const p = new Uint32Array(n);
+  for (let i = 0; i < n; i++) p[i] = i;
+  for (let i = n - 1; i > 0; i--) {
+    const j = r() % (i + 1);
+    const t = p[i] as number;
+    p[i] = p[j] as number;
+    p[j] = t;
+  }
+  for (let i = 0; i < n; i++) p[i] = (p[i] as number) + shift;
+  return p;
+}
+
+/** Stencil values: about a third zero, some NaN for f32 (NaN is falsy). */
+function stencilData(type: T3, n: number, seed: number): HostArray {
+  const r = rng(seed);
+  const s = alloc(type, n);
+  for (let i = 0; i < n; i++) {
+    const v = r() % 3;
+    s[i] = type === 'f32' && v === 2 && i % 2 === 0 ? Number.NaN : v === 0 ? 0 : type === 'i32' ? -v : v;
+  }
+  return s;
+}
+
+const truthy = (v: number) => !!v;
+
+function refGather(map: HostArray, input: HostArray, out: HostArray, st?: HostArray, pred = truthy): HostArray {
+  for (let i = 0; i < map.length; i++) if (!st || pred(st[i] as number)) out[i] = input[map[i] as number] as number;
+  return out;
+}
+
+function refScatter(input: HostArray, map: HostArray, out: HostArray, st?: HostArray, pred = truthy): HostArray {
+  for (let i = 0; i < input.length; i++) if (!st || pred(st[i] as number)) out[map[i] as number] = input[i] as number;
+  return out;
+}
+
+/** Output filled with a recognizable value (7), so unwritten elements are checked too. */
+function filled(type: T3, n: number): HostArray {
+  return alloc(type, n).fill(7);
+}
+
+describe.each(matrix)('gather and scatter under $name', ({ name, policy, gpu }) => {
+  const variant = isEngineVariant(name);
+  for (const type of variant ? (['u32'] as const) : (['u32', 'i32', 'f32'] as const)) {
+    it(`gather / scatter ${type} at edge sizes (u32 maps, random and permutation)`, async () => {
+      for (const n of sizes) {
+        // gather: n random indices (repeats) into an input of another length.
+        const m = Math.max(1, (n >> 1) + 3);
+        const input = makeData(type, m, 'random', n + 11);
+        const map = randomMap(n, m, n + 5);
+        const out = filled(type, n + 2);
+        await gather(policy, map, input, out);
+        expectSameArray(out, refGather(map, input, filled(type, n + 2)), `gather n=${n}`);
+
+        // scatter: a permutation into a longer output (3 elements never written).
+        const src = makeData(type, n, 'random', n + 3);
+        const perm = permutation(n, n + 9, 1);
+        const dst = filled(type, n + 3);
+        await scatter(policy, src, perm, dst);
+        expectSameArray(dst, refScatter(src, perm, filled(type, n + 3)), `scatter n=${n}`);
+        expectSameArray(perm, permutation(n, n + 9, 1), 'map untouched');
+      }
+    });
+  }
+
+  it('gatherIf / scatterIf at edge sizes: default predicate on an f32 stencil (NaN falsy), a lambda on i32', async () => {
+    const gt = lambda((s: number) => s < -1);
+    for (const n of sizes) {
+      if (variant && n % 2 === 0 && n > 16) continue;
+      const input = makeData('u32', n + 1, 'random', n + 1);
+      const map = randomMap(n, n + 1, n + 2, 'i32');
+      const sf = stencilData('f32', n, n + 3);
+      const out = filled('u32', n);
+      await gatherIf(policy, map, sf, input, out);
+      expectSameArray(out, refGather(map, input, filled('u32', n), sf), `gatherIf n=${n}`);
+
+      const si = stencilData('i32', n, n + 4);
+      const perm = permutation(n, n + 5);
+      const dst = filled('u32', n);
+      const src = input.subarray(0, n);
+      await scatterIf(policy, src, perm, si, dst, gt);
+      expectSameArray(
+        dst,
+        refScatter(src, perm, filled('u32', n), si, (s) => s < -1),
+        `scatterIf n=${n}`,
+      );
+    }
+  });
+
+  itIf(!variant)('i32 maps, an out-of-range index under a failing stencil, shared arrays', async () => {
+    for (const n of [1, 7, 100, 4099]) {
+      const input = makeData('f32', n, 'random');
+      const map = randomMap(n, n, 3, 'i32');
+      const st = new Uint32Array(n).fill(1);
+      // Indices under a zero stencil are never read: out of range there is fine everywhere.
+      st[n - 1] = 0;
+      map[n - 1] = -5;
+      const out = filled('f32', n);
+      await gatherIf(policy, map, st, input, out);
+      expectSameArray(out, refGather(map, input, filled('f32', n), st), `gatherIf skips n=${n}`);
+      const perm = Int32Array.from(permutation(n, 4));
+      perm[n - 1] = n;
+      const dst = filled('f32', n);
+      await scatterIf(policy, input, perm, st, dst);
+      expectSameArray(dst, refScatter(input, perm, filled('f32', n), st), `scatterIf skips n=${n}`);
+
+      // Arrays from allocShared (par runs on the pool). Host policies only: Dawn's writeBuffer
+      // rejects SharedArrayBuffer views (an upload of shared arrays in core fails today).
+      if (gpu) continue;
+      const sm = allocShared('u32', n);
+      sm.set(permutation(n, 17));
+      const si = allocShared('i32', n);
+      si.set(makeData('i32', n, 'random'));
+      const so = allocShared('i32', n);
+      await gather(policy, sm, si, so);
+      expectSameArray(so, refGather(sm, si, new Int32Array(n)), `shared gather n=${n}`);
+      so.fill(0);
+      await scatter(policy, si, sm, so);
+      expectSameArray(so, refScatter(si, sm, new Int32Array(n)), `shared scatter n=${n}`);
+    }
+  });
+
+  if (gpu && testDevice) {
+    const device = testDevice;
+    it('DeviceArray views at offsets (unaligned paths), padding untouched; out-of-range indices skipped', async () => {
+      const fallback = name === 'auto' ? undefined : policy;
+      for (const n of [1, 3, 4, 7, 64, 257, 1000, 4099]) {
+        const input = makeData('u32', n + 2, 'random');
+        const map = randomMap(n, n + 2, 5);
+        const perm = permutation(n, 6);
+        for (const [a, b] of [
+          [0, 0],
+          [1, 0],
+          [0, 3],
+          [4, 8],
+        ] as const) {
+          const din = place(device, input, a);
+          const dmap = place(device, map, b);
+          const dout = place(device, filled('u32', n), a + b);
+          await gather(policy, dmap.view, din.view, dout.view);
+          expectSameArray(await dout.read(), refGather(map, input, filled('u32', n)), `gather n=${n} @${a},${b}`);
+          const dperm = place(device, perm, a);
+          const dst = place(device, filled('u32', n + 2), b);
+          await scatter(policy, din.view.view(0, n), dperm.view, dst.view);
+          expectSameArray(
+            await dst.read(),
+            refScatter(input.subarray(0, n), perm, filled('u32', n + 2)),
+            `scatter n=${n} @${a},${b}`,
+          );
+          expectSameArray(await din.read(), input, 'input untouched');
+          for (const p of [din, dmap, dout, dperm, dst]) p.parent.destroy();
+        }
+        if (!fallback) continue;
+        // On the GPU an index out of range (here: every third one, u32 past the end and i32 negative) is skipped.
+        const bad = Int32Array.from(map, (x, i) => (i % 3 === 0 ? (i % 2 ? -1 - i : n + 2 + i) : x));
+        const dbad = DeviceArray.from(device, bad);
+        const dinput = DeviceArray.from(device, input);
+        const dout = DeviceArray.from(device, filled('u32', n) as Uint32Array);
+        await gather(fallback, dbad, dinput, dout);
+        const want = filled('u32', n);
+        for (let i = 0; i < n; i++) if (i % 3 !== 0) want[i] = input[bad[i] as number] as number;
+        expectSameArray(await dout.read(), want, `gather skips out-of-range n=${n}`);
+        // (scatter: a permutation, so no index repeats.)
+        const badPerm = Int32Array.from(perm, (x, i) => (i % 3 === 0 ? (i % 2 ? -1 - i : n + 2 + i) : x));
+        const hostOut = filled('u32', n + 2);
+        await scatter(fallback, input.subarray(0, n), badPerm, hostOut);
+        const want2 = filled('u32', n + 2);
+        for (let i = 0; i < n; i++) if (i % 3 !== 0) want2[badPerm[i] as number] = input[i] as number;
+        expectSameArray(hostOut, want2, `scatter skips out-of-range n=${n}`);
+        for (const d of [dbad, dinput, dout]) d.destroy();
+      }
+    });
+
+    it('a gathered input in the output buffer (read from a copy)', async () => {
+      const n = 300;
+      const data = makeData('u32', 2 * n, 'random');
+      const both = place(device, data, 1);
+      const map = permutation(n, 3);
+      await gather(policy, map, both.view.view(0, n), both.view.view(n, n));
+      const got = await both.read();
+      expectSameArray(got.subarray(n), refGather(map, data.subarray(0, n), new Uint32Array(n)), 'same buffer');
+      both.parent.destroy();
+    });
+  }
+});
+
+describe('gather / scatter: bad input', () => {
+  const seq = execution.seq;
+  it('names the argument; out-of-range indices on the CPU leave the output untouched', async () => {
+    for (const policy of [execution.seq, execution.par, parPool]) {
+      const input = Uint32Array.from([10, 11, 12, 13]);
+      const out = new Uint32Array(4).fill(9);
+      await expect(gather(policy, Uint32Array.from([0, 4, 1, 2]), input, out)).rejects.toThrow(
+        /map: expected indices in \[0, 4\) \(the length of input\), got map\[1\] = 4/,
+      );
+      await expect(gather(policy, Int32Array.from([0, 1, -1, 2]), input, out)).rejects.toThrow(/got map\[2\] = -1/);
+      await expect(scatter(policy, input, Uint32Array.from([3, 2, 1, 9]), out)).rejects.toThrow(
+        /map: expected indices in \[0, 4\) \(the length of output\), got map\[3\] = 9/,
+      );
+      await expect(
+        gatherIf(policy, Uint32Array.from([0, 1, 7, 2]), Uint32Array.from([0, 1, 1, 0]), input, out),
+      ).rejects.toThrow(/got map\[2\] = 7/);
+      await expect(
+        scatterIf(policy, input, Int32Array.from([0, -3, 1, 2]), Float32Array.from([1, 2, 0, 1]), out),
+      ).rejects.toThrow(/got map\[1\] = -3/);
+      expect([...out]).toEqual([9, 9, 9, 9]);
+      expect([...input]).toEqual([10, 11, 12, 13]);
+    }
+  });
+
+  it('wrong types, lengths and aliasing', async () => {
+    const input = Uint32Array.from([10, 11, 12, 13]);
+    const map = Uint32Array.from([3, 2, 1, 0]);
+    const out = new Uint32Array(4).fill(9);
+    await expect(gather(seq, Float32Array.from([0, 1]), input, out)).rejects.toThrow(
+      /map: expected a u32 or i32 array of indices, got f32 elements/,
+    );
+    await expect(gather(seq, [0, 1] as unknown as Uint32Array, input, out)).rejects.toThrow(/map: expected/);
+    await expect(gather(seq, map, input, new Uint32Array(3))).rejects.toThrow(/output: expected at least 4 elements/);
+    await expect(gather(seq, map, input, new Int32Array(4))).rejects.toThrow(/output: expected an array of u32/);
+    await expect(scatter(seq, input, map.subarray(0, 3), out)).rejects.toThrow(/map: expected 4 elements/);
+    await expect(scatter(seq, input, map, new Float32Array(4))).rejects.toThrow(/output: expected an array of u32/);
+    await expect(gatherIf(seq, map, new Uint32Array(3), input, out)).rejects.toThrow(/stencil: expected 4 elements/);
+    await expect(scatterIf(seq, input, map, new Uint32Array(4), out, 5 as never)).rejects.toThrow(/pred/);
+    await expect(gather(seq, map, input, input)).rejects.toThrow(/output: expected memory that does not overlap input/);
+    await expect(scatter(seq, input, map, map)).rejects.toThrow(/output: expected memory that does not overlap map/);
+    await expect(gather({} as never, map, input, out)).rejects.toThrow(/policy/);
+    expect([...out]).toEqual([9, 9, 9, 9]);
+    expect([...map]).toEqual([3, 2, 1, 0]);
+  });
+
+  if (testDevice) {
+    const device = testDevice;
+    it('DeviceArrays need a device policy', async () => {
+      const d = DeviceArray.from(device, Uint32Array.from([1, 2, 3]));
+      await expect(gather(seq, Uint32Array.from([0]), d, new Uint32Array(1))).rejects.toThrow(/policy/);
+      d.destroy();
+    });
+  }
+});
