@@ -2,6 +2,7 @@
 // Families: transform-reduce, map, scan-scatter, sort (see README); engines are exported for the bench.
 
 export { adjacentDifference, minus } from './adjacent-difference/index';
+export { adjacentFind } from './adjacent-find/index';
 export { allOf, anyOf, noneOf } from './any-of/index';
 export type { SearchResult } from './binary-search/index';
 export { binarySearch, lowerBound, upperBound } from './binary-search/index';
@@ -13,17 +14,22 @@ export type { MergeSortOptions, MergeSortResult } from './engines/merge-sort/ind
 export { mergeSortDevice } from './engines/merge-sort/index';
 export type { RadixKeyType, RadixSortOptions, RadixSortResult } from './engines/radix-sort/index';
 export { radixSortDevice } from './engines/radix-sort/index';
+export { equal, mismatch } from './equal/index';
 export { fill } from './fill/index';
 export { findIf } from './find-if/index';
 export { forEach } from './for-each/index';
 export { gather, gatherIf, scatter, scatterIf } from './gather/index';
+export { generate } from './generate/index';
 export { innerProduct } from './inner-product/index';
 export { iota } from './iota/index';
+export { isPartitioned } from './is-partitioned/index';
 export { isSorted, isSortedUntil } from './is-sorted/index';
 export type { ElementAt, MinMax } from './min-element/index';
 export { maxElement, minElement, minmaxElement } from './min-element/index';
 export type { OperatorArg } from './reduce/index';
 export { reduce } from './reduce/index';
+export { replace, replaceIf } from './replace/index';
+export { reverse, rotate } from './reverse/index';
 export type { ScanOperatorArg, TransformArg } from './scans/index';
 export { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './scans/index';
 export type { BuiltinComparator, ComparatorArg } from './sort/index';

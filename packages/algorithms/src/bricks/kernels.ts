@@ -53,7 +53,9 @@ export type KernelKind =
   /** y[b..e) = x[b..e) (no function). */
   | 'copy'
   /** The number of x[i] === c in [b, e) (no function). */
-  | 'count';
+  | 'count'
+  /** y[i] = t(i), the index in y's type (f32: rounded); x is not read. */
+  | 'generate';
 
 /** A function and the argument types it is called with. */
 export interface BoundFunction {
@@ -299,6 +301,12 @@ export function factorySource(spec: KernelSpec): string {
     return 0;`;
       break;
     }
+    case 'generate': {
+      const i = spec.arrays[2] === 'f32' ? 'Math.fround(i)' : 'i';
+      body = `for (let i = b; i < e; i++) y[i] = t(${i});
+    return 0;`;
+      break;
+    }
     case 'findFirst':
       body = `const f = found;
     for (let s = b; s < e; s += 8192) {
@@ -432,6 +440,7 @@ const KINDS: readonly KernelKind[] = [
   'iota',
   'copy',
   'count',
+  'generate',
 ];
 
 function typeCode(t: NumericType | undefined): number {

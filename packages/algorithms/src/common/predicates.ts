@@ -87,16 +87,17 @@ export function valueTypeOf(r: ResultType): NumericType {
 const negations = new WeakMap<GpuFunction, GpuFunction>();
 
 /**
- * The negation of a unary predicate: `x => !pred(x)` with JS truthiness, as a GpuFunction with JS,
- * worker-source and WGSL forms. One object per predicate (cached), so CPU kernels compiled for it
- * are reused across calls.
+ * The negation of a unary or binary predicate: `x => !pred(x)` (or `(a, b) => !pred(a, b)`) with JS
+ * truthiness, as a GpuFunction with JS, worker-source and WGSL forms. One object per predicate
+ * (cached), so CPU kernels compiled for it are reused across calls.
  */
 export function negatePredicate(pred: GpuFunction): GpuFunction {
   let neg = negations.get(pred);
   if (neg) return neg;
+  const binary = pred.arity === 2;
   neg = {
     kind: 'function',
-    arity: 1,
+    arity: pred.arity,
     name: `not_${pred.name}`,
     builtin: false,
     commutative: false,
@@ -105,9 +106,10 @@ export function negatePredicate(pred: GpuFunction): GpuFunction {
     identity: () => undefined,
     js: (t) => {
       const f = pred.js(t);
-      return (x: number) => !f(x);
+      return binary ? (a: number, b: number) => !f(a, b) : (x: number) => !f(x);
     },
-    jsSource: (t) => `((f) => (x) => !f(x))(${pred.jsSource(t)})`,
+    jsSource: (t) =>
+      binary ? `((f) => (a, b) => !f(a, b))(${pred.jsSource(t)})` : `((f) => (x) => !f(x))(${pred.jsSource(t)})`,
     wgsl: (t) => predicateFragment(pred, t, true),
     subgroupOp: () => undefined,
   };
