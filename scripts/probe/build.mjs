@@ -11,6 +11,7 @@ await build({
     'sort-probe': 'scripts/probe/sort-probe.ts',
     'per-call-probe': 'scripts/probe/per-call-probe.ts',
     'per-call-breakdown': 'scripts/probe/per-call-breakdown.ts',
+    'catalogue-probe': 'scripts/probe/catalogue-probe.ts',
   },
   bundle: true,
   platform: 'node',
