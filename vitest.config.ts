@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // CPU-bound, so files run in a small fork pool and tests may take seconds each.
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
     setupFiles: ['scripts/test/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -1,0 +1,519 @@
+/**
+ * The browser suite's table: one entry per algorithm family exported by @webdpl/algorithms, each
+ * run at every size of SIZES under every policy of POLICIES and checked against a plain JS loop.
+ * Runs in the page (bundled by esbuild with the packages' browser entries); the Node side
+ * (browser.test.ts) only asks for (family, policy) pairs and reports what failed.
+ *
+ * A new algorithm gets a row here: `covers` lists the exports it exercises, and a test in Node
+ * (browser.test.ts) fails while an export of @webdpl/algorithms is in no row's `covers`.
+ */
+import {
+  adjacentDifference,
+  allOf,
+  anyOf,
+  binarySearch,
+  copy,
+  copyIf,
+  count,
+  countIf,
+  exclusiveScan,
+  fill,
+  findIf,
+  forEach,
+  gather,
+  gatherIf,
+  greater,
+  inclusiveScan,
+  innerProduct,
+  iota,
+  isSorted,
+  isSortedUntil,
+  less,
+  lowerBound,
+  maxElement,
+  minElement,
+  minmaxElement,
+  noneOf,
+  partition,
+  reduce,
+  removeIf,
+  scatter,
+  scatterIf,
+  sort,
+  sortByKey,
+  stablePartition,
+  stableSort,
+  transform,
+  transformExclusiveScan,
+  transformInclusiveScan,
+  transformReduce,
+  unique,
+  upperBound,
+} from '@webdpl/algorithms';
+import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
+import type { Policy } from '@webdpl/policies';
+
+/** Sizes every family runs at: empty, tiny, around the engines' tiles (map/reduce 2048, compaction 4096, scan 6144), a few thousand, ~1e5. */
+export const SIZES: readonly number[] = [0, 1, 2, 3, 17, 1000, 2047, 2048, 2049, 4097, 6143, 6145, 20_000, 100_003];
+
+/** The policies of the table: names the Node side passes in. */
+export const POLICIES = ['seq', 'par', 'device', 'auto'] as const;
+export type PolicyName = (typeof POLICIES)[number];
+
+export interface CaseContext {
+  readonly policy: Policy;
+  readonly name: PolicyName;
+  /** The GPU the device policy runs on (for DeviceArray cases). */
+  readonly gpu: GpuDevice;
+}
+
+export interface Family {
+  readonly name: string;
+  /** Exports of @webdpl/algorithms this row exercises. */
+  readonly covers: readonly string[];
+  /** Runs the family at `n` elements; throws with a message on a wrong answer. */
+  run(ctx: CaseContext, n: number): Promise<void>;
+}
+
+// ---- data and checks ----
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** u32 values below `range`, seeded by n so every policy sees the same data. */
+function u32(n: number, range = 1000, seed = 1): Uint32Array {
+  const r = rng(n * 7919 + seed);
+  return Uint32Array.from({ length: n }, () => Math.floor(r() * range));
+}
+
+function i32(n: number, seed = 2): Int32Array {
+  const r = rng(n * 7919 + seed);
+  return Int32Array.from({ length: n }, () => Math.floor(r() * 2000) - 1000);
+}
+
+function f32(n: number, seed = 3): Float32Array {
+  const r = rng(n * 7919 + seed);
+  return Float32Array.from({ length: n }, () => Math.fround((r() - 0.5) * 1000));
+}
+
+function fail(what: string, got: unknown, want: unknown): never {
+  throw new Error(`${what}: got ${String(got)}, want ${String(want)}`);
+}
+
+function eq(what: string, got: unknown, want: unknown): void {
+  if (!Object.is(got, want)) fail(what, got, want);
+}
+
+function near(what: string, got: number, want: number, rel = 1e-5): void {
+  if (!(Math.abs(got - want) <= rel * Math.max(1, Math.abs(want)))) fail(what, got, want);
+}
+
+/** Equal element by element (Object.is: -0 and NaN exact), naming the first difference. */
+function same(what: string, got: ArrayLike<number>, want: ArrayLike<number>, length = want.length): void {
+  if (got.length < length) fail(`${what} length`, got.length, length);
+  for (let i = 0; i < length; i++) {
+    if (!Object.is(got[i], want[i])) fail(`${what}[${i}]`, got[i], want[i]);
+  }
+}
+
+/** Calls `f` on a copy of `input` and checks the original copy was not written. */
+async function readOnly<A extends Uint32Array | Int32Array | Float32Array, R>(
+  input: A,
+  f: (a: A) => Promise<R>,
+): Promise<R> {
+  const before = input.slice() as A;
+  const r = await f(input);
+  same('input after the call', input, before);
+  return r;
+}
+
+function totalOrder(a: number, b: number): number {
+  if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
+  if (Number.isNaN(b)) return -1;
+  if (a === b) return Object.is(a, -0) && Object.is(b, 0) ? -1 : Object.is(a, 0) && Object.is(b, -0) ? 1 : 0;
+  return a < b ? -1 : 1;
+}
+
+// ---- the table ----
+
+export const FAMILIES: readonly Family[] = [
+  {
+    name: 'reduce',
+    covers: ['reduce'],
+    async run({ policy }, n) {
+      const a = u32(n);
+      let s = 0;
+      for (const x of a) s = (s + x) >>> 0;
+      eq('reduce u32', await readOnly(a, (x) => reduce(policy, x)), s);
+      const b = i32(n);
+      let t = 5;
+      for (const x of b) t = (t + x) | 0;
+      eq('reduce i32 init 5', await reduce(policy, b, 5), t);
+      const c = f32(n);
+      let m = Number.NEGATIVE_INFINITY;
+      for (const x of c) m = Math.max(m, x);
+      eq('reduce f32 maximum', await reduce(policy, c, Number.NEGATIVE_INFINITY, maximum), m);
+    },
+  },
+  {
+    name: 'transformReduce and innerProduct',
+    covers: ['transformReduce', 'innerProduct'],
+    async run({ policy }, n) {
+      const a = u32(n, 100);
+      const b = u32(n, 100, 9);
+      let s = 3;
+      let p = 0;
+      for (let i = 0; i < n; i++) {
+        s = (s + a[i] * 2 + 1) >>> 0;
+        p = (p + a[i] * b[i]) >>> 0;
+      }
+      eq('transformReduce', await transformReduce(policy, a, 3, plus, (x: number) => x * 2 + 1), s);
+      eq('transformReduce binary', await transformReduce(policy, a, b, 0, plus, (x: number, y: number) => x * y), p);
+      eq('innerProduct', await innerProduct(policy, a, b), p);
+      const f = f32(n);
+      let q = 0;
+      for (const x of f) q += x * x;
+      near('innerProduct f32', await innerProduct(policy, f, f), q, 1e-4);
+    },
+  },
+  {
+    name: 'count, countIf, anyOf, allOf, noneOf, findIf',
+    covers: ['count', 'countIf', 'anyOf', 'allOf', 'noneOf', 'findIf'],
+    async run({ policy }, n) {
+      const a = u32(n, 50);
+      const is7 = (x: number) => x === 7;
+      eq('count', await count(policy, a, 7), a.filter(is7).length);
+      eq('countIf', await countIf(policy, a, (x: number) => x % 3 === 0), a.filter((x) => x % 3 === 0).length);
+      eq('anyOf', await anyOf(policy, a, (x: number) => x === 7), a.some(is7));
+      eq(
+        'allOf',
+        await allOf(policy, a, (x: number) => x < 49),
+        a.every((x) => x < 49),
+      );
+      eq('noneOf', await noneOf(policy, a, (x: number) => x === 7), !a.some(is7));
+      eq('findIf', await findIf(policy, a, (x: number) => x === 7), a.findIndex(is7));
+      // the last element only: the whole input is searched
+      const b = new Uint32Array(n);
+      if (n > 0) b[n - 1] = 1;
+      eq('findIf last', await findIf(policy, b, (x: number) => x === 1), n - 1);
+    },
+  },
+  {
+    name: 'minElement, maxElement, minmaxElement',
+    covers: ['minElement', 'maxElement', 'minmaxElement'],
+    async run({ policy }, n) {
+      const a = f32(n);
+      let lo = -1;
+      let hi = -1;
+      for (let i = 0; i < n; i++) {
+        if (lo < 0 || totalOrder(a[i], a[lo]) < 0) lo = i;
+        if (hi < 0 || totalOrder(a[i], a[hi]) > 0) hi = i;
+      }
+      const min = await readOnly(a, (x) => minElement(policy, x));
+      eq('minElement index', min.index, lo);
+      eq('minElement value', min.value, lo < 0 ? undefined : a[lo]);
+      eq('maxElement index', (await maxElement(policy, a)).index, hi);
+      const mm = await minmaxElement(policy, u32(n, 10));
+      const b = u32(n, 10);
+      let bl = -1;
+      let bh = -1;
+      for (let i = 0; i < n; i++) {
+        if (bl < 0 || b[i] < b[bl]) bl = i;
+        if (bh < 0 || b[i] > b[bh]) bh = i;
+      }
+      eq('minmaxElement min index (first least)', mm.min.index, bl);
+      eq('minmaxElement max index (first greatest)', mm.max.index, bh);
+    },
+  },
+  {
+    name: 'isSorted, isSortedUntil',
+    covers: ['isSorted', 'isSortedUntil'],
+    async run({ policy }, n) {
+      const a = u32(n).sort();
+      eq('isSorted sorted', await isSorted(policy, a), true);
+      const at = n >> 1;
+      if (n > 1) a[at] = a[at - 1] + 1;
+      let until = n;
+      for (let i = 1; i < n; i++) {
+        if (a[i] < a[i - 1]) {
+          until = i;
+          break;
+        }
+      }
+      eq('isSortedUntil', await isSortedUntil(policy, a), until);
+      eq('isSorted greater', await isSorted(policy, a.slice().reverse(), greater), until === n);
+    },
+  },
+  {
+    name: 'lowerBound, upperBound, binarySearch',
+    covers: ['lowerBound', 'upperBound', 'binarySearch'],
+    async run({ policy }, n) {
+      const sorted = u32(n, 400).sort();
+      const queries = u32(257, 420, 5);
+      const lb = (q: number) => {
+        let i = 0;
+        while (i < n && sorted[i] < q) i++;
+        return i;
+      };
+      const ub = (q: number) => {
+        let i = 0;
+        while (i < n && sorted[i] <= q) i++;
+        return i;
+      };
+      same('lowerBound', await lowerBound(policy, sorted, queries), Array.from(queries, lb));
+      same('upperBound', await upperBound(policy, sorted, queries), Array.from(queries, ub));
+      same(
+        'binarySearch',
+        await binarySearch(policy, sorted, queries),
+        Array.from(queries, (q) => (sorted.includes(q) ? 1 : 0)),
+      );
+    },
+  },
+  {
+    name: 'scans',
+    covers: ['inclusiveScan', 'exclusiveScan', 'transformInclusiveScan', 'transformExclusiveScan'],
+    async run({ policy }, n) {
+      const a = u32(n);
+      const inc = new Uint32Array(n);
+      const exc = new Uint32Array(n);
+      const tinc = new Uint32Array(n);
+      const texc = new Uint32Array(n);
+      let s = 0;
+      let e = 7;
+      let t = 0;
+      let u = 1;
+      for (let i = 0; i < n; i++) {
+        s = (s + a[i]) >>> 0;
+        inc[i] = s;
+        exc[i] = e;
+        e = (e + a[i]) >>> 0;
+        t = (t + a[i] * 3) >>> 0;
+        tinc[i] = t;
+        texc[i] = u;
+        u = Math.imul(u, (a[i] % 3) + 1) >>> 0;
+      }
+      same('inclusiveScan', await readOnly(a, (x) => inclusiveScan(policy, x, new Uint32Array(n))), inc);
+      same('exclusiveScan init 7', await exclusiveScan(policy, a, new Uint32Array(n), 7), exc);
+      same(
+        'transformInclusiveScan',
+        await transformInclusiveScan(policy, a, new Uint32Array(n), plus, (x: number) => x * 3),
+        tinc,
+      );
+      const texcGot = await transformExclusiveScan(
+        policy,
+        a,
+        new Uint32Array(n),
+        1,
+        multiplies,
+        (x: number) => (x % 3) + 1,
+      );
+      same('transformExclusiveScan multiplies', texcGot, texc);
+      const inPlace = a.slice();
+      await inclusiveScan(policy, inPlace, inPlace);
+      same('inclusiveScan in place', inPlace, inc);
+    },
+  },
+  {
+    name: 'compaction',
+    covers: ['copyIf', 'removeIf', 'partition', 'stablePartition', 'unique'],
+    async run({ policy }, n) {
+      const a = u32(n, 10);
+      const even = (x: number) => x % 2 === 0;
+      const kept = a.filter(even);
+      const out = new Uint32Array(n);
+      eq('copyIf count', await readOnly(a, (x) => copyIf(policy, x, out, (v: number) => v % 2 === 0)), kept.length);
+      same('copyIf', out, kept);
+      const r = a.slice();
+      const odd = a.filter((x) => !even(x));
+      eq('removeIf length', await removeIf(policy, r, (v: number) => v % 2 === 0), odd.length);
+      same('removeIf', r, odd);
+      const sp = a.slice();
+      eq('stablePartition count', await stablePartition(policy, sp, (v: number) => v % 2 === 0), kept.length);
+      same('stablePartition', sp, [...kept, ...odd]);
+      const p = a.slice();
+      const k = await partition(policy, p, (v: number) => v % 2 === 0);
+      eq('partition count', k, kept.length);
+      for (let i = 0; i < n; i++)
+        if (even(p[i]) !== i < k) fail(`partition[${i}] on the wrong side`, p[i], i < k ? 'even' : 'odd');
+      same('partition is a permutation', p.slice().sort(), a.slice().sort());
+      const d = u32(n, 3);
+      const want = d.filter((x, i) => i === 0 || x !== d[i - 1]);
+      eq('unique length', await unique(policy, d), want.length);
+      same('unique', d, want);
+    },
+  },
+  {
+    name: 'maps: transform, forEach, copy, fill, iota, adjacentDifference',
+    covers: ['transform', 'forEach', 'copy', 'fill', 'iota', 'adjacentDifference', 'minus'],
+    async run({ policy }, n) {
+      const a = f32(n);
+      const out = new Float32Array(n);
+      await readOnly(a, (x) => transform(policy, x, out, (v: number) => v * 2 + 1));
+      same(
+        'transform',
+        out,
+        Float32Array.from(a, (v) => v * 2 + 1),
+      );
+      const b = u32(n);
+      const c = u32(n, 1000, 4);
+      const sum = new Uint32Array(n);
+      await transform(policy, b, c, sum, (x: number, y: number) => x + y);
+      same(
+        'transform binary',
+        sum,
+        Uint32Array.from(b, (x, i) => x + c[i]),
+      );
+      const e = b.slice();
+      await forEach(policy, e, (x: number) => x * 3);
+      same(
+        'forEach',
+        e,
+        Uint32Array.from(b, (x) => x * 3),
+      );
+      const cp = new Uint32Array(n);
+      await copy(policy, b, cp);
+      same('copy', cp, b);
+      const fl = new Int32Array(n);
+      await fill(policy, fl, -4);
+      same('fill', fl, new Int32Array(n).fill(-4));
+      const io = new Uint32Array(n);
+      await iota(policy, io, 10);
+      same(
+        'iota',
+        io,
+        Uint32Array.from({ length: n }, (_, i) => i + 10),
+      );
+      const ad = new Int32Array(n);
+      const src = i32(n);
+      await adjacentDifference(policy, src, ad);
+      same(
+        'adjacentDifference',
+        ad,
+        Int32Array.from(src, (x, i) => (i === 0 ? x : x - src[i - 1])),
+      );
+    },
+  },
+  {
+    name: 'gather, scatter',
+    covers: ['gather', 'gatherIf', 'scatter', 'scatterIf'],
+    async run({ policy }, n) {
+      const input = f32(n);
+      const r = rng(n + 11);
+      const map = Uint32Array.from({ length: n }, () => Math.floor(r() * n));
+      const out = new Float32Array(n);
+      await readOnly(input, (x) => gather(policy, map, x, out));
+      same(
+        'gather',
+        out,
+        Float32Array.from(map, (m) => input[m]),
+      );
+      const stencil = u32(n, 2, 6);
+      const gi = new Float32Array(n).fill(-1);
+      await gatherIf(policy, map, stencil, input, gi);
+      same(
+        'gatherIf',
+        gi,
+        Float32Array.from(map, (m, i) => (stencil[i] ? input[m] : -1)),
+      );
+      // a permutation: every output element written once
+      const perm = Uint32Array.from({ length: n }, (_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(r() * (i + 1));
+        [perm[i], perm[j]] = [perm[j], perm[i]];
+      }
+      const sc = new Float32Array(n);
+      await scatter(policy, input, perm, sc);
+      const want = new Float32Array(n);
+      for (let i = 0; i < n; i++) want[perm[i]] = input[i];
+      same('scatter', sc, want);
+      const si = new Float32Array(n).fill(-1);
+      await scatterIf(policy, input, perm, stencil, si, (x: number) => x === 0);
+      const wantIf = new Float32Array(n).fill(-1);
+      for (let i = 0; i < n; i++) if (stencil[i] === 0) wantIf[perm[i]] = input[i];
+      same('scatterIf', si, wantIf);
+    },
+  },
+  {
+    name: 'sorts',
+    covers: ['sort', 'stableSort', 'greater', 'less'],
+    async run({ policy }, n) {
+      const a = u32(n, 1 << 30);
+      const s = a.slice();
+      await sort(policy, s);
+      same('sort u32', s, a.slice().sort());
+      const l = a.slice();
+      await sort(policy, l, less);
+      same('sort u32 less', l, s);
+      const f = f32(n);
+      if (n > 3) {
+        f[0] = Number.NaN;
+        f[1] = -0;
+        f[2] = 0;
+      }
+      const g = f.slice();
+      await sort(policy, g, greater);
+      // greater: descending numbers (+0 before -0), NaN still last
+      const desc = f.slice().sort().reverse();
+      same('sort f32 greater', g, [...desc.filter((x) => !Number.isNaN(x)), ...desc.filter((x) => Number.isNaN(x))]);
+      const i = i32(n);
+      const st = i.slice();
+      await stableSort(policy, st);
+      same('stableSort i32', st, i.slice().sort());
+    },
+  },
+  {
+    name: 'sortByKey',
+    covers: ['sortByKey'],
+    async run({ policy }, n) {
+      const keys = u32(n, 64);
+      const values = Uint32Array.from({ length: n }, (_, i) => i);
+      const k = keys.slice();
+      await sortByKey(policy, k, values);
+      const want = Array.from(values.keys()).sort((x, y) => keys[x] - keys[y] || x - y);
+      same(
+        'sortByKey keys',
+        k,
+        Uint32Array.from(want, (x) => keys[x]),
+      );
+      same('sortByKey values (stable)', values, want);
+    },
+  },
+  {
+    name: 'DeviceArray chain',
+    covers: [],
+    async run({ policy, name, gpu }, n) {
+      if (name !== 'device' && name !== 'auto') return; // DeviceArrays pin calls to their GPU
+      const a = DeviceArray.from(gpu, u32(n));
+      const b = DeviceArray.from(gpu, new Uint32Array(n));
+      try {
+        // no awaits in between: calls on a device run in call order
+        void transform(policy, a, b, (x: number) => x + 1);
+        void inclusiveScan(policy, b, b);
+        const total = await reduce(policy, b);
+        const host = u32(n);
+        let s = 0;
+        let t = 0;
+        for (const x of host) {
+          s = (s + x + 1) >>> 0;
+          t = (t + s) >>> 0;
+        }
+        eq('transform -> inclusiveScan -> reduce on DeviceArrays', total, t);
+        if (n > 0) eq('read back last', (await b.read())[n - 1], s);
+      } finally {
+        a.destroy();
+        b.destroy();
+      }
+    },
+  },
+];
+
+/** Exports of @webdpl/algorithms that are not algorithms run by policies (engines for the bench, helpers). */
+export const NOT_ALGORITHMS: readonly string[] = ['radixSortDevice', 'mergeSortDevice'];

@@ -1,0 +1,71 @@
+/**
+ * The browser suite's page script (bundled by esbuild with defaults, browser platform): sets up the
+ * policies and exposes `globalThis.webdplSuite` for the Node side (browser.test.ts) to call through
+ * playwright's `page.evaluate`.
+ */
+import { type GpuDevice, gpuSelector, selectDevice } from '@webdpl/core';
+import { execution, makeDevicePolicy, type Policy } from '@webdpl/policies';
+import { FAMILIES, type PolicyName, SIZES } from './cases';
+
+export interface PageInfo {
+  readonly adapter: string;
+  readonly kind: string;
+  readonly subgroups: readonly [number, number];
+  readonly workgroupStorage: number;
+  readonly crossOriginIsolated: boolean;
+  readonly parInfo: string;
+  readonly families: readonly string[];
+}
+
+export interface CaseResult {
+  readonly failures: readonly string[];
+  readonly ms: number;
+}
+
+let gpu: GpuDevice | undefined;
+const policies = new Map<PolicyName, Policy>();
+
+async function setup(): Promise<GpuDevice> {
+  if (gpu) return gpu;
+  gpu = (await selectDevice(gpuSelector)) as GpuDevice;
+  policies.set('seq', execution.seq);
+  policies.set('par', execution.par);
+  // fallback 'error': a call the GPU cannot run fails here instead of passing on the CPU
+  policies.set('device', makeDevicePolicy(gpu, { fallback: 'error' }));
+  policies.set('auto', execution.auto);
+  return gpu;
+}
+
+async function info(): Promise<PageInfo> {
+  const g = await setup();
+  return {
+    adapter: g.info.name,
+    kind: g.info.kind,
+    subgroups: [g.info.subgroupMinSize, g.info.subgroupMaxSize],
+    workgroupStorage: g.info.limits.maxComputeWorkgroupStorageSize ?? 0,
+    crossOriginIsolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true,
+    parInfo: execution.par.info,
+    families: FAMILIES.map((f) => f.name),
+  };
+}
+
+/** Runs one family under one policy at every size; a failure per size that went wrong. */
+async function run(family: string, policyName: PolicyName): Promise<CaseResult> {
+  const g = await setup();
+  const f = FAMILIES.find((x) => x.name === family);
+  const policy = policies.get(policyName);
+  if (!f || !policy) return { failures: [`no family '${family}' or policy '${policyName}' in the page`], ms: 0 };
+  const t0 = performance.now();
+  const failures: string[] = [];
+  for (const n of SIZES) {
+    try {
+      await f.run({ policy, name: policyName, gpu: g }, n);
+    } catch (e) {
+      const err = e as Error;
+      failures.push(`n=${n}: ${err?.name ?? 'Error'}: ${err?.message ?? String(e)}`);
+    }
+  }
+  return { failures, ms: performance.now() - t0 };
+}
+
+(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run };
