@@ -35,16 +35,25 @@ export type CpuCompactMode = 'compact' | 'partition';
  * The source of a compaction kernel (a `Kernel` of kernels.ts) returning how many it kept: x[b, e)
  * -> y from b (kept) and x2 from b (rejected, partition). Adjacent-different keeps x[i] when it
  * differs from x[i - 1]; a chunk after the first gets x[b - 1] as `c` with `h` set (workers may not
- * see it: only their own chunks are staged).
+ * see it: only their own chunks are staged). With `stencil` (its element type), x2 is the stencil
+ * and the predicate is applied to x2[i] instead of x[i] ('compact' only).
  */
-export function compactSource(pred: string | undefined, type: NumericType, mode: CpuCompactMode): string {
+export function compactSource(
+  pred: string | undefined,
+  type: NumericType,
+  mode: CpuCompactMode,
+  stencil?: NumericType,
+): string {
+  if (stencil !== undefined && (pred === undefined || mode !== 'compact')) {
+    throw new Error('compaction: a stencil needs a predicate and the compact mode');
+  }
   const reject = mode === 'partition' ? 'else r[q++] = v;' : '';
-  const test = pred === undefined ? 'v !== prev' : 'f(v)';
+  const test = pred === undefined ? 'v !== prev' : stencil !== undefined ? 'f(r[i])' : 'f(v)';
   const track = pred === undefined ? 'prev = v;' : '';
   return `(function () {
   'use strict';
   const f = ${pred ?? 'undefined'};
-  return function compact_${type}_${mode}_${pred === undefined ? 'unique' : 'pred'}(x, r, y, b0, e, h, c) {
+  return function compact_${type}_${mode}_${pred === undefined ? 'unique' : stencil === undefined ? 'pred' : `stencil_${stencil}`}(x, r, y, b0, e, h, c) {
     let b = b0, k = b0, q = b0;
     let prev = +c;
     if (${pred === undefined} && b < e && !h) {
@@ -60,7 +69,7 @@ export function compactSource(pred: string | undefined, type: NumericType, mode:
     }
     return k - b0;
   };
-})() /* webdpl compaction ${type} */`;
+})() /* webdpl compaction ${type}${stencil === undefined ? '' : ` stencil ${stencil}`} */`;
 }
 
 function predSource(keep: CpuKeep): string | undefined {
@@ -79,10 +88,16 @@ function sharedView(type: NumericType, buf: SharedArrayBuffer, n: number): HostA
       : new Float32Array(buf, 0, n);
 }
 
-function seqCompact(kernel: Kernel, src: HostArray, dst: HostArray, mode: CpuCompactMode): number {
+function seqCompact(
+  kernel: Kernel,
+  src: HostArray,
+  dst: HostArray,
+  mode: CpuCompactMode,
+  stencil: HostArray | undefined,
+): number {
   const n = src.length;
   const r = mode === 'partition' ? (allocHost(typeOf(src), n) as HostArray) : undefined;
-  const kept = kernel(src, r, dst, 0, n, false, 0, undefined);
+  const kept = kernel(src, r ?? stencil, dst, 0, n, false, 0, undefined);
   if (r) dst.set(r.subarray(0, n - kept), kept);
   return kept;
 }
@@ -90,7 +105,8 @@ function seqCompact(kernel: Kernel, src: HostArray, dst: HostArray, mode: CpuCom
 /**
  * Writes the kept elements of `src` in order to `dst[0, count)` (partition: then the rejected ones in
  * order) and returns count. `dst` may be `src` (in place) and needs n elements; only `dst[0, count)`
- * (partition: all n) is written.
+ * (partition: all n) is written. With a `stencil` (n elements; 'compact' only) element i is kept
+ * when the predicate holds for stencil[i] (the predicate's type is then the stencil's).
  */
 export async function cpuCompact(
   backend: CpuBackend,
@@ -98,6 +114,7 @@ export async function cpuCompact(
   dst: HostArray,
   keep: CpuKeep,
   mode: CpuCompactMode,
+  stencil?: HostArray,
 ): Promise<number> {
   const n = src.length;
   const type = typeOf(src);
@@ -106,23 +123,35 @@ export async function cpuCompact(
     pred = predSource(keep);
   } catch {
     // A predicate without a JS source (host-only): the calling thread runs its function.
-    return seqCompactFn(keep, src, dst, mode);
+    return seqCompactFn(keep, src, dst, mode, stencil);
   }
-  const source = compactSource(pred, type, mode);
+  const source = compactSource(pred, type, mode, stencil ? typeOf(stencil) : undefined);
   const kernel = compileOnce<Kernel>(source);
   const chunks = planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) return seqCompact(kernel, src, dst, mode);
+  if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
+    return seqCompact(kernel, src, dst, mode, stencil);
+  }
   const ybuf = acquireScratch(n * 4);
   const rbuf = mode === 'partition' ? acquireScratch(n * 4) : undefined;
   const y = sharedView(type, ybuf, n);
   const r = rbuf ? sharedView(type, rbuf, n) : undefined;
   const prevOf = (b: number) => (b > 0 ? (src[b - 1] as number) : 0);
+  // The stencil travels as x2 (staged like the input); a partition's rejected elements go to `r`.
   const counts = await runPar(
     backend,
     chunks,
-    { x: src, x2: r, y, n },
-    (c, sh): KernelJob => ({ s: source, x: sh.x, x2: r, y, b: c.begin, e: c.end, h: c.begin > 0, c: prevOf(c.begin) }),
-    (c) => kernel(src, r, y, c.begin, c.end, c.begin > 0, prevOf(c.begin), undefined),
+    { x: src, x2: r ?? stencil, y, n },
+    (c, sh): KernelJob => ({
+      s: source,
+      x: sh.x,
+      x2: stencil ? sh.x2 : r,
+      y,
+      b: c.begin,
+      e: c.end,
+      h: c.begin > 0,
+      c: prevOf(c.begin),
+    }),
+    (c) => kernel(src, r ?? stencil, y, c.begin, c.end, c.begin > 0, prevOf(c.begin), undefined),
   );
   let o = 0;
   for (let i = 0; i < chunks.length; i++) {
@@ -146,7 +175,13 @@ export async function cpuCompact(
 }
 
 /** The calling thread's loop with the predicate's function (no JS source to generate a kernel from). */
-function seqCompactFn(keep: CpuKeep, src: HostArray, dst: HostArray, mode: CpuCompactMode): number {
+function seqCompactFn(
+  keep: CpuKeep,
+  src: HostArray,
+  dst: HostArray,
+  mode: CpuCompactMode,
+  stencil: HostArray | undefined,
+): number {
   const n = src.length;
   const f = keep.kind === 'predicate' ? (keep.fn.js([keep.type]) as (x: number) => unknown) : undefined;
   const r = mode === 'partition' ? (allocHost(typeOf(src), n) as HostArray) : undefined;
@@ -156,7 +191,7 @@ function seqCompactFn(keep: CpuKeep, src: HostArray, dst: HostArray, mode: CpuCo
   for (let i = 0; i < n; i++) {
     const v = src[i] as number;
     // (src[i - 1] may already be overwritten when compacting in place: keep the previous in a local.)
-    if (f ? f(v) : i === 0 || v !== prev) dst[k++] = v;
+    if (f ? f(stencil ? (stencil[i] as number) : v) : i === 0 || v !== prev) dst[k++] = v;
     else if (r) r[q++] = v;
     prev = v;
   }

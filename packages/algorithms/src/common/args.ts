@@ -31,6 +31,14 @@ export type CheckedArray =
       readonly name?: string;
     };
 
+/**
+ * Whether `x` looks like an array argument (a typed array, a DeviceArray, or a plain array that
+ * `checkArray` then rejects by name): how overloads told apart by an argument's kind decide.
+ */
+export function isArrayArg(x: unknown): boolean {
+  return x instanceof DeviceArray || ArrayBuffer.isView(x) || Array.isArray(x);
+}
+
 /** Checks an array argument (Uint32Array, Int32Array, Float32Array or a live DeviceArray of u32/i32/f32). */
 export function checkArray(x: unknown, argument: string): CheckedArray {
   if (x instanceof DeviceArray) {

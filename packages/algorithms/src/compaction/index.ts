@@ -4,7 +4,10 @@
  *
  * Semantics: copyIf writes the elements with a truthy `pred(x)` in order to output[0, count) and
  * returns count; `output` needs room for them (checked after counting: an output too short is an
- * error and is left untouched). removeIf and unique work in place and return the new length; the
+ * error and is left untouched). The stencil forms (Thrust's copy_if / remove_copy_if with a
+ * stencil) test `pred(stencil[i])` instead, copy to an output and leave the input as it is:
+ * `copyIf(policy, input, stencil, output, pred?)` and `removeIf(policy, input, stencil, output,
+ * pred?)`, told from the other forms by their third argument being an array. removeIf and unique work in place and return the new length; the
  * elements from the new length on are unspecified (the GPU leaves the old values). partition puts the
  * elements with a truthy predicate first and returns how many (the other elements follow, in an
  * unspecified order); stablePartition keeps the input order within both groups. unique removes
@@ -13,7 +16,8 @@
  *
  * Strategy: CPU: one loop (seq), count-then-scatter on the worker pool (par). GPU: the engine's
  * chained scan over 1/0 keep flags with the scatter fused in (one read of the input; the count read
- * back in the same submission). In-place algorithms compact into a temporary and copy it back with
+ * back in the same submission); the stencil forms read the flags from the stencil (a second
+ * binding of the engine's 'stencil' generate hook). In-place algorithms compact into a temporary and copy it back with
  * a small kernel in the same command buffer (the chained scan's fallback re-reads predecessor tiles,
  * so it never writes over its own input). Size tiers: n = 0 returns 0 at once; otherwise see the
  * engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
@@ -25,10 +29,19 @@ import {
   type GpuDevice,
   type GpuFunction,
   type HostArray,
+  lambda,
   type NumericType,
 } from '@webdpl/core';
 import { type CpuKeep, cpuCompact, scratchHost } from '../bricks/compaction';
-import { type ArrayArg, checkArray, checkFunction, checkNoAlias } from '../common/args';
+import {
+  type ArrayArg,
+  type CheckedArray,
+  checkArray,
+  checkFunction,
+  checkNoAlias,
+  checkSameLength,
+  isArrayArg,
+} from '../common/args';
 import { copyInto } from '../common/gpu-io';
 import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
 import {
@@ -38,7 +51,7 @@ import {
   type FinishMode,
   SCAN_ENGINE,
 } from '../engines/scan';
-import { dispatch } from '../pattern/dispatch';
+import { dispatch, type Pattern } from '../pattern/dispatch';
 
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
 export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;
@@ -133,67 +146,134 @@ function inPlace(
 }
 
 /**
+ * copyIf and the copying forms with a stencil: the elements of `input` kept by `keep` (applied to
+ * the stencil's elements when there is one), in order, to output[0, count); returns count.
+ */
+function copyPattern(
+  algorithm: string,
+  inputArg: unknown,
+  stencilArg: unknown,
+  outputArg: unknown,
+  predArg: unknown,
+  negate: boolean,
+): Pattern<number> {
+  const inp = checkArray(inputArg, 'input');
+  let stencil: CheckedArray | undefined;
+  if (stencilArg !== undefined) {
+    stencil = checkArray(stencilArg, 'stencil');
+    checkSameLength(inp, stencil, 'input', 'stencil');
+  }
+  const out = checkArray(outputArg, 'output');
+  const t = inp.type;
+  if (out.type !== t)
+    throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
+  checkNoAlias(inp, out, 'input', 'output');
+  if (stencil) checkNoAlias(stencil, out, 'stencil', 'output');
+  // The predicate's argument type: the stencil's elements, or the input's.
+  const pt = stencil ? stencil.type : t;
+  const pred = stencil && predArg === undefined ? stencilTruthy : checkPredicate(predArg, pt);
+  const keep: Keep = { pred, negate };
+  const n = inp.length;
+  const tooShort = (count: number) =>
+    new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${out.length}`);
+  return {
+    ...compactionBase(algorithm, pt, keep, n),
+    inputs: stencil ? [inp, stencil] : [inp],
+    // A host output is backed by an n-element temporary; a DeviceArray output of n or more
+    // elements is written directly, a shorter one through a temporary and a capped copy.
+    outputs: [{ arg: out, length: Math.min(n, out.length) }],
+    cpu: async ({ backend, inputs: [x, s], outputs: [y] }) => {
+      const src = x as HostArray;
+      const dst = y as HostArray;
+      const ck = cpuKeep(keep, pt);
+      if (dst.length >= n) return cpuCompact(backend, src, dst, ck, 'compact', s);
+      const tmp = scratchHost(t, n);
+      const count = await cpuCompact(backend, src, tmp, ck, 'compact', s);
+      if (count > dst.length) throw tooShort(count);
+      dst.set(tmp.subarray(0, count));
+      return count;
+    },
+    gpu: async ({ device, tuning, inputs: [side, st], outputs: [o], readBack, deliver, temp }) => {
+      const direct = out.length >= n;
+      const r = await compactDevice(device, {
+        label: algorithm,
+        input: side as DeviceArray,
+        output: direct ? (o as DeviceArray) : temp(t, n),
+        keep: stencil
+          ? { kind: 'stencil', fn: predicateFragment(pred, [pt], negate), stencilType: pt }
+          : gpuKeep(keep, t),
+        stencil: stencil ? (st as DeviceArray) : undefined,
+        write: 'compact',
+        finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
+        // Read back whichever array the kept elements went to.
+        readBack: readBack(0),
+        tuning,
+        tuningName: algorithm,
+      });
+      if (r.count > out.length) throw tooShort(r.count);
+      deliver(0, r.bytes, r.count);
+      return r.count;
+    },
+  };
+}
+
+/** The default predicate of the stencil forms: the stencil's truthiness (non-zero and not NaN). */
+export const stencilTruthy: GpuFunction = lambda((s: number) => s);
+
+export function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred: PredicateArg): Promise<number>;
+/**
+ * Copies the elements `input[i]` for which `pred(stencil[i])` is truthy, in order, to
+ * output[0, count) and returns count (Thrust's copy_if with a stencil). `stencil` has the input's
+ * length and any element type; `output` must not overlap `input` or `stencil` and needs at least
+ * count elements (an output too short is an error, and is then left untouched).
+ * @param pred a predicate over the stencil's type @default the stencil's truthiness
+ * @throws ArgumentError naming `policy`, `input`, `stencil`, `output` or `pred`
+ */
+export function copyIf(
+  policy: unknown,
+  input: ArrayArg,
+  stencil: ArrayArg,
+  output: ArrayArg,
+  pred?: PredicateArg,
+): Promise<number>;
+/**
  * Copies the elements of `input` for which `pred` is truthy, in order, to output[0, count) and
  * returns count. `output` must not overlap `input`; it needs at least count elements (an output too
  * short is an error, and is then left untouched).
  * @throws ArgumentError naming `policy`, `input`, `output` or `pred`
  */
-export function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred: PredicateArg): Promise<number> {
+export function copyIf(policy: unknown, ...args: unknown[]): Promise<number> {
   return dispatch(policy, () => {
-    const inp = checkArray(input, 'input');
-    const out = checkArray(output, 'output');
-    const t = inp.type;
-    if (out.type !== t)
-      throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
-    checkNoAlias(inp, out, 'input', 'output');
-    const keep: Keep = { pred: checkPredicate(pred, t), negate: false };
-    const n = inp.length;
-    const tooShort = (count: number) =>
-      new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${out.length}`);
-    return {
-      ...compactionBase('copyIf', t, keep, n),
-      inputs: [inp],
-      // A host output is backed by an n-element temporary; a DeviceArray output of n or more
-      // elements is written directly, a shorter one through a temporary and a capped copy.
-      outputs: [{ arg: out, length: Math.min(n, out.length) }],
-      cpu: async ({ backend, inputs: [x], outputs: [y] }) => {
-        const src = x as HostArray;
-        const dst = y as HostArray;
-        if (dst.length >= n) return cpuCompact(backend, src, dst, cpuKeep(keep, t), 'compact');
-        const tmp = scratchHost(t, n);
-        const count = await cpuCompact(backend, src, tmp, cpuKeep(keep, t), 'compact');
-        if (count > dst.length) throw tooShort(count);
-        dst.set(tmp.subarray(0, count));
-        return count;
-      },
-      gpu: async ({ device, tuning, inputs: [side], outputs: [o], readBack, deliver, temp }) => {
-        const direct = out.length >= n;
-        const r = await compactDevice(device, {
-          label: 'copyIf',
-          input: side as DeviceArray,
-          output: direct ? (o as DeviceArray) : temp(t, n),
-          keep: gpuKeep(keep, t),
-          write: 'compact',
-          finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
-          // Read back whichever array the kept elements went to.
-          readBack: readBack(0),
-          tuning,
-          tuningName: 'copyIf',
-        });
-        if (r.count > out.length) throw tooShort(r.count);
-        deliver(0, r.bytes, r.count);
-        return r.count;
-      },
-    };
+    if (isArrayArg(args[2])) return copyPattern('copyIf', args[0], args[1], args[2], args[3], false);
+    return copyPattern('copyIf', args[0], undefined, args[1], args[2], false);
   });
 }
 
+export function removeIf(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number>;
+/**
+ * Copies the elements `input[i]` for which `pred(stencil[i])` is NOT truthy, in order, to
+ * output[0, count) and returns count (Thrust's remove_copy_if with a stencil); the input is left
+ * as it is. Same rules as the stencil form of copyIf.
+ * @param pred a predicate over the stencil's type @default the stencil's truthiness
+ * @throws ArgumentError naming `policy`, `input`, `stencil`, `output` or `pred`
+ */
+export function removeIf(
+  policy: unknown,
+  input: ArrayArg,
+  stencil: ArrayArg,
+  output: ArrayArg,
+  pred?: PredicateArg,
+): Promise<number>;
 /**
  * Removes the elements for which `pred` is truthy, keeping the order of the others (stable), in
  * place; returns the new length. Elements from the new length on are unspecified.
  * @throws ArgumentError naming `policy`, `data` or `pred`
  */
-export function removeIf(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number> {
+export function removeIf(policy: unknown, ...args: unknown[]): Promise<number> {
+  if (isArrayArg(args[1])) {
+    return dispatch(policy, () => copyPattern('removeIf', args[0], args[1], args[2], args[3], true));
+  }
+  const [data, pred] = args;
   return inPlace(policy, 'removeIf', data, (t) => ({ pred: checkPredicate(pred, t), negate: true }), 'compact');
 }
 

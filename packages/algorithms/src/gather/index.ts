@@ -30,7 +30,6 @@ import {
   type GpuDevice,
   type GpuFunction,
   type HostArray,
-  lambda,
   mangle,
   type NumericType,
   type WgslFragment,
@@ -46,12 +45,9 @@ import {
   checkSameLength,
 } from '../common/args';
 import { predicateFragment, resultTypeOf } from '../common/predicates';
-import { checkPredicate, type PredicateArg } from '../compaction/index';
+import { checkPredicate, type PredicateArg, stencilTruthy } from '../compaction/index';
 import { mapDevice } from '../engines/map/index';
 import { dispatch, type Pattern } from '../pattern/dispatch';
-
-/** The default stencil predicate: the stencil's own truthiness. */
-const truthy: GpuFunction = lambda((s: number) => s);
 
 function checkMap(x: unknown): CheckedArray {
   const m = checkArray(x, 'map');
@@ -180,7 +176,7 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
 function checkStencil(stencilArg: unknown, predArg: unknown, against: CheckedArray, name: string) {
   const arg = checkArray(stencilArg, 'stencil');
   checkSameLength(against, arg, name, 'stencil');
-  const pred = predArg === undefined ? truthy : checkPredicate(predArg, arg.type);
+  const pred = predArg === undefined ? stencilTruthy : checkPredicate(predArg, arg.type);
   resultTypeOf(pred, [arg.type], 'pred');
   return { arg, pred };
 }

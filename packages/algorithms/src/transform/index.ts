@@ -12,7 +12,7 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine (vec4 + scalar tail, or scalar;
  * segmented beyond one storage binding).
  */
-import { ArgumentError, DeviceArray, describe, type GpuFunction, type HostArray } from '@webdpl/core';
+import { ArgumentError, describe, type GpuFunction, type HostArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuTransform } from '../bricks/transform';
 import {
@@ -22,6 +22,7 @@ import {
   checkFunction,
   checkOutput,
   checkSameLength,
+  isArrayArg,
 } from '../common/args';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { checkBuiltinArgTypes, resultTypeOf } from '../common/predicates';
@@ -29,10 +30,6 @@ import { functionElement } from '../engines/map/elements';
 import { mapPattern } from '../engines/map/pattern';
 import { dispatch } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
-
-function isArrayArg(x: unknown): boolean {
-  return x instanceof DeviceArray || ArrayBuffer.isView(x) || Array.isArray(x);
-}
 
 /** transform over checked inputs, with `names` of the inputs for errors. */
 function transformPattern(inputs: CheckedArray[], names: readonly string[], outputArg: unknown, fn: GpuFunction) {

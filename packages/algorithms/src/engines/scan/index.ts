@@ -91,6 +91,8 @@ export interface CompactDeviceRequest extends CommonRequest {
   /** Where kept (and, for partition, rejected) elements go: at least input-length elements, not the input. */
   readonly output: DeviceArray;
   readonly keep: Exclude<GenerateHook, { kind: 'value' }>;
+  /** The stencil of a `{ kind: 'stencil' }` keep: the input's length, on its device. */
+  readonly stencil?: DeviceArray;
   readonly write: 'compact' | 'partition';
   /** Copy the result from `output` into `dst` afterwards, on the device (in-place algorithms). */
   readonly finish?: {
@@ -119,12 +121,15 @@ interface SegmentPlan {
   readonly inWin: Window;
   readonly inBase: number;
   readonly outWin: Window;
+  /** The stencil's window (compaction by a stencil). */
+  readonly stWin: Window | undefined;
 }
 
 interface EngineCall {
   readonly label: string;
   readonly input: DeviceArray;
   readonly output: DeviceArray;
+  readonly stencil?: DeviceArray;
   readonly gen: GenerateHook;
   readonly write: WriteHook;
   readonly combiner: Combiner;
@@ -167,6 +172,7 @@ export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Pro
     label: req.label,
     input: req.input,
     output: req.output,
+    stencil: req.stencil,
     gen: req.keep,
     write: req.write,
     combiner: U32_PLUS,
@@ -239,6 +245,12 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy (such
   // calls build their plan each time).
   const copyInput = !inPlace && call.input.buffer === call.output.buffer;
+  // Likewise a stencil in the output's buffer.
+  const copyStencil = call.stencil !== undefined && call.stencil.buffer === call.output.buffer;
+  const copied = copyInput || copyStencil;
+  if (call.gen.kind === 'stencil' && call.stencil?.length !== n) {
+    throw new Error(`${call.label}: a stencil compaction needs a stencil of the input's length`);
+  }
   const leaves = leavesOf(call);
   let leafCodes = '';
   for (const f of leaves) leafCodes += `${f.code}\u0000`;
@@ -247,9 +259,11 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   const finish = call.finish;
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
+  if (call.stencil) key += `|st${call.stencil.type}:${bufferId(call.stencil.buffer)}@${call.stencil.offset}`;
   const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
+  const stencil = copyStencil ? DeviceArray.create(device, (call.stencil as DeviceArray).type, n) : call.stencil;
   const cache = dispatchCache<ScanPlan>(device, 'scan');
-  let plan = copyInput ? undefined : cache.get(key);
+  let plan = copied ? undefined : cache.get(key);
   if (
     plan &&
     (plan.leafCodes !== leafCodes ||
@@ -263,12 +277,12 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   try {
     if (!plan) {
       try {
-        plan = await buildPlan(device, call, t, input, inPlace, leaves, leafCodes);
+        plan = await buildPlan(device, call, t, input, stencil, inPlace, leaves, leafCodes);
       } catch (e) {
         turn.release();
         throw e;
       }
-      if (!copyInput) cache.set(key, plan);
+      if (!copied) cache.set(key, plan);
     }
     const p = plan;
     let countRb: { data(): ArrayBuffer } | undefined;
@@ -277,6 +291,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
     const record = (rec: Recorder) => {
       const enc = rec.encoder;
       if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
+      if (copyStencil && call.stencil && stencil) {
+        enc.copyBufferToBuffer(call.stencil.buffer, call.stencil.byteOffset, stencil.buffer, 0, n * 4);
+      }
       if (p.chainedTiles > 0) {
         enc.clearBuffer(p.ctrl, 0, S * 4);
         // Tile states of chained segments (their slots lie anywhere in [0, totalTiles)).
@@ -302,10 +319,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
     const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
     return outRb ? { count, bytes: outRb.data() } : { count };
   } finally {
-    if (copyInput) {
-      input.destroy();
-      for (const b of plan?.owned ?? []) b.destroy();
-    }
+    if (copyInput) input.destroy();
+    if (copyStencil) stencil?.destroy();
+    if (copied) for (const b of plan?.owned ?? []) b.destroy();
   }
 }
 
@@ -315,6 +331,7 @@ async function buildPlan(
   call: EngineCall,
   t: ScanTuning,
   input: DeviceArray,
+  stencil: DeviceArray | undefined,
   inPlace: boolean,
   leaves: readonly WgslFragment[],
   leafCodes: string,
@@ -345,6 +362,7 @@ async function buildPlan(
       inWin,
       inBase: inWin.localBase + (extend ? 1 : 0),
       outWin: compaction ? outWhole : windowOf(device, call.output, seg),
+      stWin: stencil ? windowOf(device, stencil, seg) : undefined,
     };
     tileOffset += tiles;
     return plan;
@@ -419,6 +437,10 @@ async function buildPlan(
           call.initBits >>> 0,
           n,
           plan.kind === 'direct' ? 1 : 0,
+          plan.stWin?.localBase ?? 0,
+          0,
+          0,
+          0,
         ]).subarray(0, PARAMS_WORDS),
         `${call.label} params`,
       );
@@ -426,12 +448,14 @@ async function buildPlan(
       const tileStep = (phase: TilePhase) => {
         const pipeline = pipelines.get(phase) as GPUComputePipeline;
         const entries: GPUBindGroupEntry[] = [];
-        for (const b of tileBindings({ phase, vec, inPlace })) {
+        for (const b of tileBindings({ phase, vec, inPlace, gen: call.gen })) {
           if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params } });
           else if (b === BINDING.state) entries.push({ binding: b, resource: { buffer: state } });
           else if (b === BINDING.ctrl) entries.push({ binding: b, resource: { buffer: ctrl } });
           else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
-          else entries.push(windowEntry(b, call.output, plan.outWin));
+          else if (b === BINDING.stencil) {
+            entries.push(windowEntry(b, stencil as DeviceArray, plan.stWin as Window));
+          } else entries.push(windowEntry(b, call.output, plan.outWin));
         }
         const group = device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
         steps.push({ pipeline, group, wgs: plan.tiles });

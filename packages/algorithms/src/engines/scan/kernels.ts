@@ -54,7 +54,13 @@ export type GenerateHook =
   /** Compaction: keep the element when `fn(x)` (declares `fn <fn.name>(x0: T) -> bool`); scans 1/0. */
   | { readonly kind: 'predicate'; readonly fn: WgslFragment }
   /** unique: keep element i when i == 0 or x[i] differs from x[i-1] (floats: JS `!==`). */
-  | { readonly kind: 'adjacent-different' };
+  | { readonly kind: 'adjacent-different' }
+  /**
+   * Compaction by a stencil: keep element i when `fn(stencil[i])` (declares
+   * `fn <fn.name>(x0: S) -> bool`); the stencil is a second array of the input's length, bound
+   * at `BINDING.stencil` and read at the element's index.
+   */
+  | { readonly kind: 'stencil'; readonly fn: WgslFragment; readonly stencilType: NumericType };
 
 /** What happens with the scan result ("write output" hook). */
 export type WriteHook =
@@ -111,10 +117,14 @@ export const PARAMS_STRUCT = `struct ScnParams {
   init: u32,
   n_total: u32,
   direct: u32,
+  st_base: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }`;
 
 /** Number of u32 words of PARAMS_STRUCT. */
-export const PARAMS_WORDS = 12;
+export const PARAMS_WORDS = 16;
 
 /**
  * Layout of the control buffer (u32 words) for S segments: [0, S) tile counters, [S, 2S) carry out
@@ -137,15 +147,18 @@ export const BINDING = {
   inVec: 3,
   inScalar: 4,
   out: 5,
+  /** The stencil (compaction by a stencil), scalar view, read-only. */
+  stencil: 6,
 } as const;
 
 /** Binding numbers a tile kernel declares (and uses), in order. */
-export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace'>): number[] {
+export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace' | 'gen'>): number[] {
   const b: number[] = [BINDING.params, BINDING.state, BINDING.ctrl];
   if (!p.inPlace) {
     if (p.vec) b.push(BINDING.inVec);
     b.push(BINDING.inScalar);
   }
+  if (p.gen.kind === 'stencil') b.push(BINDING.stencil);
   if (p.phase !== 'reduce' || p.inPlace) b.push(BINDING.out);
   return b;
 }
@@ -180,6 +193,7 @@ export function tileKernelName(p: TileKernelParams): string {
     p.combiner.name,
     p.gen.kind,
     p.gen.kind === 'adjacent-different' ? '' : (p.gen.fn?.name ?? 'id'),
+    p.gen.kind === 'stencil' ? p.gen.stencilType : '',
     p.write,
     p.vec ? 'vec' : 'scalar',
     p.inPlace ? 'inplace' : 'apart',
@@ -236,6 +250,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (!p.inPlace) {
     if (p.vec) lines.push(`@group(0) @binding(3) var<storage, read> in_v: array<vec4<${T}>>;`);
     lines.push(`@group(0) @binding(4) var<storage, read> in_s: array<${T}>;`);
+  }
+  if (p.gen.kind === 'stencil') {
+    lines.push(`@group(0) @binding(6) var<storage, read> st_s: array<${p.gen.stencilType}>;`);
   }
   if (p.phase !== 'reduce' || p.inPlace) {
     lines.push(
@@ -297,6 +314,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       if (p.gen.kind === 'predicate') {
         const f = p.gen.fn.name;
         for (let j = 0; j < C; j++) foldLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(x${item(r, j)});`);
+      } else if (p.gen.kind === 'stencil') {
+        const f = p.gen.fn.name;
+        for (let j = 0; j < C; j++) {
+          foldLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(st_s[prm.st_base + b${r} + ${j}u]);`);
+        }
       } else {
         const x0 = `x${item(r, 0)}`;
         foldLines.push(`var xp${r} = ${x0};`);
@@ -333,6 +355,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       body = `return ${genValue(`${inS}[prm.in_base + i]`)};`;
     } else if (p.gen.kind === 'predicate') {
       body = `return select(0u, 1u, ${p.gen.fn.name}(${inS}[prm.in_base + i]));`;
+    } else if (p.gen.kind === 'stencil') {
+      body = `return select(0u, 1u, ${p.gen.fn.name}(st_s[prm.st_base + i]));`;
     } else {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
   return select(0u, 1u, ${differs(T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
