@@ -144,6 +144,21 @@ describe('esbuild with defaults', () => {
   });
 });
 
+describe('Vite without a config file', () => {
+  it('builds examples/browser with nothing Node-only in it', async () => {
+    const dir = join(app, 'example-vite');
+    cpSync(join(root, 'examples/browser'), dir, { recursive: true });
+    const html = join(dir, 'index.html');
+    writeFileSync(html, readFileSync(html, 'utf8').replace('./main.js', './main.ts'));
+    const { build: viteBuild } = await import('vite');
+    const result = await viteBuild({ root: dir, configFile: false, logLevel: 'silent', build: { write: false } });
+    const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+    const modules = outputs.flatMap((o) => ('moduleIds' in o ? o.moduleIds : []));
+    expect(modules.some((m) => m.includes('@webdpl/algorithms'))).toBe(true);
+    expect(modules.filter((m) => /(^|[/\\])webgpu([/\\]|$)|^node:|worker_threads|platform\.node/.test(m))).toEqual([]);
+  }, 120_000);
+});
+
 describe('the Node entry', () => {
   it('runs on the CPU without `webgpu` installed, and says what to install for the GPU', () => {
     writeFileSync(
