@@ -20,6 +20,8 @@ export { findIf } from './find-if/index';
 export { forEach } from './for-each/index';
 export { gather, gatherIf, scatter, scatterIf } from './gather/index';
 export { generate } from './generate/index';
+export type { HistogramBins } from './histogram/index';
+export { histogram } from './histogram/index';
 export { innerProduct } from './inner-product/index';
 export { iota } from './iota/index';
 export { isPartitioned } from './is-partitioned/index';

@@ -1,0 +1,109 @@
+/**
+ * `cpuHistogram`: counts of elements per bin (see histogram/bins.ts for the edges). One generated
+ * loop per element type and bin kind (compiled once, `compileOnce`; the workers share the cache):
+ * even bins estimate the bin arithmetically and correct it against the edges (a step or two at
+ * most), explicit boundaries binary-search the edges. seq: the loop over the whole input into the
+ * counts. par: chunks on the pool, each counting into its own bins of one shared array (per-thread
+ * privatized bins; with plain arrays the calling thread counts its chunks in place, `runPar`), summed
+ * at the end; bins x chunks beyond PAR_BIN_WORDS stay seq.
+ */
+import type { HostArray, NumericType } from '@webdpl/core';
+import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import type { Kernel, KernelJob } from './kernels';
+import { runPar } from './staging';
+
+/** Most words of per-chunk bins a par call allocates (16 MiB); beyond it the call runs seq. */
+export const PAR_BIN_WORDS = 1 << 22;
+
+/**
+ * The kernel source: over x[b, e) into f[c + bin]; x2 holds the parameters
+ * [lo, scale, edge count m, open (1/0), edge 0 .. edge m-1] (a Float64Array).
+ */
+function histogramSource(type: NumericType, even: boolean): string {
+  const find = even
+    ? `k = Math.floor((v - lo) * scale);
+        if (!(k >= 0)) k = 0;
+        else if (k > top - 1) k = top - 1;
+        while (k > 0 && P[4 + k] > v) k--;
+        while (P[5 + k] <= v) k++;`
+    : `let l = 0;
+        let r = top;
+        while (r - l > 1) {
+          const mid = (l + r) >>> 1;
+          if (P[4 + mid] <= v) l = mid;
+          else r = mid;
+        }
+        k = l;`;
+  return `(function () {
+  'use strict';
+  return function histogram_${type}_${even ? 'even' : 'edges'}(x, P, y, b, e, h, c, f) {
+    const lo = P[0], scale = P[1], m = P[2] | 0, open = P[3] === 1;
+    const top = m - 1, e0 = P[4], eTop = P[4 + top];
+    for (let i = b; i < e; i++) {
+      const v = x[i];
+      if (!(v >= e0)) continue;
+      let k;
+      if (v >= eTop) {
+        if (!open) continue;
+        k = top;
+      } else {
+        ${find}
+      }
+      f[c + k]++;
+    }
+    return 0;
+  };
+})() /* webdpl histogram */`;
+}
+
+/**
+ * Writes the number of elements of `x` in each bin into `counts[0, bins)` (overwriting).
+ * @param params [lo, scale, m, open, edge 0 .. edge m-1] (see histogramSource)
+ */
+export async function cpuHistogram(
+  backend: CpuBackend,
+  x: HostArray,
+  type: NumericType,
+  even: boolean,
+  params: Float64Array,
+  counts: Uint32Array,
+  bins: number,
+): Promise<void> {
+  counts.fill(0, 0, bins);
+  const n = x.length;
+  if (n === 0 || params[2] === 0) return;
+  const source = histogramSource(type, even);
+  const kernel = compileOnce<Kernel>(source);
+  const chunks = planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable() || chunks.length * bins > PAR_BIN_WORDS) {
+    kernel(x, params as unknown as HostArray, undefined, 0, n, false, 0, counts);
+    return;
+  }
+  // Every chunk counts into its own `bins` words of one shared array; the parameters go whole to
+  // every thread (shared).
+  const per = new Uint32Array(new SharedArrayBuffer(4 * bins * chunks.length));
+  const p = new Float64Array(new SharedArrayBuffer(params.byteLength));
+  p.set(params);
+  const index = new Map<Chunk, number>(chunks.map((c, i) => [c, i]));
+  const ps = p as unknown as HostArray;
+  await runPar(
+    backend,
+    chunks,
+    { x, x2: undefined, y: undefined, n },
+    (c, sh): KernelJob => ({
+      s: source,
+      x: sh.x,
+      x2: ps,
+      b: c.begin,
+      e: c.end,
+      h: false,
+      c: (index.get(c) as number) * bins,
+      f: per,
+    }),
+    (c) => kernel(x, ps, undefined, c.begin, c.end, false, (index.get(c) as number) * bins, per),
+  );
+  for (let q = 0; q < chunks.length; q++) {
+    const base = q * bins;
+    for (let k = 0; k < bins; k++) counts[k] = (counts[k] as number) + (per[base + k] as number);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The histogram kernel: every thread bins `itemsPerThread` elements per tile (strided by the
+ * workgroup size, coalesced); workgroups loop over tiles (a capped grid) and add into bins in
+ * workgroup memory (privatized, atomics), merged into the global counts with one atomicAdd per
+ * non-empty bin at the end; without privatization (too many bins) every element adds to the global
+ * counts. With subgroups, a subgroup whose elements all fall in one bin adds its count once (the
+ * contention case: constant or clustered data).
+ *
+ * Bin of x (see bins.ts): none when x is NaN, x < edge[0], or x >= edge[m-1] unless `open`; else
+ * the k with edge[k] <= x < edge[k+1]: even bins estimate k = (f32(x) - lo) * scale and correct it
+ * against the edges (exact whatever the estimate's rounding), explicit boundaries binary-search.
+ * Bindings: 0 uniform HistParams, 1 input (a segment's window), 2 edges, 3 counts (atomic u32).
+ * Workgroup memory: 4 bytes per privatized bin (a power of two >= the bins), plus the subgroup
+ * id counter with subgroups.
+ */
+import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+
+export interface HistogramKernelParams {
+  readonly type: 'u32' | 'i32' | 'f32';
+  readonly even: boolean;
+  /** Bins in workgroup memory (0: global atomics only). */
+  readonly privateBins: number;
+  readonly subgroups: boolean;
+  readonly workgroupSize: number;
+  readonly itemsPerThread: number;
+}
+
+/** Uniform parameters (12 u32). */
+export const HIST_PARAMS_STRUCT = `struct HistParams {
+  count: u32,
+  base: u32,
+  m: u32,
+  open: u32,
+  lo: f32,
+  scale: f32,
+  bins: u32,
+  num_wg: u32,
+  num_tiles: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}`;
+
+export function histogramKernel(p: HistogramKernelParams): WgslFragment {
+  const t = p.type;
+  const w = p.workgroupSize;
+  const priv = p.privateBins;
+  const nan = t === 'f32' ? '  if ((bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u) { return HIST_NONE; }\n' : '';
+  const find = p.even
+    ? `  let est = (f32(v) - hp.lo) * hp.scale;
+  var k = min(u32(max(est, 0.0)), top - 1u);
+  loop { if (k == 0u || h_edges[k] <= v) { break; } k--; }
+  loop { if (h_edges[k + 1u] > v) { break; } k++; }
+  return k;`
+    : `  var l = 0u;
+  var r = top;
+  loop {
+    if (r - l <= 1u) { break; }
+    let mid = (l + r) >> 1u;
+    if (h_edges[mid] <= v) { l = mid; } else { r = mid; }
+  }
+  return l;`;
+  const add = (k: string, c: string) =>
+    priv ? `atomicAdd(&h_bins[${k}], ${c});` : `atomicAdd(&h_counts[${k}], ${c});`;
+  const tally = p.subgroups
+    ? `let first = subgroupBroadcastFirst(k);
+        let same = subgroupAll(k == first);
+        let lanes = subgroupAdd(1u);
+        if (same) {
+          if (subgroupElect() && first != HIST_NONE) { ${add('first', 'lanes')} }
+        } else if (k != HIST_NONE) { ${add('k', '1u')} }`
+    : `if (k != HIST_NONE) { ${add('k', '1u')} }`;
+  const code = `const HIST_NONE: u32 = 0xffffffffu;
+${HIST_PARAMS_STRUCT}
+@group(0) @binding(0) var<uniform> hp: HistParams;
+@group(0) @binding(1) var<storage, read> h_in: array<${t}>;
+@group(0) @binding(2) var<storage, read> h_edges: array<${t}>;
+@group(0) @binding(3) var<storage, read_write> h_counts: array<atomic<u32>>;
+${priv ? `var<workgroup> h_bins: array<atomic<u32>, ${priv}>;` : ''}
+
+fn hist_bin(v: ${t}) -> u32 {
+${nan}  let top = hp.m - 1u;
+  if (v < h_edges[0]) { return HIST_NONE; }
+  if (v >= h_edges[top]) { return select(HIST_NONE, top, hp.open != 0u); }
+${find}
+}
+
+@compute @workgroup_size(${w})
+fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  if (wg_index >= hp.num_wg) { return; }
+${
+  priv
+    ? `  for (var i = ids.lid; i < ${priv}u; i += ${w}u) { atomicStore(&h_bins[i], 0u); }
+  workgroupBarrier();`
+    : ''
+}
+  for (var tl = wg_index; tl < hp.num_tiles; tl += hp.num_wg) {
+    let t0 = tl * ${w * p.itemsPerThread}u;
+    for (var it = 0u; it < ${p.itemsPerThread}u; it++) {
+      let j = t0 + it * ${w}u + ids.lid;
+      var k = HIST_NONE;
+      if (j < hp.count) { k = hist_bin(h_in[hp.base + j]); }
+      ${tally}
+    }
+  }
+${
+  priv
+    ? `  workgroupBarrier();
+  for (var i = ids.lid; i < hp.bins; i += ${w}u) {
+    let c = atomicLoad(&h_bins[i]);
+    if (c != 0u) { atomicAdd(&h_counts[i], c); }
+  }`
+    : ''
+}
+}`;
+  return fragment({
+    name: mangle('histogram', t, p.even ? 'even' : 'edges', priv, p.subgroups ? 'sg' : 'wg', w, p.itemsPerThread),
+    code,
+    deps: [threadIds(p.subgroups)],
+    enables: p.subgroups ? ['subgroups'] : [],
+    workgroupBytes: priv * 4,
+  });
+}
