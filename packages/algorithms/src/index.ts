@@ -6,6 +6,8 @@ export { adjacentFind } from './adjacent-find/index';
 export { allOf, anyOf, noneOf } from './any-of/index';
 export type { SearchResult } from './binary-search/index';
 export { binarySearch, lowerBound, upperBound } from './binary-search/index';
+export type { Counting } from './common/counting';
+export { counting } from './common/counting';
 export type { PredicateArg } from './compaction/index';
 export { copyIf, partition, removeIf, stablePartition, unique } from './compaction/index';
 export { copy } from './copy/index';

@@ -71,6 +71,12 @@ export interface KernelSpec {
   readonly r?: BoundFunction | undefined;
   /** Number of input arrays (1 or 2; 2 needs a binary `t`). */
   readonly inputs: 1 | 2;
+  /**
+   * Argument k of the transform (or, for 0 without a transform, the value) is the element's index
+   * instead of an array element: 0, the input is `counting(n)` (x is not read); 1, the transform is
+   * an index lambda `(x, i) => ...` (inputs 2, x2 is not read). @default none
+   */
+  readonly indexArg?: 0 | 1 | undefined;
   /** Turn each transformed value into 1 or 0 by truthiness (predicates, counts). */
   readonly bit: boolean;
   /** Element types of x, x2 and y, for the source tag (undefined where absent). */
@@ -158,7 +164,9 @@ function boolResult(spec: KernelSpec): boolean {
 }
 
 function valueExpr(spec: KernelSpec, i: string): string {
-  let v = spec.t ? (spec.inputs === 2 ? `t(x[${i}], x2[${i}])` : `t(x[${i}])`) : `x[${i}]`;
+  const a0 = spec.indexArg === 0 ? i : `x[${i}]`;
+  const a1 = spec.indexArg === 1 ? i : `x2[${i}]`;
+  let v = spec.t ? (spec.inputs === 2 ? `t(${a0}, ${a1})` : `t(${a0})`) : a0;
   if (spec.bit) v = boolResult(spec) ? `(+${v})` : `(${v} ? 1 : 0)`;
   return v;
 }
@@ -337,11 +345,11 @@ export function factorySource(spec: KernelSpec): string {
 
 function tag(spec: KernelSpec, ids: string): string {
   const fnTypes = (f: BoundFunction | undefined) => (f ? f.argTypes.join(',') : '-');
-  return `/* webdpl ${spec.kind} x:${spec.arrays.map((a) => a ?? '-').join(',')} t:${fnTypes(spec.t)} r:${fnTypes(spec.r)} bit:${spec.bit}${ids} */`;
+  return `/* webdpl ${spec.kind} x:${spec.arrays.map((a) => a ?? '-').join(',')} t:${fnTypes(spec.t)} r:${fnTypes(spec.r)} bit:${spec.bit} idx:${spec.indexArg ?? '-'}${ids} */`;
 }
 
 function specKey(spec: KernelSpec): string {
-  return `${spec.kind}|${spec.inputs}|${spec.bit}|${spec.arrays.join(',')}|${spec.t?.argTypes.join(',')}|${spec.r?.argTypes.join(',')}`;
+  return `${spec.kind}|${spec.inputs}|${spec.bit}|${spec.arrays.join(',')}|${spec.t?.argTypes.join(',')}|${spec.r?.argTypes.join(',')}|${spec.indexArg ?? '-'}`;
 }
 
 /**
@@ -461,7 +469,8 @@ function shapeOf(spec: KernelSpec): number {
     (typeCode(t?.[0]) << 13) |
     (typeCode(t?.[1]) << 15) |
     (typeCode(r?.[0]) << 17) |
-    (typeCode(r?.[1]) << 19)
+    (typeCode(r?.[1]) << 19) |
+    ((spec.indexArg === undefined ? 0 : spec.indexArg + 1) << 21)
   );
 }
 

@@ -4,8 +4,8 @@
  * Memory-bound: ~n reads and n writes per input; results are stored through the output's type
  * (u32/i32 wrap, f32 rounding happens at the store).
  */
-import type { GpuFunction, HostArray } from '@webdpl/core';
-import { type CpuBackend, planParallel } from '@webdpl/policies';
+import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
+import { allocShared, type CpuBackend, planParallel } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkOutput, type Inputs, plainMemoryBoundSeq, runPar } from './staging';
 
@@ -57,4 +57,58 @@ export async function cpuTransform(
  */
 export async function cpuForEach(backend: CpuBackend, data: HostArray, fn: GpuFunction): Promise<void> {
   return cpuTransform(backend, data, data, fn);
+}
+
+let noArray: HostArray | undefined;
+
+/**
+ * A zero-length shared array standing for an input that is not read (the index sequence of
+ * `counting(n)`): par staging takes shared arrays as they are, so nothing is copied for it.
+ * Only called where par runs, i.e. where shared memory exists.
+ */
+export function unreadInput(): HostArray {
+  noArray ??= allocShared('u32', 0);
+  return noArray;
+}
+
+/**
+ * Index transforms: `output[i] = fn(input[i], i)` (an index lambda over `input`), or
+ * `output[i] = fn(i)` for i < n without an input (a transform of `counting(n)`). The index is a
+ * u32 argument; nothing is read for it. Same costs and par split as `cpuTransform`.
+ * @param fn binary over (input type, u32), or unary over u32 without an input
+ */
+export async function cpuTransformIndex(
+  backend: CpuBackend,
+  input: HostArray | undefined,
+  n: number,
+  output: HostArray,
+  fn: GpuFunction,
+): Promise<void> {
+  const outType = checkOutput(output, n);
+  const types: NumericType[] = input ? [checkInputs(input).types[0] as NumericType, 'u32'] : ['u32'];
+  const f = checkFn(fn, types.length as 1 | 2, types, 'fn');
+  if (n === 0) return;
+  const spec: KernelSpec = {
+    kind: 'map',
+    t: { fn: f, argTypes: types },
+    inputs: types.length as 1 | 2,
+    indexArg: input ? 1 : 0,
+    bit: f.resultType(types) === 'bool',
+    arrays: [input ? types[0] : undefined, undefined, outType],
+  };
+  const chunks = plainMemoryBoundSeq(backend, n, [input, output]) ? undefined : planParallel(backend, n);
+  if (!chunks || backend.kind !== 'par') {
+    seqKernel(spec)(input ?? output, undefined, output, 0, n, false, 0, undefined);
+    return;
+  }
+  const s = parKernelSource(spec);
+  const kernel = seqKernel(spec);
+  const x = input ?? unreadInput();
+  await runPar(
+    backend,
+    chunks,
+    { x, x2: undefined, y: output, n },
+    (c, sh) => ({ s, x: sh.x, x2: undefined, y: sh.y, b: c.begin, e: c.end, h: false, c: 0 }),
+    (c) => kernel(x, undefined, output, c.begin, c.end, false, 0, undefined),
+  );
 }

@@ -12,9 +12,16 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine (vec4 + scalar tail, or scalar;
  * segmented beyond one storage binding).
  */
-import { ArgumentError, describe, type GpuFunction, type HostArray } from '@webdpl/core';
+import {
+  ArgumentError,
+  describe,
+  type GpuFunction,
+  type HostArray,
+  isGpuFunction,
+  type NumericType,
+} from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
-import { cpuTransform } from '../bricks/transform';
+import { cpuTransform, cpuTransformIndex } from '../bricks/transform';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -24,9 +31,10 @@ import {
   checkSameLength,
   isArrayArg,
 } from '../common/args';
+import { type Counting, isCounting } from '../common/counting';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { checkBuiltinArgTypes, resultTypeOf } from '../common/predicates';
-import { functionElement } from '../engines/map/elements';
+import { functionElement, indexFunctionElement } from '../engines/map/elements';
 import { mapPattern } from '../engines/map/pattern';
 import { dispatch } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
@@ -56,7 +64,45 @@ function transformPattern(inputs: CheckedArray[], names: readonly string[], outp
   });
 }
 
-export function transform(policy: Policy, input: ArrayArg, output: ArrayArg, fn: FunctionArg): Promise<void>;
+/**
+ * An index transform: `fn(input[i], i)` for an index lambda `(x, i) => ...` over an input, or
+ * `fn(i)` over `counting(n)`; the index is a u32 argument.
+ */
+function indexPattern(input: CheckedArray | Counting, outputArg: unknown, fn: GpuFunction) {
+  const array = isCounting(input) ? undefined : input;
+  const inTypes = array ? [array.type] : [];
+  const argTypes: NumericType[] = [...inTypes, 'u32'];
+  const r = resultTypeOf(fn, argTypes, 'fn');
+  const n = input.length;
+  const output = checkOutput(outputArg, 'output', n, r === 'bool' ? undefined : r);
+  if (array) checkInPlaceOrDisjoint(array, output, 'input', 'output');
+  return mapPattern({
+    algorithm: 'transform',
+    n,
+    inputs: array ? [array] : [],
+    output,
+    functions: [{ fn, argTypes }],
+    elem: () => indexFunctionElement(fn, inTypes, output.type),
+    cpu: ({ backend, inputs: hosts, outputs: [out] }) => cpuTransformIndex(backend, hosts[0], n, out as HostArray, fn),
+  });
+}
+
+/** The number of parameters a function argument declares (GpuFunctions: their arity). */
+function paramCount(fn: unknown): number {
+  if (isGpuFunction(fn)) return fn.arity;
+  if (typeof fn === 'function') return fn.length;
+  const js = (fn as { js?: unknown } | null)?.js;
+  return typeof js === 'function' ? js.length : 1;
+}
+
+/**
+ * Writes `fn(input[i])` to `output[i]` for every i < input.length; with an index lambda
+ * `(x, i) => ...`, `fn(input[i], i)` (i a u32); over `counting(n)`, `fn(i)`.
+ * @param input an array, or `counting(n)` (then fn takes the index)
+ * @param output at least input.length elements of fn's result type (a bool result may go to any
+ * type, as 1/0); may be the input itself
+ */
+export function transform(policy: Policy, input: ArrayArg | Counting, output: ArrayArg, fn: FunctionArg): Promise<void>;
 /**
  * Writes `fn(input1[i], input2[i])` to `output[i]` for every i < input1.length (oneDPL's binary
  * transform). `input2` must have the length of `input1`.
@@ -86,7 +132,9 @@ export function transform(policy: Policy, ...args: unknown[]): Promise<void> {
     if (extra !== undefined) {
       throw new ArgumentError('output', 'a Uint32Array, Int32Array, Float32Array or DeviceArray', describe(output));
     }
+    if (isCounting(input)) return indexPattern(input, output, checkFunction(fn, 'fn', 1));
     const a = checkArray(input, 'input');
+    if (paramCount(fn) === 2) return indexPattern(a, output, checkFunction(fn, 'fn', 2));
     const f = checkFunction(fn, 'fn', 1);
     return transformPattern([a], ['input'], output, f);
   });

@@ -18,6 +18,22 @@ export function functionElement(fn: GpuFunction, inTypes: readonly NumericType[]
   });
 }
 
+/**
+ * `fn([x0,] i) -> O`: a user function whose last argument is the element's index as u32 (index
+ * lambdas `(x, i) => ...` over one input, or `(i) => ...` over `counting(n)` with no input).
+ */
+export function indexFunctionElement(fn: GpuFunction, inTypes: readonly NumericType[], out: NumericType): WgslFragment {
+  const val = valueFragment(fn, [...inTypes, 'u32'], out);
+  const name = mangle('elem_ifn', val.name);
+  const params = inTypes.map((t, k) => `x${k}: ${t}, `).join('');
+  const args = [...inTypes.map((_, k) => `x${k}`), 'i'].join(', ');
+  return fragment({
+    name,
+    deps: [val],
+    code: `fn ${name}(${params}i: u32, c: vec2<u32>) -> ${out} { return ${val.name}(${args}); }`,
+  });
+}
+
 /** `fn(x0) -> T`: the element itself (copy). */
 export function identityElement(type: NumericType): WgslFragment {
   const name = mangle('elem_id', type);

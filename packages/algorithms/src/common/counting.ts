@@ -1,0 +1,34 @@
+/**
+ * `counting(n)`: the lazy sequence 0, 1, ..., n - 1 of u32 (Thrust's counting_iterator), accepted as
+ * an input by transform, transformReduce, reduce and copyIf wherever a host array or DeviceArray
+ * input is, so `iota` arrays are not needed. Nothing is allocated for it: kernels use the element's
+ * index where they would load the element (on the GPU, copyIf's compaction materializes it in a
+ * device temporary; see the README).
+ */
+import { ArgumentError, describe } from '@webdpl/core';
+
+/** The sequence 0..length-1 of u32 (see `counting`). */
+export class Counting {
+  readonly kind = 'counting';
+  readonly type = 'u32';
+  /** @internal use `counting(n)` */
+  constructor(readonly length: number) {}
+}
+
+/**
+ * The lazy sequence 0, 1, ..., n - 1 of u32 elements, usable as an input of transform,
+ * transformReduce, reduce and copyIf.
+ * @param n a whole number in [0, 2^32)
+ * @throws ArgumentError naming `n`
+ */
+export function counting(n: number): Counting {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 0xffffffff) {
+    throw new ArgumentError('n', 'a whole number of elements in [0, 2^32)', describe(n));
+  }
+  return new Counting(n);
+}
+
+/** Whether `x` is a `counting(n)` sequence. */
+export function isCounting(x: unknown): x is Counting {
+  return x instanceof Counting;
+}
