@@ -51,7 +51,11 @@ async function buildPage(): Promise<void> {
   );
 }
 
-type Suite = { info(): Promise<PageInfo>; run(family: string, policy: string): Promise<CaseResult> };
+type Suite = {
+  info(): Promise<PageInfo>;
+  run(family: string, policy: string): Promise<CaseResult>;
+  poolRuns(): number;
+};
 
 const VARIANTS = [
   { name: 'cross-origin isolated (COOP/COEP)', isolated: true },
@@ -112,6 +116,14 @@ describe.skipIf(!chromiumPath)('Chromium', () => {
           });
         }
       }
+
+      it(variant.isolated ? 'par ran on Web Workers' : 'par never reached the worker pool', async () => {
+        const runs = await page.evaluate(() =>
+          (globalThis as unknown as { webdplSuite: Suite }).webdplSuite.poolRuns(),
+        );
+        if (variant.isolated) expect(runs).toBeGreaterThan(0);
+        else expect(runs).toBe(0);
+      });
     });
   }
 });

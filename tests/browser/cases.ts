@@ -9,6 +9,7 @@
  */
 import {
   adjacentDifference,
+  adjacentFind,
   allOf,
   anyOf,
   binarySearch,
@@ -16,16 +17,21 @@ import {
   copyIf,
   count,
   countIf,
+  counting,
+  equal,
   exclusiveScan,
   fill,
   findIf,
   forEach,
   gather,
   gatherIf,
+  generate,
   greater,
+  histogram,
   inclusiveScan,
   innerProduct,
   iota,
+  isPartitioned,
   isSorted,
   isSortedUntil,
   less,
@@ -33,10 +39,15 @@ import {
   maxElement,
   minElement,
   minmaxElement,
+  mismatch,
   noneOf,
   partition,
   reduce,
   removeIf,
+  replace,
+  replaceIf,
+  reverse,
+  rotate,
   scatter,
   scatterIf,
   sort,
@@ -331,6 +342,15 @@ export const FAMILIES: readonly Family[] = [
       const out = new Uint32Array(n);
       eq('copyIf count', await readOnly(a, (x) => copyIf(policy, x, out, (v: number) => v % 2 === 0)), kept.length);
       same('copyIf', out, kept);
+      const stencil = u32(n, 3, 8);
+      const byStencil = a.filter((_, i) => stencil[i] === 1);
+      const so = new Uint32Array(n);
+      eq('copyIf stencil count', await copyIf(policy, a, stencil, so, (v: number) => v === 1), byStencil.length);
+      same('copyIf stencil', so, byStencil);
+      const notByStencil = a.filter((_, i) => stencil[i] === 0);
+      const ro = new Uint32Array(n);
+      eq('removeIf stencil count', await removeIf(policy, a, stencil, ro), notByStencil.length);
+      same('removeIf stencil (truthiness)', ro, notByStencil);
       const r = a.slice();
       const odd = a.filter((x) => !even(x));
       eq('removeIf length', await removeIf(policy, r, (v: number) => v % 2 === 0), odd.length);
@@ -439,6 +459,123 @@ export const FAMILIES: readonly Family[] = [
       const wantIf = new Float32Array(n).fill(-1);
       for (let i = 0; i < n; i++) if (stencil[i] === 0) wantIf[perm[i]] = input[i];
       same('scatterIf', si, wantIf);
+    },
+  },
+  {
+    name: 'equal, mismatch, adjacentFind, isPartitioned',
+    covers: ['equal', 'mismatch', 'adjacentFind', 'isPartitioned'],
+    async run({ policy }, n) {
+      const a = u32(n);
+      const b = a.slice();
+      const at = Math.floor(n * 0.7);
+      if (n > 0) b[at] += 1;
+      eq('equal (same)', await readOnly(a, (x) => equal(policy, x, a.slice())), true);
+      eq('equal (one differs)', await equal(policy, a, b), n === 0);
+      eq('equal (lengths differ)', await equal(policy, a, a.subarray(0, n >> 1)), n === 0 || n >> 1 === n);
+      eq('mismatch', await mismatch(policy, a, b), n === 0 ? 0 : at);
+      eq('mismatch (prefix)', await mismatch(policy, a, a.subarray(0, n >> 1)), n >> 1);
+      const c = Uint32Array.from({ length: n }, (_, i) => i * 2);
+      const k = Math.floor(n * 0.6);
+      if (n >= 2 && k + 1 < n) c[k + 1] = c[k];
+      let want = -1;
+      for (let i = 0; i + 1 < n; i++) {
+        if (c[i] === c[i + 1]) {
+          want = i;
+          break;
+        }
+      }
+      eq('adjacentFind', await adjacentFind(policy, c), want);
+      const odd = (x: number) => x % 2 === 1;
+      const parted = Uint32Array.from([...a.filter(odd), ...a.filter((x) => !odd(x))]);
+      eq('isPartitioned (partitioned)', await isPartitioned(policy, parted, (x: number) => x % 2 === 1), true);
+      let isPart = true;
+      for (let i = 1; i < n; i++) if (!odd(a[i - 1]) && odd(a[i])) isPart = false;
+      eq('isPartitioned (random)', await isPartitioned(policy, a, (x: number) => x % 2 === 1), isPart);
+    },
+  },
+  {
+    name: 'replace, replaceIf, generate, reverse, rotate',
+    covers: ['replace', 'replaceIf', 'generate', 'reverse', 'rotate'],
+    async run({ policy }, n) {
+      const a = u32(n, 10);
+      const r = a.slice();
+      await replace(policy, r, 7, 99);
+      same(
+        'replace in place',
+        r,
+        Uint32Array.from(a, (x) => (x === 7 ? 99 : x)),
+      );
+      const ri = new Uint32Array(n);
+      await readOnly(a, (x) => replaceIf(policy, x, (v: number) => v % 2 === 0, 1, ri));
+      same(
+        'replaceIf into output',
+        ri,
+        Uint32Array.from(a, (x) => (x % 2 === 0 ? 1 : x)),
+      );
+      const g = new Float32Array(n);
+      await generate(policy, g, (i: number) => i * 0.5 - 3);
+      same(
+        'generate f32',
+        g,
+        Float32Array.from({ length: n }, (_, i) => i * 0.5 - 3),
+      );
+      const gi = new Int32Array(n);
+      await generate(policy, gi, (i: number) => -i);
+      same(
+        'generate i32',
+        gi,
+        Int32Array.from({ length: n }, (_, i) => -i),
+      );
+      const f = f32(n);
+      const rv = f.slice();
+      await reverse(policy, rv);
+      same('reverse in place', rv, f.slice().reverse());
+      const ro = new Float32Array(n);
+      await readOnly(f, (x) => reverse(policy, x, ro));
+      same('reverse into output', ro, f.slice().reverse());
+      const m = Math.floor(n / 3);
+      const rt = a.slice();
+      eq('rotate returns', await rotate(policy, rt, m), n - m);
+      same('rotate in place', rt, [...a.subarray(m), ...a.subarray(0, m)]);
+    },
+  },
+  {
+    name: 'histogram',
+    covers: ['histogram'],
+    async run({ policy }, n) {
+      const a = u32(n, 1000);
+      const even = new Uint32Array(10);
+      for (const x of a) even[Math.floor(x / 100)]++;
+      same('histogram even bins', await readOnly(a, (x) => histogram(policy, x, { bins: 10, lo: 0, hi: 1000 })), even);
+      const boundaries = [0, 10, 100, 500, 999];
+      const counts = new Uint32Array(4);
+      for (const x of a) {
+        for (let b = 0; b < 4; b++) if (x >= boundaries[b] && x < boundaries[b + 1]) counts[b]++;
+      }
+      const out = new Uint32Array(4).fill(7);
+      await histogram(policy, a, { boundaries }, out);
+      same('histogram boundaries into output', out, counts);
+    },
+  },
+  {
+    name: 'index lambdas and counting',
+    covers: ['counting'],
+    async run({ policy }, n) {
+      const a = u32(n);
+      const out = new Uint32Array(n);
+      await transform(policy, a, out, (x: number, i: number) => x + i);
+      same(
+        'transform (x, i)',
+        out,
+        Uint32Array.from(a, (x, i) => x + i),
+      );
+      const sq = new Uint32Array(n);
+      await transform(policy, counting(n), sq, (i: number) => i * i);
+      same(
+        'transform counting(n)',
+        sq,
+        Uint32Array.from({ length: n }, (_, i) => Math.imul(i, i) >>> 0),
+      );
     },
   },
   {

@@ -4,7 +4,14 @@
  * playwright's `page.evaluate`.
  */
 import { type GpuDevice, gpuSelector, selectDevice } from '@webdpl/core';
-import { execution, makeDevicePolicy, type Policy } from '@webdpl/policies';
+import {
+  defaultPool,
+  execution,
+  makeDevicePolicy,
+  makeHostPolicy,
+  type Policy,
+  type WorkerPool,
+} from '@webdpl/policies';
 import { FAMILIES, type PolicyName, SIZES } from './cases';
 
 export interface PageInfo {
@@ -23,13 +30,31 @@ export interface CaseResult {
 }
 
 let gpu: GpuDevice | undefined;
+
+/** The default pool, counting the runs that reach it (the Node side checks par used Web Workers). */
+let poolRuns = 0;
+const countingPool: WorkerPool = {
+  get size() {
+    return defaultPool().size;
+  },
+  run(task, jobs) {
+    poolRuns++;
+    return defaultPool().run(task, jobs);
+  },
+  close: () => defaultPool().close(),
+};
 const policies = new Map<PolicyName, Policy>();
 
 async function setup(): Promise<GpuDevice> {
   if (gpu) return gpu;
   gpu = (await selectDevice(gpuSelector)) as GpuDevice;
   policies.set('seq', execution.seq);
-  policies.set('par', execution.par);
+  // par from 1000 elements in chunks of 256 (by default it stays seq below 2^16, and below 2^23 for
+  // memory-bound steps on plain arrays), so the workers run at the suite's sizes
+  policies.set(
+    'par',
+    makeHostPolicy('par', { pool: countingPool, tuning: { '*': { parallelThreshold: 1000, minChunk: 256 } } }),
+  );
   // fallback 'error': a call the GPU cannot run fails here instead of passing on the CPU
   policies.set('device', makeDevicePolicy(gpu, { fallback: 'error' }));
   policies.set('auto', execution.auto);
@@ -68,4 +93,4 @@ async function run(family: string, policyName: PolicyName): Promise<CaseResult> 
   return { failures, ms: performance.now() - t0 };
 }
 
-(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run };
+(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run, poolRuns: () => poolRuns };
