@@ -62,7 +62,7 @@ import {
   upperBound,
 } from '@webdpl/algorithms';
 import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
-import type { Policy } from '@webdpl/policies';
+import { execution, type Policy } from '@webdpl/policies';
 
 /** Sizes every family runs at: empty, tiny, around the engines' tiles (map/reduce 2048, compaction 4096, scan 6144), a few thousand, ~1e5. */
 export const SIZES: readonly number[] = [0, 1, 2, 3, 17, 1000, 2047, 2048, 2049, 4097, 6143, 6145, 20_000, 100_003];
@@ -621,6 +621,42 @@ export const FAMILIES: readonly Family[] = [
         Uint32Array.from(want, (x) => keys[x]),
       );
       same('sortByKey values (stable)', values, want);
+    },
+  },
+  {
+    name: 'fallback and error paths',
+    covers: [],
+    async run({ policy, name }, n) {
+      const a = u32(n);
+      const before = a.slice();
+      let s = 0;
+      for (const x of a) s = (s + x) >>> 0;
+      // a lambda with no identity: the GPU cannot reduce with it, the CPU can
+      const add = (x: number, y: number) => x + y;
+      if (name === 'device') {
+        let error = 'none';
+        try {
+          await reduce(policy, a, 0, add);
+        } catch (e) {
+          error = (e as Error).name;
+        }
+        if (n > 0) eq("fallback: 'error' throws", error, 'UnsupportedOnDeviceError');
+        same('input after the error', a, before);
+        eq('execution.device (fallback cpu) answers on the CPU', await reduce(execution.device, a, 0, add), s);
+      } else {
+        eq('reduce with a lambda', await reduce(policy, a, 0, add), s);
+      }
+      // an argument error is thrown before anything runs: the caller's keys stay as they were
+      const keys = f32(n);
+      const copy = keys.slice();
+      let argError = 'none';
+      try {
+        await sort(policy, keys, 'sideways' as never);
+      } catch (e) {
+        argError = (e as Error).name;
+      }
+      eq('sort with a bad comparator throws', argError, 'ArgumentError');
+      same('keys after the argument error', keys, copy);
     },
   },
   {
