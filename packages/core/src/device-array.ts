@@ -3,7 +3,7 @@
  * device between calls; `read()` copies it back. Views share their parent's buffer; destroying the
  * parent invalidates every view.
  */
-import type { GpuDevice } from './device';
+import { fromGPUDevice, type GpuDevice } from './device';
 import { ArgumentError, DestroyedArrayError, describe, ForeignArrayError, UnsupportedTypeError } from './errors';
 import { byteSize, type ElementType, elementTypeOf, isElementType, type TypedArrayOf, viewHost } from './types';
 
@@ -11,6 +11,8 @@ import { byteSize, type ElementType, elementTypeOf, isElementType, type TypedArr
 interface Storage {
   readonly buffer: GPUBuffer;
   destroyed: boolean;
+  /** The caller's buffer (DeviceArray.fromBuffer): destroy() lets go of it without destroying it. */
+  readonly adopted: boolean;
 }
 
 /** Usage every DeviceArray buffer gets: storage plus copies both ways. */
@@ -23,6 +25,26 @@ function checkDevice(device: unknown): GpuDevice {
   }
   return d;
 }
+
+/** A webdpl GPU device, or the webdpl device over a caller's GPUDevice. */
+function deviceOf(device: unknown): GpuDevice {
+  const raw = device as Partial<GPUDevice> | undefined;
+  if (
+    raw &&
+    typeof raw === 'object' &&
+    typeof raw.createBuffer === 'function' &&
+    (device as GpuDevice).type !== 'gpu'
+  ) {
+    return fromGPUDevice(device as GPUDevice);
+  }
+  return checkDevice(device);
+}
+
+const USAGE_NAMES: readonly [number, string][] = [
+  [0x80, 'STORAGE'],
+  [0x4, 'COPY_SRC'],
+  [0x8, 'COPY_DST'],
+];
 
 function checkType(device: GpuDevice, type: ElementType): void {
   if (type === 'f16' && !device.features.has('shader-f16')) {
@@ -144,7 +166,63 @@ export class DeviceArray<T extends ElementType = ElementType> {
       usage: DEVICE_ARRAY_USAGE,
       label: `DeviceArray<${type}>[${length}]`,
     });
-    return new DeviceArray(d, type, { buffer, destroyed: false }, 0, length, false);
+    return new DeviceArray(d, type, { buffer, destroyed: false, adopted: false }, 0, length, false);
+  }
+
+  /**
+   * Adopts the caller's GPUBuffer without copying (bring your own buffer): `length` elements of
+   * `type` from byte `byteOffset` (the arguments of `new Uint32Array(buffer, byteOffset, length)`).
+   * The buffer needs usage STORAGE | COPY_SRC | COPY_DST, must belong to `device` (a webdpl device or
+   * the caller's GPUDevice, which is wrapped by `fromGPUDevice`) and must not be mapped while webdpl
+   * uses it. `destroy()` of the array lets go of the buffer without destroying it: the buffer stays
+   * the caller's. Results written by webdpl are in the buffer once the call resolved (or, for calls
+   * recorded into the caller's encoder, once that encoder's work ran).
+   * @throws ArgumentError naming `device`, `buffer`, `type`, `byteOffset` or `length`
+   */
+  static fromBuffer<T extends ElementType>(
+    device: GpuDevice | GPUDevice,
+    buffer: GPUBuffer,
+    type: T,
+    byteOffset = 0,
+    length?: number,
+  ): DeviceArray<T> {
+    const d = deviceOf(device);
+    d.queue.checkAlive();
+    const b = buffer as Partial<GPUBuffer> | undefined;
+    if (!b || typeof b !== 'object' || typeof b.size !== 'number' || typeof b.usage !== 'number') {
+      throw new ArgumentError('buffer', 'a GPUBuffer', describe(buffer));
+    }
+    const missing = USAGE_NAMES.filter(([bit]) => ((b.usage as number) & bit) === 0).map(([, n]) => n);
+    if (missing.length) {
+      throw new ArgumentError(
+        'buffer',
+        'a GPUBuffer with usage STORAGE | COPY_SRC | COPY_DST',
+        `a buffer without ${missing.join(', ')}`,
+      );
+    }
+    if (b.mapState !== undefined && b.mapState !== 'unmapped') {
+      throw new ArgumentError('buffer', 'an unmapped GPUBuffer', `a buffer whose mapState is '${b.mapState}'`);
+    }
+    if (!isElementType(type)) throw new ArgumentError('type', "one of 'u32', 'i32', 'f32', 'f16'", describe(type));
+    checkType(d, type);
+    const size = byteSize(type);
+    if (!Number.isSafeInteger(byteOffset) || byteOffset < 0 || byteOffset % 4 !== 0 || byteOffset > b.size) {
+      throw new ArgumentError(
+        'byteOffset',
+        `a multiple of 4 in [0, ${b.size}] (the buffer's size)`,
+        describe(byteOffset),
+      );
+    }
+    const room = Math.floor((b.size - byteOffset) / size);
+    const n = length ?? room;
+    if (!Number.isSafeInteger(n) || n < 0 || n > room) {
+      throw new ArgumentError(
+        'length',
+        `an integer in [0, ${room}] (elements of ${type} between byteOffset ${byteOffset} and the buffer's end at ${b.size})`,
+        describe(length),
+      );
+    }
+    return new DeviceArray(d, type, { buffer, destroyed: false, adopted: true }, byteOffset / size, n, false);
   }
 
   /** True for a DeviceArray (of any device). */
@@ -152,7 +230,10 @@ export class DeviceArray<T extends ElementType = ElementType> {
     return x instanceof DeviceArray;
   }
 
-  /** The GPU buffer (for kernels). Throws if destroyed. */
+  /**
+   * The GPU buffer holding the elements, from `byteOffset` (for kernels of your own, render passes,
+   * copies). Shared by every view of the array. Throws DestroyedArrayError if destroyed.
+   */
   get buffer(): GPUBuffer {
     this.check();
     return this.storage.buffer;
@@ -211,9 +292,14 @@ export class DeviceArray<T extends ElementType = ElementType> {
     const skip = this.byteOffset - start;
     const size = Math.ceil((skip + bytes) / 4) * 4;
     let rb: { data(): ArrayBuffer } | undefined;
-    await this.device.queue.submit('DeviceArray.read', (rec) => {
-      rb = rec.readback(this.storage.buffer, start, size);
-    });
+    await this.device.queue.submit(
+      'DeviceArray.read',
+      (rec) => {
+        rb = rec.readback(this.storage.buffer, start, size);
+      },
+      undefined,
+      true,
+    );
     const raw = (rb as { data(): ArrayBuffer }).data();
     if (this.type === 'f16') {
       const bits = new Uint16Array(raw, skip, this.length);
@@ -237,13 +323,16 @@ export class DeviceArray<T extends ElementType = ElementType> {
     if (src.length) upload(this.device, this.storage.buffer, this.byteOffset, src);
   }
 
-  /** Frees the GPU memory. Destroying a view is an error: destroy the array it views. Idempotent. */
+  /**
+   * Frees the GPU memory; for an array adopted with `fromBuffer`, only lets go of the caller's
+   * buffer (not destroyed). Destroying a view is an error: destroy the array it views. Idempotent.
+   */
   destroy(): void {
     if (this.isView)
       throw new ArgumentError('this', 'an owning DeviceArray (a view cannot be destroyed; destroy its parent)');
     if (this.storage.destroyed) return;
     this.storage.destroyed = true;
-    this.storage.buffer.destroy();
+    if (!this.storage.adopted) this.device.queue.retire(this.storage.buffer);
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enumerateDevices, type GpuDevice, getCpuDevice, releaseDevices } from './device';
+import { enumerateDevices, type GpuDevice, getCpuDevice, openDevice, releaseDevices } from './device';
 import { DeviceArray } from './device-array';
 import {
   ArgumentError,
@@ -8,13 +8,14 @@ import {
   DeviceNotFoundError,
   ForeignArrayError,
   GpuValidationError,
+  UnsupportedOnDeviceError,
   UnsupportedTypeError,
 } from './errors';
 import { getPipeline, pipelineCount } from './pipeline-cache';
 import { gridFor } from './queue';
-import { aspectSelector, cpuSelector, defaultSelector, gpuSelector, selectDevice } from './selectors';
+import { aspectSelector, cpuSelector, defaultSelector, gpuSelector, selectCandidate, selectDevice } from './selectors';
 import { gpuForTests } from './testing/gpu';
-import { fragment, link, WgslLinkError } from './wgsl/fragment';
+import { fragment, link, WgslLinkError, workgroupFootprint } from './wgsl/fragment';
 
 const gpu = await gpuForTests();
 
@@ -55,6 +56,15 @@ describe('devices and selectors', () => {
     const [x, y] = gridFor(200_000, 65535);
     expect(x * y).toBeGreaterThanOrEqual(200_000);
     expect(x).toBeLessThanOrEqual(65535);
+  });
+
+  it('workgroupFootprint is what the linker sums (each fragment once)', () => {
+    const a = fragment({ name: 'fa', code: '', workgroupBytes: 100 });
+    const b = fragment({ name: 'fb', code: '', workgroupBytes: 20, deps: [a] });
+    const root = fragment({ name: 'fr', code: '', workgroupBytes: 3, deps: [a, b] });
+    expect(workgroupFootprint(root)).toBe(123);
+    expect(link(root).workgroupBytes).toBe(123);
+    expect(() => link(root, 122)).toThrow(UnsupportedOnDeviceError);
   });
 
   it('the linker checks workgroup memory and duplicate names', () => {
@@ -150,8 +160,18 @@ describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
 
   it('WGSL errors surface from the call that caused them; pipelines are cached', async () => {
     const bad = fragment({ name: 'bad_kernel', code: '@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }' });
-    await expect(getPipeline(device, bad)).rejects.toThrow(GpuValidationError);
-    await expect(getPipeline(device, bad)).rejects.toThrow(/bad_kernel/);
+    // A kernel the device's compiler rejects is unsupported there (policies that fall back use the CPU).
+    await expect(getPipeline(device, bad)).rejects.toThrow(UnsupportedOnDeviceError);
+    await expect(getPipeline(device, bad)).rejects.toThrow(
+      /^WGSL module 'bad_kernel' failed to compile on '.*': [\s\S]*bad_kernel line 1:54 cannot convert/,
+    );
+    // The linker checks workgroup sizes against the limits, as an UnsupportedOnDeviceError too.
+    const wide = fragment({ name: 'wide_kernel', code: '@compute @workgroup_size(64, 4) fn main() {}' });
+    expect(() => link(wide, { invocations: 128 })).toThrow(
+      /'wide_kernel' needs 256 invocations; the device allows 128/,
+    );
+    expect(() => link(wide, { invocations: 256, sizeX: 32, sizeY: 4, sizeZ: 1 })).toThrow(UnsupportedOnDeviceError);
+    expect(link(wide, { invocations: 256, sizeX: 64, sizeY: 4, sizeZ: 1 }).code).toContain('wide_kernel');
     const good = fragment({ name: 'good_kernel', code: '@compute @workgroup_size(1) fn main() {}' });
     const before = pipelineCount(device);
     const p1 = await getPipeline(device, good);
@@ -223,6 +243,36 @@ describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
     expect(() => DeviceArray.create(d, 'f16', 4)).toThrow(UnsupportedTypeError);
     expect(() => DeviceArray.create(d, 'f16', 4)).toThrow(/shader-f16/);
     d.destroy();
+  });
+
+  it('opens a device with lowered limits and a wider subgroup range; checks those options', async () => {
+    const candidate = await selectCandidate(gpuSelector);
+    const d = (await openDevice(candidate, {
+      limits: { maxComputeWorkgroupStorageSize: 4096, maxComputeInvocationsPerWorkgroup: 64 },
+      subgroupSizes: { min: 4, max: 128 },
+    })) as GpuDevice;
+    try {
+      expect(d).not.toBe(await openDevice(candidate)); // its own device, not the shared one
+      expect(d.limits.maxComputeWorkgroupStorageSize).toBe(4096);
+      expect(d.limits.maxComputeInvocationsPerWorkgroup).toBe(64);
+      expect(d.limits.maxStorageBufferBindingSize).toBe(device.limits.maxStorageBufferBindingSize);
+      if (d.features.has('subgroups')) {
+        expect([d.info.subgroupMinSize, d.info.subgroupMaxSize]).toEqual([4, 128]);
+      }
+      const big = fragment({ name: 'big_wg', code: '@compute @workgroup_size(128) fn main() {}' });
+      expect(() => getPipeline(d, big)).toThrow(/'big_wg' needs 128 invocations; the device allows 64/);
+    } finally {
+      d.destroy();
+    }
+    await expect(openDevice(candidate, { limits: { minStorageBufferOffsetAlignment: 4 } })).rejects.toThrow(
+      /^options\.limits\.minStorageBufferOffsetAlignment: expected a max\* limit/,
+    );
+    await expect(openDevice(candidate, { limits: { maxBufferSize: 0 } })).rejects.toThrow(
+      /^options\.limits\.maxBufferSize: expected a positive integer/,
+    );
+    await expect(openDevice(candidate, { subgroupSizes: { min: 3 } })).rejects.toThrow(
+      /^options\.subgroupSizes\.min: expected a power of two in \[4, 128\]/,
+    );
   });
 });
 

@@ -6,7 +6,7 @@
  */
 
 import { platform } from '#platform';
-import { DeviceLostError } from './errors';
+import { ArgumentError, DeviceLostError, describe } from './errors';
 import { getGpu, gpuUnavailableReason, releaseGpu } from './gpu-instance';
 import { Queue } from './queue';
 
@@ -66,7 +66,15 @@ export interface GpuDevice {
   readonly id: number;
   /** True once the device was lost or destroyed. */
   readonly lost: boolean;
-  /** Destroys the device; later calls on it throw DeviceLostError. */
+  /**
+   * False for a device wrapped from the caller's own GPUDevice (`fromGPUDevice`): webdpl never
+   * destroys it, and leaves GPU errors outside its own calls to the caller.
+   */
+  readonly owned: boolean;
+  /**
+   * Destroys the device; later calls on it throw DeviceLostError. For a wrapped device
+   * (`owned: false`) only webdpl lets go of it: the caller's GPUDevice stays usable.
+   */
   destroy(): void;
 }
 
@@ -128,16 +136,25 @@ export async function getCpuDevice(): Promise<CpuDevice> {
 }
 
 function adapterInfo(adapter: GPUAdapter): DeviceInfo {
-  const i = adapter.info as GPUAdapterInfo & {
+  const features = new Set<string>();
+  for (const f of adapter.features) features.add(f);
+  return deviceInfo(adapter.info, features, adapter.limits);
+}
+
+/** DeviceInfo from an adapter's info and the features and limits of the adapter or device. */
+function deviceInfo(
+  adapterInfo: GPUAdapterInfo,
+  features: ReadonlySet<string>,
+  supported: GPUSupportedLimits,
+): DeviceInfo {
+  const i = adapterInfo as GPUAdapterInfo & {
     subgroupMinSize?: number;
     subgroupMaxSize?: number;
     isFallbackAdapter?: boolean;
   };
-  const features = new Set<string>();
-  for (const f of adapter.features) features.add(f);
   const limits: Record<string, number> = {};
-  for (const k in adapter.limits) {
-    const v = (adapter.limits as unknown as Record<string, unknown>)[k];
+  for (const k in supported) {
+    const v = (supported as unknown as Record<string, unknown>)[k];
     if (typeof v === 'number') limits[k] = v;
   }
   const text = `${i.vendor} ${i.architecture} ${i.device} ${i.description}`.toLowerCase();
@@ -145,7 +162,7 @@ function adapterInfo(adapter: GPUAdapter): DeviceInfo {
     i.isFallbackAdapter === true || /llvmpipe|lavapipe|swiftshader|software|warp|basic render/.test(text);
   const hasSubgroups = features.has('subgroups');
   return {
-    name: i.description || i.device || `${i.vendor} ${i.architecture}`.trim() || 'WebGPU adapter',
+    name: i.description || i.device || `${i.vendor ?? ''} ${i.architecture ?? ''}`.trim() || 'WebGPU adapter',
     vendor: i.vendor ?? '',
     architecture: i.architecture ?? '',
     description: i.description ?? '',
@@ -211,6 +228,63 @@ const openDevices = new Set<GpuDevice>();
 export interface OpenOptions {
   /** Features not to enable even when present (tests use this to force fallback paths). @default [] */
   readonly disableFeatures?: readonly string[];
+  /**
+   * Upper bounds on `max*` limits (e.g. `{ maxComputeWorkgroupStorageSize: 16384 }`): the device is
+   * opened with at most these and webdpl sizes its kernels as if the adapter allowed no more, also
+   * below WebGPU's defaults (which the implementation still grants). For trying how webdpl runs on a
+   * smaller adapter. @default {} (the adapter's maximum of the limits webdpl uses)
+   */
+  readonly limits?: Readonly<Record<string, number>>;
+  /**
+   * Subgroup sizes webdpl must assume possible, widening the adapter's range (e.g. `{ min: 4 }` on an
+   * adapter of 8-wide subgroups sizes every kernel for 4-wide ones, as on SwiftShader). Kernels stay
+   * correct on the real size, which lies inside the range. Powers of two in [4, 128]. @default the adapter's
+   */
+  readonly subgroupSizes?: { readonly min?: number; readonly max?: number };
+}
+
+/** Checks OpenOptions.limits: `max*` limits only (lower is smaller), positive integers. */
+function checkLimitCaps(caps: unknown): Record<string, number> {
+  if (caps === undefined) return {};
+  if (typeof caps !== 'object' || caps === null) {
+    throw new ArgumentError('options.limits', 'an object of max* limits', describe(caps));
+  }
+  for (const [k, v] of Object.entries(caps)) {
+    if (!k.startsWith('max')) {
+      throw new ArgumentError(`options.limits.${k}`, 'a max* limit (only upper bounds can be lowered)', k);
+    }
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
+      throw new ArgumentError(`options.limits.${k}`, 'a positive integer', describe(v));
+    }
+  }
+  return caps as Record<string, number>;
+}
+
+function checkSubgroupSizes(sizes: unknown): { min?: number; max?: number } {
+  if (sizes === undefined) return {};
+  if (typeof sizes !== 'object' || sizes === null) {
+    throw new ArgumentError('options.subgroupSizes', 'an object { min?, max? }', describe(sizes));
+  }
+  const s = sizes as { min?: unknown; max?: unknown };
+  for (const k of ['min', 'max'] as const) {
+    const v = s[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 4 || v > 128 || (v & (v - 1)) !== 0) {
+      throw new ArgumentError(`options.subgroupSizes.${k}`, 'a power of two in [4, 128]', describe(v));
+    }
+  }
+  return s as { min?: number; max?: number };
+}
+
+/** The device's limits as webdpl sees them: the real ones, `max*` limits lowered to `caps`. */
+function cappedLimits(real: GPUSupportedLimits, caps: Readonly<Record<string, number>>): GPUSupportedLimits {
+  if (Object.keys(caps).length === 0) return real;
+  const out: Record<string, number> = {};
+  for (const k in real) {
+    const v = (real as unknown as Record<string, unknown>)[k];
+    if (typeof v === 'number') out[k] = caps[k] !== undefined ? Math.min(v, caps[k] as number) : v;
+  }
+  return Object.freeze(out) as unknown as GPUSupportedLimits;
 }
 
 const consumed = new WeakSet<GPUAdapter>();
@@ -231,11 +305,13 @@ async function freshAdapter(candidate: DeviceCandidate): Promise<GPUAdapter> {
 }
 
 async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promise<GpuDevice> {
+  const caps = checkLimitCaps(options.limits);
+  const sizes = checkSubgroupSizes(options.subgroupSizes);
   const adapter = await freshAdapter(candidate);
   const requiredLimits: Record<string, number> = {};
   for (const k of WANTED_LIMITS) {
     const v = (adapter.limits as unknown as Record<string, number>)[k];
-    if (typeof v === 'number') requiredLimits[k] = v;
+    if (typeof v === 'number') requiredLimits[k] = caps[k] !== undefined ? Math.min(v, caps[k] as number) : v;
   }
   const disabled = new Set(options.disableFeatures ?? []);
   const requiredFeatures = WANTED_FEATURES.filter(
@@ -245,12 +321,29 @@ async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promis
   // Some implementations enable features implicitly; webdpl uses only those not disabled.
   const features = new Set<string>();
   for (const f of gpu.features) if (!disabled.has(f)) features.add(f);
+  const sg = features.has('subgroups');
   const info: DeviceInfo = {
     ...candidate.info,
     features,
-    subgroupMinSize: features.has('subgroups') ? candidate.info.subgroupMinSize : 0,
-    subgroupMaxSize: features.has('subgroups') ? candidate.info.subgroupMaxSize : 0,
+    subgroupMinSize: sg ? Math.min(candidate.info.subgroupMinSize, sizes.min ?? 128) : 0,
+    subgroupMaxSize: sg ? Math.max(candidate.info.subgroupMaxSize, sizes.max ?? 4) : 0,
   };
+  const device = gpuDevice(gpu, info, features, cappedLimits(gpu.limits, caps), true);
+  openDevices.add(device);
+  return device;
+}
+
+/**
+ * The GpuDevice over `gpu`. `owned`: webdpl opened it (destroy() destroys it, uncaptured errors are
+ * webdpl's); else it is the caller's (fromGPUDevice).
+ */
+function gpuDevice(
+  gpu: GPUDevice,
+  info: DeviceInfo,
+  features: ReadonlySet<string>,
+  limits: GPUSupportedLimits,
+  owned: boolean,
+): GpuDevice {
   let lostReason: string | undefined;
   const device: GpuDevice = {
     type: 'gpu',
@@ -258,18 +351,20 @@ async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promis
     info,
     gpu,
     features,
-    limits: gpu.limits,
+    limits,
+    owned,
     get lost() {
       return lostReason !== undefined;
     },
     queue: undefined as unknown as Queue,
     destroy() {
-      if (lostReason === undefined) lostReason = 'destroyed';
+      if (lostReason === undefined) lostReason = owned ? 'destroyed' : 'released by webdpl';
       openDevices.delete(device);
       for (const [c, p] of opened) {
         p.then((d) => d === device && opened.delete(c)).catch(() => {});
       }
-      gpu.destroy();
+      if (owned) gpu.destroy();
+      else wrapped.delete(gpu);
     },
   };
   (device as { queue: Queue }).queue = new Queue(device, () => lostReason);
@@ -277,21 +372,83 @@ async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promis
     lostReason ??= `${l.reason}: ${l.message}`;
     openDevices.delete(device);
   });
-  // Errors outside our error scopes (none expected) must not reach the console unseen nor vanish.
-  gpu.onuncapturederror = (ev) => {
-    device.queue.recordUncaptured((ev as GPUUncapturedErrorEvent).error);
-  };
-  openDevices.add(device);
+  if (owned) {
+    // Errors outside our error scopes (none expected) must not reach the console unseen nor vanish.
+    gpu.onuncapturederror = (ev) => {
+      device.queue.recordUncaptured((ev as GPUUncapturedErrorEvent).error);
+    };
+  } else {
+    // The caller's device: its handler stays; webdpl takes only the errors of its own recordings.
+    const listen = (gpu as { addEventListener?: GPUDevice['addEventListener'] }).addEventListener;
+    const mine = (ev: Event) => {
+      if (device.queue.recordUncaptured((ev as GPUUncapturedErrorEvent).error, true)) ev.preventDefault?.();
+    };
+    if (typeof listen === 'function') listen.call(gpu, 'uncapturederror', mine);
+    else {
+      const theirs = gpu.onuncapturederror;
+      gpu.onuncapturederror = function (this: GPUDevice, ev) {
+        mine(ev);
+        if (!ev.defaultPrevented && typeof theirs === 'function') theirs.call(this, ev);
+      };
+    }
+  }
   return device;
 }
 
+const wrapped = new WeakMap<GPUDevice, GpuDevice>();
+
+/** Options of `fromGPUDevice`. */
+export interface FromGPUDeviceOptions {
+  /**
+   * The adapter's info (name, vendor, subgroup sizes), when `device.adapterInfo` is not available.
+   * @default device.adapterInfo
+   */
+  readonly adapterInfo?: GPUAdapterInfo;
+}
+
+/**
+ * A webdpl device over the caller's own `GPUDevice` (bring your own device), for device policies
+ * (`makeDevicePolicy(gpuDevice)` does this) and `DeviceArray`s. webdpl uses the features and limits
+ * the device was created with, never destroys it (`destroy()` and `releaseDevices()` only let go of
+ * it), and leaves errors of the caller's own GPU work to the caller's handlers. The same GPUDevice
+ * always gives the same webdpl device (so pipelines and caches are shared).
+ * @throws ArgumentError naming `device` or `options.adapterInfo`
+ */
+export function fromGPUDevice(device: GPUDevice, options: FromGPUDeviceOptions = {}): GpuDevice {
+  const d = device as Partial<GPUDevice> | undefined;
+  if (
+    typeof d !== 'object' ||
+    d === null ||
+    typeof d.createBuffer !== 'function' ||
+    typeof d.createComputePipeline !== 'function' ||
+    typeof d.queue !== 'object'
+  ) {
+    throw new ArgumentError('device', 'a GPUDevice (from adapter.requestDevice())', describe(device));
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new ArgumentError('options', 'an options object { adapterInfo? }', describe(options));
+  }
+  const known = wrapped.get(device);
+  if (known && !known.lost) return known;
+  const given = options.adapterInfo ?? (device as { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    throw new ArgumentError('options.adapterInfo', 'a GPUAdapterInfo (adapter.info)', describe(given));
+  }
+  const features = new Set<string>();
+  for (const f of device.features) features.add(f);
+  const info = deviceInfo(given ?? ({} as GPUAdapterInfo), features, device.limits);
+  const gd = gpuDevice(device, info, features, device.limits, false);
+  wrapped.set(device, gd);
+  return gd;
+}
 /**
  * Opens a candidate. A GPU is opened with the adapter's maximum limits that matter and the features we
  * use; the result is cached per candidate and options, so the same adapter yields the same device.
  */
 export async function openDevice(candidate: DeviceCandidate, options: OpenOptions = {}): Promise<Device> {
   if (candidate.info.backend === 'host') return getCpuDevice();
-  if (options.disableFeatures?.length) return openGpu(candidate, options);
+  // A device opened with options is its own (the cached one is opened the default way).
+  if (options.disableFeatures?.length || options.limits || options.subgroupSizes) return openGpu(candidate, options);
   let p = opened.get(candidate);
   if (!p) {
     p = openGpu(candidate, options);

@@ -96,7 +96,7 @@ export const DISPATCH_CACHE_MAX_BUFFERS = 1024;
 
 /**
  * The LRU cache named `name` on `device` (one per engine), created on first use. Evicted entries'
- * `owned` buffers are destroyed.
+ * `owned` buffers are destroyed (retired: see Queue.retire).
  */
 export function dispatchCache<V extends Owned>(device: GpuDevice, name: string): LruCache<V> {
   let m = perDevice.get(device);
@@ -109,7 +109,7 @@ export function dispatchCache<V extends Owned>(device: GpuDevice, name: string):
     c = new LruCache<Owned>(
       DISPATCH_CACHE_CAPACITY,
       (v) => {
-        for (const b of v.owned) b.destroy();
+        for (const b of v.owned) device.queue.retire(b);
       },
       (v) => v.owned.length,
       DISPATCH_CACHE_MAX_BUFFERS,

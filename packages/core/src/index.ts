@@ -6,6 +6,7 @@ export type {
   DeviceCandidate,
   DeviceInfo,
   DeviceKind,
+  FromGPUDeviceOptions,
   GpuDevice,
   OpenOptions,
 } from './device';
@@ -13,6 +14,7 @@ export {
   ASPECTS,
   assertAlive,
   enumerateDevices,
+  fromGPUDevice,
   getCpuDevice,
   noGpuReason,
   openDevice,
@@ -61,7 +63,7 @@ export {
   plus,
   wgslLiteral,
 } from './operators';
-export { getPipeline, pipelineCount, pipelineFor } from './pipeline-cache';
+export { getPipeline, linkLimits, pipelineCount, pipelineFor } from './pipeline-cache';
 export type { CorePlatform, GpuLoad } from './platform-types';
 export type { Readback, Recorder, Turn } from './queue';
 export { gridFor, Queue } from './queue';
@@ -89,8 +91,8 @@ export {
   viewHost,
   wgslType,
 } from './types';
-export type { LinkedModule, WgslFragment } from './wgsl/fragment';
-export { fragment, link, mangle, WgslLinkError } from './wgsl/fragment';
+export type { LinkedModule, LinkLimits, WgslFragment } from './wgsl/fragment';
+export { fragment, link, mangle, WgslLinkError, workgroupFootprint } from './wgsl/fragment';
 export { entryParams, entryPrologue, threadIds } from './wgsl/ids';
 export type { Combiner, OpParams } from './wgsl/subgroup';
 export { combinerOf, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';

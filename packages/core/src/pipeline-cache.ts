@@ -12,11 +12,26 @@
  *   loads, element functions, operators) are compared by code on every hit, so a front that hands
  *   the engine a different fragment under a known name gets an error instead of the old kernel.
  *
- * Compilation errors become GpuValidationErrors naming the module.
+ * Modules over the device's limits are WgslLinkErrors; a module the device fails to compile is an
+ * UnsupportedOnDeviceError naming it (both UnsupportedOnDeviceErrors: policies that fall back run the
+ * call on the CPU), except an error inside a user's `{ js, wgsl }` body: a GpuValidationError
+ * naming the body's line.
  */
 import type { GpuDevice } from './device';
-import { GpuValidationError } from './errors';
-import { link, type WgslFragment, WgslLinkError } from './wgsl/fragment';
+import { GpuValidationError, UnsupportedOnDeviceError } from './errors';
+import { type LinkLimits, link, type WgslFragment, WgslLinkError } from './wgsl/fragment';
+
+/** The limits a module must fit on `device` (as webdpl sees them: OpenOptions.limits may lower them). */
+export function linkLimits(device: GpuDevice): LinkLimits {
+  const l = device.limits;
+  return {
+    workgroupBytes: l.maxComputeWorkgroupStorageSize,
+    invocations: l.maxComputeInvocationsPerWorkgroup,
+    sizeX: l.maxComputeWorkgroupSizeX,
+    sizeY: l.maxComputeWorkgroupSizeY,
+    sizeZ: l.maxComputeWorkgroupSizeZ,
+  };
+}
 
 interface NamedEntry {
   readonly code: string;
@@ -74,7 +89,7 @@ export function getPipeline(device: GpuDevice, root: WgslFragment, entryPoint = 
   if (named && named.code === root.code && named.deps === depNames(root)) {
     p = named.pipeline;
   } else {
-    const mod = link(root, device.limits.maxComputeWorkgroupStorageSize);
+    const mod = link(root, linkLimits(device));
     const key = `${entryPoint}\n${mod.code}`;
     p = cache.byCode.get(key);
     if (!p) {
@@ -147,12 +162,18 @@ async function compile(device: GpuDevice, name: string, code: string, entryPoint
     );
     // An error inside a user's `{ js, wgsl }` body is reported against that body, first.
     const user = errors.map((m) => userBodyLine(lines, m.lineNum)).find((u) => u !== undefined);
-    const head = user
-      ? `the { wgsl } body of function '${user.fragment}' does not compile (line ${user.line} of the body: ${
-          errors[0]?.message ?? err.message
-        })`
-      : `WGSL module '${name}' failed to compile: ${err.message}`;
-    throw new GpuValidationError(`${head}${msgs.length ? `\n${msgs.join('\n')}` : ''}`);
+    if (user) {
+      // The caller's WGSL is wrong on every device: the caller's to see, never a fallback.
+      const head = `the { wgsl } body of function '${user.fragment}' does not compile (line ${user.line} of the body: ${
+        errors[0]?.message ?? err.message
+      })`;
+      throw new GpuValidationError(`${head}${msgs.length ? `\n${msgs.join('\n')}` : ''}`);
+    }
+    // One of webdpl's kernels this device's compiler rejects (a limit or feature the device lacks):
+    // policies that fall back run the call on the CPU.
+    throw new UnsupportedOnDeviceError(
+      `WGSL module '${name}' failed to compile on '${device.info.name}': ${err.message}${msgs.length ? `\n${msgs.join('\n')}` : ''}`,
+    );
   }
   return pipeline;
 }

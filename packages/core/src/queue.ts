@@ -151,10 +151,48 @@ export class Queue {
 
   /**
    * @internal called by the device's uncaptured-error handler: records the error, attributed to the
-   * submission being recorded when it is reported synchronously, else to an earlier call.
+   * submission being recorded when it is reported synchronously, else to an earlier call. With
+   * `onlyOwn` (the caller's own device) errors reported outside webdpl's recordings are left to the
+   * caller. Returns whether the error was taken.
    */
-  recordUncaptured(error: GPUError): void {
+  recordUncaptured(error: GPUError, onlyOwn = false): boolean {
+    if (onlyOwn && this.recording === undefined) return false;
     this.pending.push(typedError(this.recording ?? 'an earlier call on this device', error));
+    return true;
+  }
+
+  /** The caller's command encoder that calls record into instead of submitting (recordInto). */
+  private external: GPUCommandEncoder | undefined;
+  /** Whether any call was recorded into a caller's encoder (retire() then leaves buffers to the GC). */
+  private recordedExternally = false;
+
+  /**
+   * Runs `calls` with every submission of this queue recorded into the caller's `encoder` instead:
+   * nothing is submitted and nothing waits; the work runs when the caller submits the encoder.
+   * Recordings that read back throw. Temporaries of such recordings are never destroyed (the caller
+   * submits later): they are released by the garbage collector, and so, from then on, are the
+   * buffers webdpl retires (`retire`). Submissions made with `direct` (DeviceArray.read) are not
+   * captured. The dispatch layer runs one call's GPU part at a time, which makes the capture
+   * belong to that call.
+   */
+  async recordInto<T>(encoder: GPUCommandEncoder, calls: () => Promise<T>): Promise<T> {
+    if (this.external) throw new WebdplError('recordInto: already recording into an encoder');
+    this.external = encoder;
+    this.recordedExternally = true;
+    try {
+      return await calls();
+    } finally {
+      this.external = undefined;
+    }
+  }
+
+  /**
+   * Frees a buffer webdpl no longer needs: destroys it, unless calls were recorded into a caller's
+   * encoder that may not be submitted yet (a destroyed buffer would fail that submission); then it
+   * is left to the garbage collector.
+   */
+  retire(buffer: GPUBuffer): void {
+    if (!this.recordedExternally) buffer.destroy();
   }
 
   /** Throws (once) the GPU errors recorded so far, as one typed error naming the calls. */
@@ -248,11 +286,16 @@ export class Queue {
   }
 
   /** Records one command buffer with `record` and submits it; what `submit` and `enqueue` share. */
-  private record(label: string, record: (rec: Recorder) => void, allowReadback: boolean): Recording {
+  private record(
+    label: string,
+    record: (rec: Recorder) => void,
+    allowReadback: boolean,
+    external?: GPUCommandEncoder,
+  ): Recording {
     const gpu = this.device.gpu;
     const r: Recording = { temps: [], uniforms: [], readbacks: [], passLabels: [] };
-    const profiling = this.profiling;
-    const encoder = gpu.createCommandEncoder({ label });
+    const profiling = this.profiling && !external;
+    const encoder = external ?? gpu.createCommandEncoder({ label });
     if (profiling && !this.querySet) {
       this.querySet = gpu.createQuerySet({ type: 'timestamp', count: 2 * MAX_PROFILED_PASSES });
       this.queryResolve = gpu.createBuffer({
@@ -290,7 +333,9 @@ export class Queue {
           data instanceof ArrayBuffer
             ? new Uint8Array(data)
             : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-        if (bytes.byteLength <= UNIFORM_SLOT) {
+        // Pooled slots are rewritten by later calls before a caller's encoder is submitted: a
+        // recording into one gets buffers of its own.
+        if (bytes.byteLength <= UNIFORM_SLOT && !external) {
           const b =
             this.uniformPool.pop() ??
             gpu.createBuffer({
@@ -326,6 +371,7 @@ export class Queue {
         return b;
       },
       readback: (buffer, offset, size) => {
+        if (external) throw new WebdplError(`${label}: a call recorded into a command encoder cannot read back`);
         if (!allowReadback) throw new WebdplError(`${label}: enqueue() cannot read back; use submit()`);
         const padded = Math.max(4, Math.ceil(size / 4) * 4);
         const staging = this.takeReadback(padded);
@@ -351,9 +397,19 @@ export class Queue {
         encoder.copyBufferToBuffer(this.queryResolve as GPUBuffer, 0, staging, 0, n * 8);
         r.timing = staging;
       }
+      if (external) {
+        // The caller submits: its temporaries must outlive this call (released by the GC).
+        r.temps.length = 0;
+        r.uniforms.length = 0;
+        return r;
+      }
       gpu.queue.submit([encoder.finish()]);
       this.submissions++;
     } catch (e) {
+      if (external) {
+        r.temps.length = 0;
+        r.uniforms.length = 0;
+      }
       this.release(r, true);
       throw e;
     }
@@ -384,7 +440,8 @@ export class Queue {
    * raised by the recording (or recorded earlier on this queue and not thrown yet) are thrown as
    * GpuValidationError / GpuOutOfMemoryError / GpuInternalError.
    */
-  async submit(label: string, record: (rec: Recorder) => void, turn?: Turn): Promise<void> {
+  async submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
+    if (this.external && !direct) return this.enqueue(label, record, turn);
     const t = turn ?? this.reserve();
     try {
       if (t.ready) await t.ready;
@@ -457,14 +514,16 @@ export class Queue {
    * queue or from `finish()`. With profiling on it waits like `submit`.
    */
   async enqueue(label: string, record: (rec: Recorder) => void, turn?: Turn): Promise<void> {
-    if (this.profiling) return this.submit(label, record, turn);
+    // Taken at the call: a capture (recordInto) belongs to the calls made while it runs.
+    const external = this.external;
+    if (this.profiling && !external) return this.submit(label, record, turn);
     const t = turn ?? this.reserve();
     try {
       if (t.ready) await t.ready;
       this.checkAlive();
       this.throwPending(label);
       this.recording = label;
-      const r = this.record(label, record, false);
+      const r = this.record(label, record, false, external);
       this.release(r, false);
     } finally {
       this.recording = undefined;

@@ -3,7 +3,7 @@
  * name that carries every parameter (so it is its own cache key and error context), its code, the
  * fragments it needs, the `enable` directives it needs, and the workgroup memory it declares.
  */
-import { WebdplError } from '../errors';
+import { UnsupportedOnDeviceError } from '../errors';
 
 export interface WgslFragment {
   /** Mangled name; also the WGSL identifier of the fragment's main function. */
@@ -42,9 +42,25 @@ export function fragment(spec: {
   };
 }
 
-/** Error raised by the linker (duplicate names with different code, workgroup memory over the limit). */
-export class WgslLinkError extends WebdplError {
+/**
+ * Error raised by the linker: a module over a device limit (workgroup memory, workgroup size), or
+ * two different fragments under one name. An UnsupportedOnDeviceError, so policies that fall back
+ * run such a call on the CPU.
+ */
+export class WgslLinkError extends UnsupportedOnDeviceError {
   override name = 'WgslLinkError';
+}
+
+/** Device limits a linked module must fit (webdpl's view of the device's limits). */
+export interface LinkLimits {
+  /** maxComputeWorkgroupStorageSize */
+  readonly workgroupBytes?: number;
+  /** maxComputeInvocationsPerWorkgroup */
+  readonly invocations?: number;
+  /** maxComputeWorkgroupSizeX, Y, Z */
+  readonly sizeX?: number;
+  readonly sizeY?: number;
+  readonly sizeZ?: number;
 }
 
 /**
@@ -58,19 +74,8 @@ const INTRINSICS: readonly WgslFragment[] = [
   }),
 ];
 
-export interface LinkedModule {
-  readonly code: string;
-  readonly workgroupBytes: number;
-  readonly enables: readonly string[];
-  /** Names of every fragment linked, in order. */
-  readonly fragments: readonly string[];
-}
-
-/**
- * Links a root fragment and everything it needs into one module: each fragment once (dependencies
- * first), `enable` lines on top, and the sum of workgroup memory checked against `maxWorkgroupBytes`.
- */
-export function link(root: WgslFragment, maxWorkgroupBytes = Number.POSITIVE_INFINITY): LinkedModule {
+/** Every fragment `root` needs, each once, dependencies first. */
+function collect(root: WgslFragment): WgslFragment[] {
   const order: WgslFragment[] = [];
   const seen = new Map<string, WgslFragment>();
   const visiting = new Set<string>();
@@ -88,14 +93,65 @@ export function link(root: WgslFragment, maxWorkgroupBytes = Number.POSITIVE_INF
     order.push(f);
   };
   visit(root);
+  return order;
+}
+
+function sumBytes(fragments: readonly WgslFragment[]): number {
+  let s = 0;
+  for (const f of fragments) s += f.workgroupBytes;
+  return s;
+}
+
+/**
+ * Bytes of workgroup memory the module of `root` declares: what `link` checks against the device's
+ * limit. Engines size their tuning with it (the footprint of the very fragments they link), so a
+ * tuning chosen to fit and the kernel it builds cannot disagree.
+ */
+export function workgroupFootprint(root: WgslFragment): number {
+  return sumBytes(collect(root));
+}
+
+/** Throws WgslLinkError when an entry point's @workgroup_size exceeds the device's limits. */
+function checkWorkgroupSizes(rootName: string, fragments: readonly WgslFragment[], lim: LinkLimits): void {
+  if (lim.invocations === undefined && lim.sizeX === undefined) return;
+  const inf = Number.POSITIVE_INFINITY;
+  for (const f of fragments) {
+    for (const m of f.code.matchAll(/@workgroup_size\(\s*(\d+)u?\s*(?:,\s*(\d+)u?\s*)?(?:,\s*(\d+)u?\s*)?\)/g)) {
+      const [x, y, z] = [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
+      const over =
+        x * y * z > (lim.invocations ?? inf)
+          ? `${x * y * z} invocations; the device allows ${lim.invocations}`
+          : x > (lim.sizeX ?? inf) || y > (lim.sizeY ?? inf) || z > (lim.sizeZ ?? inf)
+            ? `a workgroup of ${x}x${y}x${z}; the device allows ${lim.sizeX}x${lim.sizeY}x${lim.sizeZ}`
+            : undefined;
+      if (over) throw new WgslLinkError(`'${rootName}' needs ${over} (in '${f.name}')`);
+    }
+  }
+}
+
+export interface LinkedModule {
+  readonly code: string;
+  readonly workgroupBytes: number;
+  readonly enables: readonly string[];
+  /** Names of every fragment linked, in order. */
+  readonly fragments: readonly string[];
+}
+
+/**
+ * Links a root fragment and everything it needs into one module: each fragment once (dependencies
+ * first), `enable` lines on top, and the sum of workgroup memory checked against `maxWorkgroupBytes`.
+ */
+export function link(root: WgslFragment, limits: number | LinkLimits = Number.POSITIVE_INFINITY): LinkedModule {
+  const lim: LinkLimits = typeof limits === 'number' ? { workgroupBytes: limits } : limits;
+  const maxWorkgroupBytes = lim.workgroupBytes ?? Number.POSITIVE_INFINITY;
+  const order = collect(root);
   for (const intrinsic of INTRINSICS) {
-    if (!seen.has(intrinsic.name) && order.some((f) => f.code.includes(`${intrinsic.name}(`))) {
-      seen.set(intrinsic.name, intrinsic);
+    if (!order.some((f) => f.name === intrinsic.name) && order.some((f) => f.code.includes(`${intrinsic.name}(`))) {
       order.unshift(intrinsic);
     }
   }
   const enables = [...new Set(order.flatMap((f) => f.enables))].sort();
-  const workgroupBytes = order.reduce((s, f) => s + f.workgroupBytes, 0);
+  const workgroupBytes = sumBytes(order);
   if (workgroupBytes > maxWorkgroupBytes) {
     throw new WgslLinkError(
       `'${root.name}' needs ${workgroupBytes} bytes of workgroup memory; the device allows ${maxWorkgroupBytes} (${order
@@ -104,6 +160,7 @@ export function link(root: WgslFragment, maxWorkgroupBytes = Number.POSITIVE_INF
         .join(', ')})`,
     );
   }
+  checkWorkgroupSizes(root.name, order, lim);
   // Our subgroup code keeps every lane of a subgroup on the same path (select() instead of branches,
   // uniform loop bounds), but WGSL's analysis cannot prove it through values such as sg_id, which
   // come from an atomic: turn that one diagnostic off where subgroups are used.
