@@ -14,7 +14,7 @@ import {
   plus,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { bindingLimit, resolveTuning } from '../common/tuning';
+import { bindingLimit, fitThreads, resolveTuning } from '../common/tuning';
 import { functionElement } from '../engines/map/elements';
 import { mapDevice } from '../engines/map/index';
 import { type SearchKind, searchKernel } from './kernels';
@@ -37,7 +37,7 @@ export async function gpuSearch(
   comp: GpuFunction,
   readBack: boolean,
 ): Promise<ArrayBuffer | undefined> {
-  const t = resolveTuning('binary-search', binarySearchTuning, tuningOverrides);
+  const t = resolveTuning('binary-search', fitThreads(device, binarySearchTuning), tuningOverrides);
   const w = t.workgroupSize;
   if (!Number.isInteger(w) || w < 1 || (w & (w - 1)) !== 0) {
     throw new ArgumentError('tuning.binary-search.workgroupSize', 'a power of two', String(w));

@@ -16,7 +16,7 @@ export function scratchBuffer(device: GpuDevice, key: string, bytes: number): GP
   const need = Math.max(256, bytes);
   let b = pool.get(key);
   if (!b || b.size < need) {
-    b?.destroy();
+    if (b) device.queue.retire(b);
     const size = Math.min(2 ** Math.ceil(Math.log2(need)), Math.max(need, device.limits.maxBufferSize));
     b = device.gpu.createBuffer({
       size: Math.ceil(size / 16) * 16,

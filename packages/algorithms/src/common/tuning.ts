@@ -36,3 +36,69 @@ export function bindingLimit(device: GpuDevice, override: number): number {
   const lim = device.limits.maxStorageBufferBindingSize;
   return override > 0 ? Math.min(override, lim) : lim;
 }
+
+/**
+ * The most threads a one-dimensional workgroup may have on `device`: the largest power of two within
+ * maxComputeInvocationsPerWorkgroup and maxComputeWorkgroupSizeX (as webdpl sees them: a device
+ * opened with lowered `limits` reports those).
+ */
+export function maxWorkgroupThreads(device: GpuDevice): number {
+  const l = device.limits;
+  const m = Math.max(1, Math.min(l.maxComputeInvocationsPerWorkgroup, l.maxComputeWorkgroupSizeX));
+  return 2 ** Math.floor(Math.log2(m));
+}
+
+const threadFits = new WeakMap<GpuDevice, Map<object, object>>();
+
+/**
+ * `defaults` with its thread counts (`keys`) lowered to `maxWorkgroupThreads(device)`. One object per
+ * device and defaults object (memoized: `cachedTuning` keys on the defaults object), `defaults`
+ * itself when nothing needs lowering.
+ */
+export function fitThreads<T extends TuningValues>(
+  device: GpuDevice,
+  defaults: T,
+  keys: readonly (keyof T & string)[] = ['workgroupSize'],
+): T {
+  let m = threadFits.get(device);
+  if (!m) {
+    m = new Map();
+    threadFits.set(device, m);
+  }
+  let t = m.get(defaults) as T | undefined;
+  if (!t) {
+    const max = maxWorkgroupThreads(device);
+    const lowered: TuningValues = { ...defaults };
+    let changed = false;
+    for (const k of keys) {
+      if ((defaults[k] as number) > max) {
+        lowered[k] = max;
+        changed = true;
+      }
+    }
+    t = changed ? (lowered as T) : defaults;
+    m.set(defaults, t);
+  }
+  return t;
+}
+
+/**
+ * Fits a tuning to the device's workgroup memory (maxComputeWorkgroupStorageSize): `start` when its
+ * kernels fit, else the first of `smaller(start)`, `smaller(smaller(start))`, ... that fits. A
+ * family's `footprint(t)` is the workgroup memory of the kernels it would link for `t`, measured on
+ * the very fragments (`workgroupFootprint`), so selection and kernel cannot disagree. When nothing
+ * fits, `start` is returned: linking it fails with a WgslLinkError (an UnsupportedOnDeviceError),
+ * which policies that fall back run on the CPU.
+ */
+export function fitWorkgroupMemory<T>(
+  device: GpuDevice,
+  start: T,
+  footprint: (t: T) => number,
+  smaller: (t: T) => T | undefined,
+): T {
+  const max = device.limits.maxComputeWorkgroupStorageSize;
+  for (let t: T | undefined = start; t !== undefined; t = smaller(t)) {
+    if (footprint(t) <= max) return t;
+  }
+  return start;
+}

@@ -12,7 +12,7 @@ import {
   type NumericType,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { bindingLimit, resolveTuning } from '../common/tuning';
+import { bindingLimit, fitThreads, resolveTuning } from '../common/tuning';
 import { isSortedKernel } from './kernels';
 import { type IsSortedTuning, isSortedTuning } from './tuning';
 
@@ -27,7 +27,7 @@ export async function gpuIsSortedUntil(
   data: DeviceArray,
   comp: GpuFunction,
 ): Promise<number> {
-  const t = resolveTuning('is-sorted', isSortedTuning, tuningOverrides);
+  const t = resolveTuning('is-sorted', fitThreads(device, isSortedTuning), tuningOverrides);
   const w = t.workgroupSize;
   if (!Number.isInteger(w) || w < 1 || (w & (w - 1)) !== 0) {
     throw new ArgumentError('tuning.is-sorted.workgroupSize', 'a power of two', String(w));

@@ -32,7 +32,7 @@ import {
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { type Segment, segmentsFor, windowEntry, windowOf } from '../../common/segments';
-import { bindingLimit } from '../../common/tuning';
+import { bindingLimit, fitThreads } from '../../common/tuning';
 import {
   type InputSource,
   MAP_MAX_GATHERED,
@@ -107,7 +107,7 @@ interface MapPlan extends Owned {
  * pipelines, bind groups and parameter buffers come from a per-device cache.
  */
 export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<ArrayBuffer | undefined> {
-  const t: MapTuning = cachedTuning(req.tuningName ?? 'map', mapTuning, req.tuning);
+  const t: MapTuning = cachedTuning(req.tuningName ?? 'map', fitThreads(device, mapTuning), req.tuning);
   const { n, output } = req;
   const store = req.write === 'store';
   const gathered = req.gathered ?? [];
@@ -170,7 +170,7 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
   } finally {
     for (const c of copies) c?.destroy();
     for (const c of gatheredCopies) c?.destroy();
-    if (copyNeeded) for (const b of plan?.owned ?? []) b.destroy();
+    if (copyNeeded) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
 }
 

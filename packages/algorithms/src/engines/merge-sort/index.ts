@@ -23,8 +23,8 @@ import {
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
 import { scratchBuffer } from '../../common/scratch';
-import { resolveTuning } from '../../common/tuning';
-import { blockSortKernel, mergeKernel, PARTITION_THREADS, partitionKernel } from './kernels';
+import { fitThreads, fitWorkgroupMemory, resolveTuning } from '../../common/tuning';
+import { blockSortKernel, mergeKernel, mergeSortFootprint, PARTITION_THREADS, partitionKernel } from './kernels';
 import { mergeSortTuning } from './tuning';
 
 export type { MergeSortTuning } from './tuning';
@@ -60,8 +60,9 @@ export async function mergeSortDevice(
   options: MergeSortOptions,
 ): Promise<MergeSortResult> {
   const name = options.tuningName ?? 'merge-sort';
-  const t = resolveTuning(name, mergeSortTuning, options.tuning ?? {});
-  const w = t.workgroupSize;
+  const overrides = options.tuning ?? {};
+  const t = resolveTuning(name, fitThreads(device, mergeSortTuning), overrides);
+  let w = t.workgroupSize;
   if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
     throw new ArgumentError(`tuning.${name}.workgroupSize`, 'a power of two >= 32 within the device limit', String(w));
   }
@@ -101,14 +102,23 @@ export async function mergeSortDevice(
   }
 
   const hasValues = values !== undefined;
-  const kp = {
-    keyType,
-    comparator: options.comparator.wgsl([keyType, keyType]),
-    hasValues,
-    workgroupSize: w,
-    itemsPerThread: t.itemsPerThread,
-  };
-  const tile = w * t.itemsPerThread;
+  const base = { keyType, comparator: options.comparator.wgsl([keyType, keyType]), hasValues };
+  // Fitted to the device's workgroup memory: fewer keys per thread, then fewer threads (fields the
+  // caller overrode stay as given).
+  const fit = fitWorkgroupMemory(
+    device,
+    { workgroupSize: w, itemsPerThread: t.itemsPerThread },
+    (c) => mergeSortFootprint({ ...base, ...c }),
+    (c) =>
+      !('itemsPerThread' in overrides) && c.itemsPerThread > 1
+        ? { ...c, itemsPerThread: c.itemsPerThread - Math.ceil(c.itemsPerThread / 4) }
+        : !('workgroupSize' in overrides) && c.workgroupSize > 32
+          ? { ...c, workgroupSize: c.workgroupSize / 2 }
+          : undefined,
+  );
+  w = fit.workgroupSize;
+  const kp = { ...base, ...fit };
+  const tile = w * fit.itemsPerThread;
   const tiles = Math.ceil(n / tile);
   const mergePasses = tiles > 1 ? Math.ceil(Math.log2(tiles)) : 0;
   const inPlace = mergePasses % 2 === 0;

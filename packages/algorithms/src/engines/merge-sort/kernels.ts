@@ -10,7 +10,15 @@
  *
  * Ties always take the left run first, so every step is stable. Values (u32 bits) move along.
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  mangle,
+  threadIds,
+  type WgslFragment,
+  workgroupFootprint,
+} from '@webdpl/core';
 
 export interface MergeKernelParams {
   /** WGSL type of the keys (u32, i32, f32). */
@@ -120,6 +128,14 @@ function tileBytes(p: MergeKernelParams): number {
  * Workgroup memory: tile x (4 + 4 with values) bytes. Cost: K^2/2 comparisons per thread, then
  * log2(W) rounds of a log2(tile) search and K comparisons per thread.
  */
+/**
+ * Workgroup bytes of the merge sort's tile kernels for `p` (block sort and merge hold the same tile:
+ * W*K keys, and as many values), measured on the block-sort fragment.
+ */
+export function mergeSortFootprint(p: MergeKernelParams): number {
+  return workgroupFootprint(blockSortKernel({ ...p, inPlace: false }));
+}
+
 export function blockSortKernel(p: MergeKernelParams & { readonly inPlace: boolean }): WgslFragment {
   const t = p.keyType;
   const cmp = p.comparator.name;

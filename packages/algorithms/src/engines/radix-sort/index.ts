@@ -24,7 +24,7 @@ import {
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
 import { scratchBuffer } from '../../common/scratch';
-import { resolveTuning, useSubgroups } from '../../common/tuning';
+import { fitWorkgroupMemory, resolveTuning, useSubgroups } from '../../common/tuning';
 import {
   COPY_PER_THREAD,
   COPY_THREADS,
@@ -34,6 +34,7 @@ import {
   META_WORDS,
   onesweepKernel,
   planKernel,
+  radixTileFootprint,
   singleWorkgroupKernel,
   type TileParams,
 } from './kernels';
@@ -124,6 +125,49 @@ function tileParams(device: GpuDevice, t: RadixSortTuning, hasValues: boolean): 
   };
 }
 
+const fitted = new WeakMap<GpuDevice, Map<string, RadixSortTuning>>();
+
+/**
+ * `t` fitted to the device's workgroup memory (see fitWorkgroupMemory), changing only fields the
+ * caller did not override (`fixed`): halve the workgroup (down to 32 threads; the subgroup ranking's
+ * counters shrink with it), then take fewer keys per thread, then rank without subgroups.
+ * Memoized per device, tuning and overrides.
+ */
+function fitRadixTuning(
+  device: GpuDevice,
+  t: RadixSortTuning,
+  fixed: Readonly<Record<string, unknown>>,
+  hasValues: boolean,
+): RadixSortTuning {
+  const key = `${JSON.stringify(t)}|${Object.keys(fixed).sort().join(',')}|${hasValues}`;
+  let m = fitted.get(device);
+  if (!m) {
+    m = new Map();
+    fitted.set(device, m);
+  }
+  let out = m.get(key);
+  if (out) return out;
+  const footprint = (c: RadixSortTuning) =>
+    radixTileFootprint({
+      ...tileParams(device, c, hasValues),
+      lookbackWindow: c.lookbackWindow,
+      earlyCounts: c.earlyCounts,
+    });
+  const smaller = (c: RadixSortTuning): RadixSortTuning | undefined => {
+    if (!('workgroupSize' in fixed) && c.workgroupSize > 32) return { ...c, workgroupSize: c.workgroupSize / 2 };
+    if (!('keysPerThread' in fixed) && c.keysPerThread > 1) {
+      return { ...c, keysPerThread: c.keysPerThread - Math.ceil(c.keysPerThread / 4) };
+    }
+    if (!('subgroups' in fixed) && c.subgroups && tileParams(device, c, hasValues).subgroups) {
+      return { ...t, subgroups: false };
+    }
+    return undefined;
+  };
+  out = fitWorkgroupMemory(device, t, footprint, smaller);
+  m.set(key, out);
+  return out;
+}
+
 /** Whether a DeviceArray can be bound where it lies (its offset meets the binding alignment). */
 function bindable(device: GpuDevice, a: DeviceArray): boolean {
   return a.byteOffset % device.limits.minStorageBufferOffsetAlignment === 0;
@@ -145,8 +189,10 @@ export async function radixSortDevice(
   options: RadixSortOptions = {},
 ): Promise<RadixSortResult> {
   const name = options.tuningName ?? 'radix-sort';
-  const t = resolveTuning(name, radixSortTuningFor(device), options.tuning ?? {});
-  checkTuning(device, t, name);
+  const overrides = options.tuning ?? {};
+  const resolved = resolveTuning(name, radixSortTuningFor(device), overrides);
+  checkTuning(device, resolved, name);
+  const t = fitRadixTuning(device, resolved, overrides, values !== undefined);
   keys.check(device, 'keys');
   values?.check(device, 'values');
   const keyType = (options.keyType ?? keys.type) as NumericType;

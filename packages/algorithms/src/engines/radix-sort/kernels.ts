@@ -23,6 +23,7 @@ import {
   threadIds,
   type WgslFragment,
   workgroupExclusiveScan,
+  workgroupFootprint,
 } from '@webdpl/core';
 import { runtimeKeyBitsFragment } from './key-bits';
 
@@ -346,6 +347,17 @@ function loadTile(p: TileParams, tc: TileCode, buf: string, v: string, fill: str
   workgroupBarrier();
   ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = rs_get(${tc.pos(j)}); }`)}
   workgroupBarrier();`;
+}
+
+/**
+ * Workgroup bytes of the radix sort's tile kernels for `p`: those of the digit pass, which holds
+ * everything the single-workgroup sort holds and more (measured on the fragments themselves). The
+ * subgroup ranking's counters take (workgroupSize / minSubgroupSize) x 256 words, so narrow
+ * subgroups (SwiftShader's 4 lanes) need narrow workgroups; the workgroup-memory ranking takes
+ * 8 words per thread besides the tile.
+ */
+export function radixTileFootprint(p: PassParams): number {
+  return workgroupFootprint(onesweepKernel(p));
 }
 
 /**

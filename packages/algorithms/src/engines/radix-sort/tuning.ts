@@ -11,6 +11,7 @@
  * counters need 128-thread workgroups: `radixSortTuningFor` picks that from the device.
  */
 import type { GpuDevice } from '@webdpl/core';
+import { fitThreads } from '../../common/tuning';
 
 export const radixSortTuning = {
   /** Threads per workgroup of the digit passes (power of two, 32..1024). */
@@ -52,6 +53,11 @@ export type RadixSortTuning = typeof radixSortTuning;
 export function radixSortTuningFor(device: GpuDevice): RadixSortTuning {
   const subgroups = device.features.has('subgroups');
   const min = device.info.subgroupMinSize || 32;
-  if (subgroups && min >= 32) return { ...radixSortTuning };
-  return { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15 };
+  const t =
+    subgroups && min >= 32
+      ? radixSortTuning
+      : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15 };
+  // Within the device's threads per workgroup; workgroup memory is fitted per call (index.ts,
+  // fitRadixTuning), once the overrides are known.
+  return { ...fitThreads(device, t, ['workgroupSize', 'histogramWorkgroupSize']) };
 }

@@ -321,7 +321,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   } finally {
     if (copyInput) input.destroy();
     if (copyStencil) stencil?.destroy();
-    if (copied) for (const b of plan?.owned ?? []) b.destroy();
+    if (copied) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
 }
 

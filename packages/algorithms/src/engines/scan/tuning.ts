@@ -17,6 +17,7 @@
  * predecessor there may sit descheduled behind the spinning workgroup.
  */
 import type { GpuDevice } from '@webdpl/core';
+import { maxWorkgroupThreads } from '../../common/tuning';
 
 export const scanTuning = {
   /** Threads per workgroup (a power of two, at least the device's largest subgroup). @default 256 */
@@ -68,5 +69,8 @@ export function scanDefaults(device: GpuDevice, compaction: boolean): ScanTuning
     t.itemsPerThread = 8;
     t.maxSpins = 64;
   }
+  // Workgroup memory is a workgroup scan's (workgroupSize / minSubgroupSize values, or workgroupSize
+  // without subgroups): at most 4 KiB at 256 threads, within every device's 16 KiB.
+  t.workgroupSize = Math.min(t.workgroupSize, maxWorkgroupThreads(device));
   return t;
 }

@@ -25,7 +25,7 @@ import {
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
 import { segmentsFor, windowEntry, windowOf } from '../../common/segments';
-import { bindingLimit, useSubgroups } from '../../common/tuning';
+import { bindingLimit, fitThreads, useSubgroups } from '../../common/tuning';
 import { finalKernel, partialsKernel, type ReducePath } from './kernels';
 import { type TransformReduceTuning, transformReduceTuning } from './tuning';
 
@@ -90,7 +90,7 @@ interface ReducePlan extends Owned {
  */
 export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<ArrayBuffer> {
   const tuningName = req.tuningName ?? 'reduce';
-  const t = cachedTuning(tuningName, transformReduceTuning, req.tuning);
+  const t = cachedTuning(tuningName, fitThreads(device, transformReduceTuning), req.tuning);
   const n = (req.inputs[0] as DeviceArray).length;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;

@@ -1,0 +1,184 @@
+/**
+ * Tuning derived from device limits: every family on devices opened with lowered limits (WebGPU's
+ * defaults, fewer threads, too little workgroup memory for any sort tile) and wider subgroup ranges
+ * (4-wide as on SwiftShader, up to 128), checked against references; kernels that cannot fit are
+ * UnsupportedOnDeviceErrors that device policies with fallback 'cpu' run on the CPU.
+ */
+import {
+  DeviceArray,
+  type GpuDevice,
+  gpuSelector,
+  type OpenOptions,
+  openDevice,
+  selectCandidate,
+  UnsupportedOnDeviceError,
+  WgslLinkError,
+} from '@webdpl/core';
+import { makeDevicePolicy } from '@webdpl/policies';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyIf } from '../compaction';
+import { minElement } from '../min-element';
+import { reduce } from '../reduce';
+import { exclusiveScan, inclusiveScan } from '../scans';
+import { sort } from '../sort';
+import { sortByKey } from '../sort-by-key';
+import { rng, testDevice } from '../testing/matrix';
+import { sortReference } from '../testing/sort-reference';
+import { transform } from '../transform';
+import { radixTileFootprint } from './radix-sort/kernels';
+import { radixSortTuningFor } from './radix-sort/tuning';
+
+const opened: GpuDevice[] = [];
+
+async function limitedDevice(options: OpenOptions): Promise<GpuDevice> {
+  const d = (await openDevice(await selectCandidate(gpuSelector), options)) as GpuDevice;
+  opened.push(d);
+  return d;
+}
+
+afterAll(() => {
+  for (const d of opened) d.destroy();
+});
+
+function keysOf(n: number, seed: number): Uint32Array {
+  const r = rng(seed);
+  return Uint32Array.from({ length: n }, () => r());
+}
+
+/** Runs the families on `device` with fallback 'error' (nothing may fall back) and checks them. */
+async function everyFamily(device: GpuDevice): Promise<void> {
+  const strict = makeDevicePolicy(device, { fallback: 'error' });
+  const n = 3001;
+  const data = keysOf(n, 7).map((x) => x % 1000);
+  let sum = 0;
+  for (const x of data) sum += x;
+  expect(await reduce(strict, data)).toBe(sum);
+  const inc = new Uint32Array(n);
+  await inclusiveScan(strict, data, inc);
+  const exc = new Uint32Array(n);
+  await exclusiveScan(strict, data, exc, 0);
+  let run = 0;
+  for (let i = 0; i < n; i++) {
+    expect(exc[i]).toBe(run);
+    run += data[i] as number;
+    expect(inc[i]).toBe(run);
+  }
+  const kept = new Uint32Array(n);
+  const count = await copyIf(strict, data, kept, (x) => x < 500);
+  const want = data.filter((x) => x < 500);
+  expect(count).toBe(want.length);
+  expect(Array.from(kept.subarray(0, count))).toEqual(Array.from(want));
+  const doubled = new Uint32Array(n);
+  await transform(strict, data, doubled, (x) => x * 2);
+  expect(Array.from(doubled)).toEqual(Array.from(data, (x) => x * 2));
+  const m = await minElement(strict, data);
+  expect(m.index).toBe(data.indexOf(Math.min(...data)));
+  for (const size of [700, 20_000]) {
+    const keys = keysOf(size, size);
+    const values = Uint32Array.from(keys.keys());
+    const want = sortReference(keys, false);
+    const k1 = keys.slice();
+    await sort(strict, k1);
+    expect(Array.from(k1)).toEqual(Array.from(want));
+    const k2 = keys.slice();
+    await sortByKey(strict, k2, values);
+    expect(Array.from(k2)).toEqual(Array.from(want));
+    for (let i = 0; i < size; i++) expect(keys[values[i] as number]).toBe(k2[i]);
+    // A user comparator: the merge sort.
+    const k3 = keys.slice();
+    await sort(strict, k3, (a: number, b: number) => a > b);
+    expect(Array.from(k3)).toEqual(Array.from(want).reverse());
+  }
+}
+
+describe.skipIf(!testDevice)('tuning from device limits', () => {
+  it('sort fits 4-wide subgroups in 32 KiB of workgroup memory (SwiftShader: 34952 bytes failed)', async () => {
+    const device = await limitedDevice({ subgroupSizes: { min: 4 } });
+    expect(device.info.subgroupMinSize).toBe(4);
+    expect(device.limits.maxComputeWorkgroupStorageSize).toBe(32768);
+    // The device-class defaults alone (128 threads) overflow: the fit is what makes it run.
+    const t = radixSortTuningFor(device);
+    const params = {
+      hasValues: false,
+      workgroupSize: t.workgroupSize,
+      keysPerThread: t.keysPerThread,
+      subgroups: true,
+      minSubgroupSize: 4,
+      maxSubgroupSize: device.info.subgroupMaxSize,
+      lookbackWindow: t.lookbackWindow,
+      earlyCounts: t.earlyCounts,
+    };
+    expect(radixTileFootprint(params)).toBeGreaterThan(32768);
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    for (const n of [900, 50_000]) {
+      const keys = keysOf(n, n + 1);
+      const values = Uint32Array.from(keys.keys());
+      const want = sortReference(keys, false);
+      await sortByKey(strict, keys, values);
+      expect(Array.from(keys)).toEqual(Array.from(want));
+    }
+  }, 300_000);
+
+  it("every family on WebGPU's default limits with subgroups of 4 to 128 lanes", async () => {
+    const device = await limitedDevice({
+      limits: {
+        maxComputeWorkgroupStorageSize: 16384,
+        maxComputeInvocationsPerWorkgroup: 256,
+        maxComputeWorkgroupSizeX: 256,
+      },
+      subgroupSizes: { min: 4, max: 128 },
+    });
+    expect(device.limits.maxComputeWorkgroupStorageSize).toBe(16384);
+    expect([device.info.subgroupMinSize, device.info.subgroupMaxSize]).toEqual([4, 128]);
+    await everyFamily(device);
+  }, 600_000);
+
+  it('a kernel over the device limits falls back (fallback cpu) or throws UnsupportedOnDeviceError', async () => {
+    // 2 KiB of workgroup memory: no radix-sort tile fits (the histogram alone needs 4 KiB).
+    const device = await limitedDevice({ limits: { maxComputeWorkgroupStorageSize: 2048 } });
+    const keys = keysOf(5000, 3);
+    const want = sortReference(keys, false);
+    const k = keys.slice();
+    await sort(makeDevicePolicy(device), k);
+    expect(Array.from(k)).toEqual(Array.from(want));
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    const untouched = keys.slice();
+    const failed = sort(strict, untouched);
+    await expect(failed).rejects.toThrow(UnsupportedOnDeviceError);
+    await expect(failed).rejects.toThrow(WgslLinkError);
+    await expect(failed).rejects.toThrow(/bytes of workgroup memory; the device allows 2048/);
+    expect(Array.from(untouched), 'caller data untouched').toEqual(Array.from(keys));
+    // DeviceArrays never fall back: their data lives on that device.
+    const d = DeviceArray.from(device, keys);
+    try {
+      await expect(sort(makeDevicePolicy(device), d)).rejects.toThrow(UnsupportedOnDeviceError);
+      expect(Array.from(await d.read())).toEqual(Array.from(keys));
+    } finally {
+      d.destroy();
+    }
+  }, 300_000);
+
+  it('128 threads per workgroup: tunable kernels shrink; fixed 256-thread kernels fall back', async () => {
+    const device = await limitedDevice({
+      limits: { maxComputeInvocationsPerWorkgroup: 128, maxComputeWorkgroupSizeX: 128 },
+    });
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    const data = keysOf(5000, 11).map((x) => x % 100);
+    let sum = 0;
+    for (const x of data) sum += x;
+    expect(await reduce(strict, data)).toBe(sum);
+    const inc = new Uint32Array(data.length);
+    await inclusiveScan(strict, data, inc);
+    expect(inc[data.length - 1]).toBe(sum);
+    const out = new Uint32Array(data.length);
+    await transform(strict, data, out, (x) => x + 1);
+    expect(Array.from(out)).toEqual(Array.from(data, (x) => x + 1));
+    // The radix sort's plan kernel keeps 256 threads (WebGPU's core minimum): on a smaller device
+    // the sort is unsupported there, and the default policy sorts on the CPU.
+    const keys = keysOf(5000, 12);
+    await expect(sort(strict, keys.slice())).rejects.toThrow(/256 invocations; the device allows 128/);
+    const k = keys.slice();
+    await sort(makeDevicePolicy(device), k);
+    expect(Array.from(k)).toEqual(Array.from(sortReference(keys, false)));
+  }, 300_000);
+});
