@@ -1,4 +1,4 @@
-import { type GpuDevice, gpuForTests, plus } from '@webdpl/core';
+import { DeviceArray, type GpuDevice, gpuForTests, plus } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { autoCrossovers, autoRecord, autoSide } from './auto';
 import { execution, makeAutoPolicy } from './policy';
@@ -84,5 +84,18 @@ describe.skipIf(!device)('execution.auto on a real adapter', () => {
     const unsized = await selectBackend(execution.auto, REQ);
     expect(unsized.kind).toBe('gpu');
     expect(unsized.measure).toBeUndefined();
+  });
+
+  it('DeviceArray arguments run on their device, a software GPU included (the data lives there)', async () => {
+    const d = device as GpuDevice;
+    const arr = DeviceArray.from(d, Uint32Array.from([1, 2, 3]));
+    try {
+      const backend = await selectBackend(execution.auto, { ...REQ, n: 1 << 20, deviceArrays: [arr] });
+      expect(backend.kind).toBe('gpu');
+      if (backend.kind === 'gpu') expect(backend.device).toBe(d);
+      expect(backend.measure, 'nothing to learn: there is no choice').toBeUndefined();
+    } finally {
+      arr.destroy();
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   type Device,
   defaultSelector,
   describe,
+  fromGPUDevice,
   type GpuDevice,
   gpuSelector,
   platform,
@@ -56,6 +57,15 @@ export interface DevicePolicyOptions {
   readonly fallback?: Fallback;
   /** Host policy used when falling back. @default execution.par */
   readonly fallbackPolicy?: HostPolicy;
+  /**
+   * The caller's command encoder: calls record their GPU work into it instead of submitting (no
+   * submit, no wait; the work runs when the caller submits the encoder), for use beside a renderer
+   * each frame. Only calls on DeviceArrays that return nothing (transform, scans, sort, fill, ...);
+   * a host array, or a call returning data (reduce, copyIf's count, isSorted), is an ArgumentError.
+   * Calls made without the encoder meanwhile are submitted at once, so before the encoder's work.
+   * @default undefined (each call submits its own work)
+   */
+  readonly encoder?: GPUCommandEncoder;
 }
 
 export interface DevicePolicy {
@@ -69,6 +79,8 @@ export interface DevicePolicy {
   readonly tuning: TuningOverrides;
   readonly fallback: Fallback;
   readonly fallbackPolicy: HostPolicy | undefined;
+  /** The caller's encoder calls record into (DevicePolicyOptions.encoder), if any. */
+  readonly encoder: GPUCommandEncoder | undefined;
   readonly info: string;
 }
 
@@ -147,17 +159,44 @@ function isGpuDevice(x: unknown): x is GpuDevice {
   return typeof x === 'object' && x !== null && (x as Device).type === 'gpu' && 'gpu' in (x as object);
 }
 
+/** A WebGPU GPUDevice of the caller's (not a webdpl device). */
+function isRawGPUDevice(x: unknown): x is GPUDevice {
+  const d = x as Partial<GPUDevice> | null;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    !isGpuDevice(x) &&
+    typeof d?.createComputePipeline === 'function' &&
+    typeof d?.createBuffer === 'function'
+  );
+}
+
+function checkEncoder(x: unknown): GPUCommandEncoder | undefined {
+  if (x === undefined) return undefined;
+  const e = x as Partial<GPUCommandEncoder> | null;
+  if (
+    typeof x !== 'object' ||
+    x === null ||
+    typeof e?.beginComputePass !== 'function' ||
+    typeof e?.finish !== 'function'
+  ) {
+    throw new ArgumentError('options.encoder', 'a GPUCommandEncoder (device.createCommandEncoder())', describe(x));
+  }
+  return x as GPUCommandEncoder;
+}
+
 function isPolicy(x: unknown): x is Policy {
   const k = (x as Policy | undefined)?.kind;
   return typeof x === 'object' && x !== null && (k === 'host' || k === 'device' || k === 'auto');
 }
 
 /**
- * A device policy from a queue, a GPU device, a selector, or an existing device policy (whose device
- * it shares, with new options). The device is resolved lazily on first use.
+ * A device policy from a queue, a webdpl GPU device, the caller's own WebGPU `GPUDevice` (wrapped by
+ * core's `fromGPUDevice`: never destroyed by webdpl), a selector, or an existing device policy
+ * (whose device it shares, with new options). The device is resolved lazily on first use.
  */
 export function makeDevicePolicy(
-  target: Queue | GpuDevice | Selector | DevicePolicy = defaultGpuSelector,
+  target: Queue | GpuDevice | GPUDevice | Selector | DevicePolicy = defaultGpuSelector,
   options: DevicePolicyOptions = {},
 ): DevicePolicy {
   if (typeof options !== 'object' || options === null) {
@@ -167,9 +206,14 @@ export function makeDevicePolicy(
   if (fallback !== 'cpu' && fallback !== 'error') {
     throw new ArgumentError('options.fallback', "'cpu' or 'error'", describe(fallback));
   }
+  const encoder = checkEncoder(options.encoder);
   let resolveDevice: () => Promise<GpuDevice>;
   let device: GpuDevice | undefined;
-  if (isQueue(target)) {
+  if (isRawGPUDevice(target)) {
+    const d = fromGPUDevice(target);
+    device = d;
+    resolveDevice = async () => d;
+  } else if (isQueue(target)) {
     device = target.device;
     resolveDevice = async () => target.device;
   } else if (isGpuDevice(target)) {
@@ -201,7 +245,7 @@ export function makeDevicePolicy(
   } else {
     throw new ArgumentError(
       'target',
-      'a Queue, a GPU device, a selector function or a device policy',
+      'a Queue, a GPU device (webdpl or WebGPU GPUDevice), a selector function or a device policy',
       describe(target),
     );
   }
@@ -233,6 +277,7 @@ export function makeDevicePolicy(
     tuning,
     fallback,
     fallbackPolicy: options.fallbackPolicy,
+    encoder,
     get info() {
       return device
         ? `device policy on ${device.info.name} (${device.info.kind})`

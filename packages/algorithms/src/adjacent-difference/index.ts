@@ -110,6 +110,7 @@ export function adjacentDifference(policy: Policy, input: ArrayArg, output: Arra
       outputs: [{ arg: out, length: n }],
       functions: [{ fn: f, argTypes: [t, t] }],
       empty: () => undefined,
+      recordable: true,
       cpu: async ({ backend, inputs: [x], outputs: [y] }) => {
         const src = x as HostArray;
         const dst = y as HostArray;

@@ -77,6 +77,7 @@ function runSearch(
       outputs: [{ arg: result, length: m }],
       functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
       gpuCheck: c.kind === 'host-only' ? () => `the comparator cannot run on the GPU: ${c.why}` : undefined,
+      recordable: true,
       empty: () => {
         if (m > 0) {
           if (result.kind === 'host') (result.array as Uint32Array).fill(0, 0, m);

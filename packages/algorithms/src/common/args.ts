@@ -21,7 +21,14 @@ export type ArrayArg = HostArray | DeviceArray;
 
 /** A checked array argument. */
 export type CheckedArray =
-  | { readonly kind: 'host'; readonly array: HostArray; readonly type: NumericType; readonly length: number }
+  | {
+      readonly kind: 'host';
+      readonly array: HostArray;
+      readonly type: NumericType;
+      readonly length: number;
+      /** The argument's name, for errors found later (a host array where a DeviceArray is needed). */
+      readonly name?: string;
+    }
   | {
       readonly kind: 'device';
       readonly array: DeviceArray;
@@ -51,7 +58,7 @@ export function checkArray(x: unknown, argument: string): CheckedArray {
     return { kind: 'device', array: x, type: x.type as NumericType, length: x.length, name: argument };
   }
   if (x instanceof Uint32Array || x instanceof Int32Array || x instanceof Float32Array) {
-    return { kind: 'host', array: x, type: elementTypeOf(x, argument), length: x.length };
+    return { kind: 'host', array: x, type: elementTypeOf(x, argument), length: x.length, name: argument };
   }
   throw new ArgumentError(argument, 'a Uint32Array, Int32Array, Float32Array or DeviceArray', describe(x));
 }

@@ -32,6 +32,7 @@ export function copy(policy: Policy, input: ArrayArg, output: ArrayArg): Promise
       // copy moves host data straight into a DeviceArray output and reads straight back (gpu.ts).
       stage: false,
       empty: () => undefined,
+      recordable: true,
       cpu: ({ backend, inputs: [x], outputs: [y] }) => cpuFill(backend, 2, y as HostArray, a.length, 0, a.type, x),
       gpu: ({ device, tuning }) => gpuCopy(device, a, out, a.length, tuning),
     };

@@ -20,17 +20,22 @@
  *    device policies with `fallback: 'cpu'`, host arrays only): host outputs are written only once
  *    a run succeeded, so the caller's data is untouched by the failed attempt.
  *
+ * 9. a device policy with the caller's `encoder` records the GPU part into that encoder (no submit,
+ *    no wait): only `recordable` patterns on DeviceArrays; anything else is an ArgumentError before
+ *    anything runs.
+ *
  * A new backend kind is handled here, not in every front.
  */
 import {
+  ArgumentError,
   DeviceArray,
   DeviceLostError,
+  describe,
   type GpuDevice,
   type GpuFunction,
   type HostArray,
   type NumericType,
   UnsupportedOnDeviceError,
-  WgslLinkError,
 } from '@webdpl/core';
 import {
   assertNever,
@@ -127,6 +132,11 @@ export interface Pattern<R> {
   readonly gpuCheck?: (device: GpuDevice) => string | undefined;
   /** The answer for n = 0. */
   readonly empty: () => R;
+  /**
+   * Whether the GPU part on DeviceArrays reads nothing back (its results stay in its outputs), so it
+   * may be recorded into a caller's command encoder (DevicePolicyOptions.encoder). @default false
+   */
+  readonly recordable?: boolean;
   readonly cpu: (call: CpuCall) => R | Promise<R>;
   readonly gpu: (call: GpuCall) => Promise<R>;
 }
@@ -304,9 +314,19 @@ async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Prom
   }
 }
 
-/** Failures of a GPU run that the CPU would not have: the policy's CPU fallback may take over. */
+/** Names of the errors deviceSpecific() accepts, also from another copy of @webdpl/core in a bundle. */
+const DEVICE_SPECIFIC = new Set(['UnsupportedOnDeviceError', 'WgslLinkError', 'DeviceLostError']);
+
+/**
+ * Failures of a GPU run that the CPU would not have: the policy's CPU fallback may take over.
+ * WgslLinkError (a kernel over the device's limits) is an UnsupportedOnDeviceError.
+ */
 function deviceSpecific(e: unknown): boolean {
-  return e instanceof UnsupportedOnDeviceError || e instanceof WgslLinkError || e instanceof DeviceLostError;
+  return (
+    e instanceof UnsupportedOnDeviceError ||
+    e instanceof DeviceLostError ||
+    (e instanceof Error && DEVICE_SPECIFIC.has(e.name))
+  );
 }
 
 /**
@@ -326,6 +346,8 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
   const ticket = order.take();
   try {
     const p = declare();
+    const encoder = pol.kind === 'device' ? pol.encoder : undefined;
+    if (encoder) checkRecordable(p);
     const req = requestOf(p);
     const backend: Backend = await selectBackend(policy, req);
     if (p.n === 0) return p.empty();
@@ -333,6 +355,9 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
     else {
       const turn = order.turn(ticket);
       if (turn) await turn;
+    }
+    if (encoder && backend.kind === 'gpu') {
+      return await backend.device.queue.recordInto(encoder, () => runGpu(p, backend.device, backend.tuning));
     }
     if (!backend.measure) return await run(p, policy, req, backend);
     // execution.auto on host arrays learns its crossover from the calls' end-to-end times.
@@ -342,6 +367,31 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
     return r;
   } finally {
     order.release(ticket);
+  }
+}
+
+/**
+ * Throws unless `p` can be recorded into a caller's encoder: DeviceArray arguments only (a host
+ * array needs an upload or a readback, which recording cannot wait for) and a GPU part that reads
+ * nothing back (`recordable`).
+ */
+function checkRecordable<R>(p: Pattern<R>): void {
+  const arrays = [...(p.inputs ?? []), ...(p.outputs ?? []).map((o) => o.arg)];
+  for (const a of arrays) {
+    if (a.kind === 'host') {
+      throw new ArgumentError(
+        a.name ?? 'array',
+        'a DeviceArray (a call recorded into options.encoder keeps its data on the device)',
+        describe(a.array),
+      );
+    }
+  }
+  if (!p.recordable) {
+    throw new ArgumentError(
+      'policy',
+      `a policy without an encoder for ${p.algorithm} (it returns a result, which a call recorded into a command encoder cannot read back)`,
+      'a device policy with options.encoder',
+    );
   }
 }
 

@@ -98,6 +98,7 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
       functions,
       gpuCheck: () => identityReason(fn, v),
       empty: () => result,
+      recordable: true,
       cpu: async ({ backend, inputs: [x], outputs: [y] }) => {
         const options = tf ? { transform: tf } : undefined;
         if (c.exclusive) await cpuExclusiveScan(backend, x as HostArray, y as HostArray, fn, init, options);

@@ -52,6 +52,7 @@ export function runSort(
         return undefined;
       },
       empty: () => undefined,
+      recordable: true,
       cpu: ({ backend, outputs: [k, v] }) => cpuSort(backend, k as HostArray, v, t, cpuComparator(c, t)),
       gpu: async ({ device, tuning, outputs: [k, v], readBack, deliver }) => {
         if (c.kind === 'host-only') throw new ArgumentError('comp', 'a comparator the GPU can run', c.why);

@@ -34,6 +34,7 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
     outputs: [{ arg: c.output, shareInput: true, length: c.n }],
     functions: c.functions,
     empty: () => undefined,
+    recordable: true,
     cpu: c.cpu,
     gpu: async ({ device, tuning, inputs, outputs: [output], readBack, deliver }) => {
       const bytes = await mapDevice(device, {
