@@ -22,6 +22,7 @@ import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } fro
 import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { runPar } from './staging';
+import { unreadInput } from './transform';
 
 /** Which elements are kept. */
 export type CpuKeep =
@@ -36,13 +37,15 @@ export type CpuCompactMode = 'compact' | 'partition';
  * -> y from b (kept) and x2 from b (rejected, partition). Adjacent-different keeps x[i] when it
  * differs from x[i - 1]; a chunk after the first gets x[b - 1] as `c` with `h` set (workers may not
  * see it: only their own chunks are staged). With `stencil` (its element type), x2 is the stencil
- * and the predicate is applied to x2[i] instead of x[i] ('compact' only).
+ * and the predicate is applied to x2[i] instead of x[i] ('compact' only). With `counting`, the
+ * elements are the indices i themselves (counting(n); x is not read).
  */
 export function compactSource(
   pred: string | undefined,
   type: NumericType,
   mode: CpuCompactMode,
   stencil?: NumericType,
+  counting = false,
 ): string {
   if (stencil !== undefined && (pred === undefined || mode !== 'compact')) {
     throw new Error('compaction: a stencil needs a predicate and the compact mode');
@@ -62,14 +65,14 @@ export function compactSource(
       b++;
     }
     for (let i = b; i < e; i++) {
-      const v = x[i];
+      const v = ${counting ? 'i' : 'x[i]'};
       if (${test}) y[k++] = v;
       ${reject}
       ${track}
     }
     return k - b0;
   };
-})() /* webdpl compaction ${type}${stencil === undefined ? '' : ` stencil ${stencil}`} */`;
+})() /* webdpl compaction ${type}${stencil === undefined ? '' : ` stencil ${stencil}`}${counting ? ' counting' : ''} */`;
 }
 
 function predSource(keep: CpuKeep): string | undefined {
@@ -91,11 +94,11 @@ function sharedView(type: NumericType, buf: SharedArrayBuffer, n: number): HostA
 function seqCompact(
   kernel: Kernel,
   src: HostArray,
+  n: number,
   dst: HostArray,
   mode: CpuCompactMode,
   stencil: HostArray | undefined,
 ): number {
-  const n = src.length;
   const r = mode === 'partition' ? (allocHost(typeOf(src), n) as HostArray) : undefined;
   const kept = kernel(src, r ?? stencil, dst, 0, n, false, 0, undefined);
   if (r) dst.set(r.subarray(0, n - kept), kept);
@@ -106,43 +109,48 @@ function seqCompact(
  * Writes the kept elements of `src` in order to `dst[0, count)` (partition: then the rejected ones in
  * order) and returns count. `dst` may be `src` (in place) and needs n elements; only `dst[0, count)`
  * (partition: all n) is written. With a `stencil` (n elements; 'compact' only) element i is kept
- * when the predicate holds for stencil[i] (the predicate's type is then the stencil's).
+ * when the predicate holds for stencil[i] (the predicate's type is then the stencil's). A number
+ * `source` n stands for counting(n): the elements are the u32 indices 0..n-1 (nothing allocated).
  */
 export async function cpuCompact(
   backend: CpuBackend,
-  src: HostArray,
+  source: HostArray | number,
   dst: HostArray,
   keep: CpuKeep,
   mode: CpuCompactMode,
   stencil?: HostArray,
 ): Promise<number> {
-  const n = src.length;
-  const type = typeOf(src);
+  const counting = typeof source === 'number';
+  const n = counting ? source : source.length;
+  // What the kernels get as x: counting kernels never read it.
+  const src = counting ? dst : source;
+  const type = counting ? 'u32' : typeOf(source);
   let pred: string | undefined;
   try {
     pred = predSource(keep);
   } catch {
     // A predicate without a JS source (host-only): the calling thread runs its function.
-    return seqCompactFn(keep, src, dst, mode, stencil);
+    return seqCompactFn(keep, counting ? undefined : src, n, dst, mode, stencil);
   }
-  const source = compactSource(pred, type, mode, stencil ? typeOf(stencil) : undefined);
-  const kernel = compileOnce<Kernel>(source);
+  const kernelSource = compactSource(pred, type, mode, stencil ? typeOf(stencil) : undefined, counting);
+  const kernel = compileOnce<Kernel>(kernelSource);
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
-    return seqCompact(kernel, src, dst, mode, stencil);
+    return seqCompact(kernel, src, n, dst, mode, stencil);
   }
   const ybuf = acquireScratch(n * 4);
   const rbuf = mode === 'partition' ? acquireScratch(n * 4) : undefined;
   const y = sharedView(type, ybuf, n);
   const r = rbuf ? sharedView(type, rbuf, n) : undefined;
   const prevOf = (b: number) => (b > 0 ? (src[b - 1] as number) : 0);
+  const x = counting ? unreadInput() : src;
   // The stencil travels as x2 (staged like the input); a partition's rejected elements go to `r`.
   const counts = await runPar(
     backend,
     chunks,
-    { x: src, x2: r ?? stencil, y, n },
+    { x, x2: r ?? stencil, y, n },
     (c, sh): KernelJob => ({
-      s: source,
+      s: kernelSource,
       x: sh.x,
       x2: stencil ? sh.x2 : r,
       y,
@@ -151,7 +159,7 @@ export async function cpuCompact(
       h: c.begin > 0,
       c: prevOf(c.begin),
     }),
-    (c) => kernel(src, r ?? stencil, y, c.begin, c.end, c.begin > 0, prevOf(c.begin), undefined),
+    (c) => kernel(x, r ?? stencil, y, c.begin, c.end, c.begin > 0, prevOf(c.begin), undefined),
   );
   let o = 0;
   for (let i = 0; i < chunks.length; i++) {
@@ -177,19 +185,19 @@ export async function cpuCompact(
 /** The calling thread's loop with the predicate's function (no JS source to generate a kernel from). */
 function seqCompactFn(
   keep: CpuKeep,
-  src: HostArray,
+  src: HostArray | undefined,
+  n: number,
   dst: HostArray,
   mode: CpuCompactMode,
   stencil: HostArray | undefined,
 ): number {
-  const n = src.length;
   const f = keep.kind === 'predicate' ? (keep.fn.js([keep.type]) as (x: number) => unknown) : undefined;
-  const r = mode === 'partition' ? (allocHost(typeOf(src), n) as HostArray) : undefined;
+  const r = mode === 'partition' ? (allocHost(src ? typeOf(src) : 'u32', n) as HostArray) : undefined;
   let k = 0;
   let q = 0;
   let prev = 0;
   for (let i = 0; i < n; i++) {
-    const v = src[i] as number;
+    const v = src ? (src[i] as number) : i;
     // (src[i - 1] may already be overwritten when compacting in place: keep the previous in a local.)
     if (f ? f(stencil ? (stencil[i] as number) : v) : i === 0 || v !== prev) dst[k++] = v;
     else if (r) r[q++] = v;

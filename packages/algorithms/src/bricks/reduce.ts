@@ -11,6 +11,10 @@ import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericTy
 import { type CpuBackend, planParallel } from '@webdpl/policies';
 import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
 import { checkFn, checkInputs, checkNumber, type Inputs, plainMemoryBoundSeq, runPar } from './staging';
+import { unreadInput } from './transform';
+
+/** What a counting kernel gets for the array it does not read (seq). */
+const NO_INPUT = new Uint32Array(0);
 
 /**
  * Folds `reduceOp` over `transformFn(input[i])` (or `transformFn(input[0][i], input[1][i])`; the plain
@@ -43,9 +47,36 @@ export async function cpuTransformReduce(
   return foldAll(backend, x, x2, types, init, reduceOp, t, bit, accType);
 }
 
+/**
+ * `cpuTransformReduce` over `counting(n)`: folds `reduceOp` over `transformFn(i)` (or the plain
+ * indices, as u32) for i < n, starting from `init`. Nothing is allocated for the indices.
+ * @throws ArgumentError naming `init`, `reduceOp` or `transformFn`
+ */
+export async function cpuTransformReduceCounting(
+  backend: CpuBackend,
+  n: number,
+  init: number,
+  reduceOp: GpuFunction,
+  transformFn?: GpuFunction,
+): Promise<number> {
+  checkNumber(init, 'init');
+  const types: NumericType[] = ['u32'];
+  let accType: NumericType = 'u32';
+  let bit = false;
+  let t: GpuFunction | undefined;
+  if (transformFn !== undefined) {
+    t = checkFn(transformFn, 1, types, 'transformFn');
+    const rt = t.resultType(types);
+    bit = rt === 'bool';
+    accType = rt === 'bool' ? 'u32' : rt;
+  }
+  return foldAll(backend, undefined, undefined, types, init, reduceOp, t, bit, accType, n);
+}
+
+/** Folds over x (and x2), or over the indices 0..n-1 when `x` is undefined (counting). */
 async function foldAll(
   backend: CpuBackend,
-  x: HostArray,
+  x: HostArray | undefined,
   x2: HostArray | undefined,
   types: NumericType[],
   init: number,
@@ -53,10 +84,11 @@ async function foldAll(
   t: GpuFunction | undefined,
   bit: boolean,
   accType: NumericType,
+  count = 0,
 ): Promise<number> {
   const rTypes = [accType, accType];
   const r = checkFn(reduceOp, 2, rTypes, t ? 'reduceOp' : 'op');
-  const n = x.length;
+  const n = x ? x.length : count;
   const start = coerce(accType, init);
   if (n === 0) return start;
   const spec: KernelSpec = {
@@ -64,22 +96,24 @@ async function foldAll(
     t: t ? { fn: t, argTypes: types } : undefined,
     r: { fn: r, argTypes: rTypes },
     inputs: types.length as 1 | 2,
+    indexArg: x ? undefined : 0,
     bit,
-    arrays: [types[0], types[1], undefined],
+    arrays: [x ? types[0] : undefined, types[1], undefined],
   };
   // A plain reduce (no transform) is memory-bound: on plain arrays the pool pays from large n only.
   const chunks = !t && plainMemoryBoundSeq(backend, n, [x, x2]) ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
-    return coerce(accType, seqKernel(spec)(x, x2, undefined, 0, n, true, start, undefined));
+    return coerce(accType, seqKernel(spec)(x ?? NO_INPUT, x2, undefined, 0, n, true, start, undefined));
   }
   const s = parKernelSource(spec);
   const kernel = seqKernel(spec);
+  const xs = x ?? unreadInput();
   const partials = await runPar(
     backend,
     chunks,
-    { x, x2, y: undefined, n },
+    { x: xs, x2, y: undefined, n },
     (c, sh) => ({ s, x: sh.x, x2: sh.x2, b: c.begin, e: c.end, h: false, c: 0 }),
-    (c) => kernel(x, x2, undefined, c.begin, c.end, false, 0, undefined),
+    (c) => kernel(xs, x2, undefined, c.begin, c.end, false, 0, undefined),
   );
   return coerce(accType, combineInOrder(spec, [start, ...partials]));
 }

@@ -33,17 +33,12 @@ import {
   type NumericType,
 } from '@webdpl/core';
 import { type CpuKeep, cpuCompact, scratchHost } from '../bricks/compaction';
-import {
-  type ArrayArg,
-  type CheckedArray,
-  checkArray,
-  checkFunction,
-  checkNoAlias,
-  checkSameLength,
-  isArrayArg,
-} from '../common/args';
+import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNoAlias, isArrayArg } from '../common/args';
+import { type Counting, isCounting } from '../common/counting';
 import { copyInto } from '../common/gpu-io';
 import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
+import { iotaElement } from '../engines/map/elements';
+import { mapDevice } from '../engines/map/index';
 import {
   type CompactDeviceRequest,
   compactDevice,
@@ -157,17 +152,21 @@ function copyPattern(
   predArg: unknown,
   negate: boolean,
 ): Pattern<number> {
-  const inp = checkArray(inputArg, 'input');
+  // counting(n): the u32 indices, never allocated on the CPU (a device temporary on the GPU).
+  const counted = isCounting(inputArg) ? inputArg : undefined;
+  const inp: CheckedArray | Counting = counted ?? checkArray(inputArg, 'input');
   let stencil: CheckedArray | undefined;
   if (stencilArg !== undefined) {
     stencil = checkArray(stencilArg, 'stencil');
-    checkSameLength(inp, stencil, 'input', 'stencil');
+    if (stencil.length !== inp.length) {
+      throw new ArgumentError('stencil', `${inp.length} elements (the length of input)`, `${stencil.length}`);
+    }
   }
   const out = checkArray(outputArg, 'output');
-  const t = inp.type;
+  const t: NumericType = counted ? 'u32' : (inp as CheckedArray).type;
   if (out.type !== t)
     throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
-  checkNoAlias(inp, out, 'input', 'output');
+  if (!counted) checkNoAlias(inp as CheckedArray, out, 'input', 'output');
   if (stencil) checkNoAlias(stencil, out, 'stencil', 'output');
   // The predicate's argument type: the stencil's elements, or the input's.
   const pt = stencil ? stencil.type : t;
@@ -178,12 +177,14 @@ function copyPattern(
     new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${out.length}`);
   return {
     ...compactionBase(algorithm, pt, keep, n),
-    inputs: stencil ? [inp, stencil] : [inp],
+    inputs: [...(counted ? [] : [inp as CheckedArray]), ...(stencil ? [stencil] : [])],
+    types: counted ? ['u32'] : undefined,
     // A host output is backed by an n-element temporary; a DeviceArray output of n or more
     // elements is written directly, a shorter one through a temporary and a capped copy.
     outputs: [{ arg: out, length: Math.min(n, out.length) }],
-    cpu: async ({ backend, inputs: [x, s], outputs: [y] }) => {
-      const src = x as HostArray;
+    cpu: async ({ backend, inputs: hosts, outputs: [y] }) => {
+      const src = counted ? n : (hosts[0] as HostArray);
+      const s = hosts[counted ? 0 : 1];
       const dst = y as HostArray;
       const ck = cpuKeep(keep, pt);
       if (dst.length >= n) return cpuCompact(backend, src, dst, ck, 'compact', s);
@@ -193,11 +194,12 @@ function copyPattern(
       dst.set(tmp.subarray(0, count));
       return count;
     },
-    gpu: async ({ device, tuning, inputs: [side, st], outputs: [o], readBack, deliver, temp }) => {
+    gpu: async ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver, temp }) => {
       const direct = out.length >= n;
+      const st = sides[counted ? 0 : 1];
       const r = await compactDevice(device, {
         label: algorithm,
-        input: side as DeviceArray,
+        input: counted ? await deviceCounting(device, n, temp) : (sides[0] as DeviceArray),
         output: direct ? (o as DeviceArray) : temp(t, n),
         keep: stencil
           ? { kind: 'stencil', fn: predicateFragment(pred, [pt], negate), stencilType: pt }
@@ -217,10 +219,29 @@ function copyPattern(
   };
 }
 
+/**
+ * counting(n) on the device: the indices in a temporary written by the map engine's iota element
+ * (the scan engine loads its input from a binding).
+ */
+async function deviceCounting(
+  device: GpuDevice,
+  n: number,
+  temp: (type: NumericType, n: number) => DeviceArray,
+): Promise<DeviceArray> {
+  const idx = temp('u32', n);
+  await mapDevice(device, { label: 'counting', n, inputs: [], output: idx, elem: iotaElement('u32') });
+  return idx;
+}
+
 /** The default predicate of the stencil forms: the stencil's truthiness (non-zero and not NaN). */
 export const stencilTruthy: GpuFunction = lambda((s: number) => s);
 
-export function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred: PredicateArg): Promise<number>;
+export function copyIf(
+  policy: unknown,
+  input: ArrayArg | Counting,
+  output: ArrayArg,
+  pred: PredicateArg,
+): Promise<number>;
 /**
  * Copies the elements `input[i]` for which `pred(stencil[i])` is truthy, in order, to
  * output[0, count) and returns count (Thrust's copy_if with a stencil). `stencil` has the input's
@@ -231,7 +252,7 @@ export function copyIf(policy: unknown, input: ArrayArg, output: ArrayArg, pred:
  */
 export function copyIf(
   policy: unknown,
-  input: ArrayArg,
+  input: ArrayArg | Counting,
   stencil: ArrayArg,
   output: ArrayArg,
   pred?: PredicateArg,
@@ -259,7 +280,7 @@ export function removeIf(policy: unknown, data: ArrayArg, pred: PredicateArg): P
  */
 export function removeIf(
   policy: unknown,
-  input: ArrayArg,
+  input: ArrayArg | Counting,
   stencil: ArrayArg,
   output: ArrayArg,
   pred?: PredicateArg,

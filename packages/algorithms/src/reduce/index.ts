@@ -8,25 +8,36 @@
  * Size tiers: n = 0 returns init at once; otherwise see the engine (one workgroup, multi-pass,
  * segmented beyond one storage binding).
  */
-import { type BinaryOp, coerce, combinerOf, type GpuFunction, type HostArray, plus } from '@webdpl/core';
+import { type BinaryOp, coerce, combinerOf, type GpuFunction, type HostArray, lambda, plus } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuReduce } from '../bricks/reduce';
 import { type ArrayArg, checkArray, checkFunction, identityReason, startValue } from '../common/args';
+import { type Counting, isCounting } from '../common/counting';
 import { decodeScalar } from '../common/predicates';
 import { identityLoad, transformReduceDevice } from '../engines/transform-reduce';
 import { dispatch } from '../pattern/dispatch';
+import { transformReducePattern } from '../transform-reduce/index';
 import { reducePattern } from '../transform-reduce/load';
+
+/** The identity transform of reduce over counting(n). */
+const identityU32: GpuFunction = lambda((i: number) => i);
 
 /** A binary operator argument: a built-in, a lambda `(a, b) => ...`, or a `{ js, wgsl }` pair. */
 export type OperatorArg = BinaryOp | GpuFunction | ((a: number, b: number) => number) | object;
 
 /**
  * Reduces `input` with `op` starting from `init`.
+ * @param input an array, or `counting(n)` (the indices 0..n-1 as u32; nothing is allocated)
  * @param init default: the identity of `op` for the element type (0 for plus)
  * @param op default: plus. GPU runs need an associative operator with an identity.
  */
-export function reduce(policy: Policy, input: ArrayArg, init?: number, op?: OperatorArg): Promise<number> {
+export function reduce(policy: Policy, input: ArrayArg | Counting, init?: number, op?: OperatorArg): Promise<number> {
   return dispatch(policy, () => {
+    if (isCounting(input)) {
+      // The indices 0..n-1 (u32) reduced: a transform-reduce over counting(n) with the identity.
+      const fn = op === undefined ? plus : checkFunction(op, 'op', 2);
+      return transformReducePattern('reduce', input, init, fn, identityU32, 'op', ['input']);
+    }
     const inp = checkArray(input, 'input');
     const fn = op === undefined ? plus : checkFunction(op, 'op', 2);
     const t = inp.type;

@@ -20,7 +20,7 @@ import {
   type NumericType,
 } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
-import { cpuTransformReduce } from '../bricks/reduce';
+import { cpuTransformReduce, cpuTransformReduceCounting } from '../bricks/reduce';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -31,6 +31,7 @@ import {
   identityReason,
   startValue,
 } from '../common/args';
+import { type Counting, isCounting } from '../common/counting';
 import { checkBuiltinArgTypes, decodeScalar, resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
 import { transformReduceDevice } from '../engines/transform-reduce';
 import { dispatch, type Pattern } from '../pattern/dispatch';
@@ -51,49 +52,61 @@ export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean
  */
 export function transformReducePattern(
   algorithm: string,
-  inputs: readonly CheckedArray[],
+  input: readonly CheckedArray[] | Counting,
   init: number | undefined,
   reduceOp: GpuFunction,
   transformFn: GpuFunction,
   transformName: string,
   inputNames: readonly string[],
 ): Pattern<number> {
-  const inTypes = inputs.map((a) => a.type);
+  // counting(n): no array; the transform takes the index (u32) and the GPU load computes from it.
+  const counted = isCounting(input) ? input : undefined;
+  const inputs = counted ? [] : (input as readonly CheckedArray[]);
+  const inTypes: NumericType[] = counted ? ['u32'] : inputs.map((a) => a.type);
   checkBuiltinArgTypes(transformFn, inTypes, inputNames[1] ?? 'input2');
   const acc: NumericType = valueTypeOf(resultTypeOf(transformFn, inTypes, transformName));
   const start = startValue(reduceOp, acc, init);
-  return reducePattern(inputs, {
-    algorithm,
-    functions: [
-      { fn: transformFn, argTypes: inTypes },
-      { fn: reduceOp, argTypes: [acc, acc] },
-    ],
-    gpuCheck: () => identityReason(reduceOp, acc),
-    empty: () => start,
-    cpu: ({ backend, inputs: hosts }) =>
-      cpuTransformReduce(
-        backend,
-        hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
-        start,
-        reduceOp,
-        transformFn,
-      ),
-    gpu: async ({ device, tuning, inputs: arrays }) => {
-      const val = valueFragment(transformFn, inTypes, acc);
-      const args = inTypes.map((_, k) => `x${k}`).join(', ');
-      const bytes = await transformReduceDevice(device, {
-        label: algorithm,
-        inputs: arrays,
-        load: loadFragment('load_tr', inTypes, acc, `return ${val.name}(${args});`, [val], [val.name]),
-        combiner: combinerOf(reduceOp, acc),
-        commutative: reduceOp.commutative,
-        tuning,
-        tuningName: algorithm,
-      });
-      const f = reduceOp.js([acc, acc]) as (a: number, b: number) => number;
-      return coerce(acc, f(start, decodeScalar(acc, bytes)));
+  return reducePattern(
+    inputs,
+    {
+      algorithm,
+      functions: [
+        { fn: transformFn, argTypes: inTypes },
+        { fn: reduceOp, argTypes: [acc, acc] },
+      ],
+      gpuCheck: () => identityReason(reduceOp, acc),
+      types: counted ? ['u32'] : undefined,
+      empty: () => start,
+      cpu: ({ backend, inputs: hosts }) =>
+        counted
+          ? cpuTransformReduceCounting(backend, counted.length, start, reduceOp, transformFn)
+          : cpuTransformReduce(
+              backend,
+              hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
+              start,
+              reduceOp,
+              transformFn,
+            ),
+      gpu: async ({ device, tuning, inputs: arrays }) => {
+        const val = valueFragment(transformFn, inTypes, acc);
+        const args = counted ? 'i' : inTypes.map((_, k) => `x${k}`).join(', ');
+        const loadTypes = counted ? [] : inTypes;
+        const bytes = await transformReduceDevice(device, {
+          label: algorithm,
+          inputs: arrays,
+          n: counted?.length,
+          load: loadFragment('load_tr', loadTypes, acc, `return ${val.name}(${args});`, [val], [val.name]),
+          combiner: combinerOf(reduceOp, acc),
+          commutative: reduceOp.commutative,
+          tuning,
+          tuningName: algorithm,
+        });
+        const f = reduceOp.js([acc, acc]) as (a: number, b: number) => number;
+        return coerce(acc, f(start, decodeScalar(acc, bytes)));
+      },
     },
-  });
+    counted?.length,
+  );
 }
 
 function isArrayArg(x: unknown): boolean {
@@ -102,6 +115,7 @@ function isArrayArg(x: unknown): boolean {
 
 /**
  * Folds `reduceOp` over `transformFn(input[i])`, starting from `init`: oneDPL's transform_reduce.
+ * `input` may be `counting(n)` (then `transformFn` gets the index i as u32; nothing is allocated).
  * The accumulator has the transform's result type (a bool result counts as u32 1/0); `init` is
  * converted to it. GPU runs need `reduceOp` to be associative with an identity; the order of
  * combination is unspecified (float results vary within rounding), unless `reduceOp` is not
@@ -110,7 +124,7 @@ function isArrayArg(x: unknown): boolean {
  */
 export function transformReduce(
   policy: Policy,
-  input: ArrayArg,
+  input: ArrayArg | Counting,
   init: number,
   reduceOp: FunctionArg,
   transformFn: FunctionArg,
@@ -144,10 +158,10 @@ export function transformReduce(policy: Policy, ...args: unknown[]): Promise<num
     if (extra !== undefined) {
       throw new ArgumentError('input2', 'a Uint32Array, Int32Array, Float32Array or DeviceArray', describe(init));
     }
-    const a = checkArray(input, 'input');
+    const a = isCounting(input) ? input : [checkArray(input, 'input')];
     const start = checkNumber(init, 'init');
     const r = checkFunction(reduceOp, 'reduceOp', 2);
     const t = checkFunction(transformFn, 'transformFn', 1);
-    return transformReducePattern('transformReduce', [a], start, r, t, 'transformFn', ['input']);
+    return transformReducePattern('transformReduce', a, start, r, t, 'transformFn', ['input']);
   });
 }

@@ -13,6 +13,9 @@ const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: fal
 
 type T3 = 'u32' | 'i32' | 'f32';
 
+/** A lambda capture (passed in `captures`, never read from this scope). */
+declare const k: number;
+
 function alloc(type: T3, n: number): HostArray {
   return type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
 }

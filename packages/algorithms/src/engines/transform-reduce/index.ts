@@ -35,10 +35,12 @@ export { transformReduceTuning } from './tuning';
 export interface TransformReduceRequest {
   /** Label for errors and profiling. */
   readonly label: string;
-  /** 1 or 2 inputs of equal length >= 1. */
+  /** 1 or 2 inputs of equal length >= 1; or none, with `n` (the load computes from the index). */
   readonly inputs: readonly DeviceArray[];
+  /** Number of elements when there is no input (counting(n)). */
+  readonly n?: number;
   /**
-   * Declares `fn <name>(x0: T0[, x1: T1], i: u32) -> Acc`. Its mangled name keys the cached kernel
+   * Declares `fn <name>([x0: T0, [x1: T1,]] i: u32) -> Acc`. Its mangled name keys the cached kernel
    * (the code is compared on every call), so a front may build it per call.
    */
   readonly load: WgslFragment;
@@ -66,6 +68,7 @@ export function identityLoad(type: NumericType): WgslFragment {
 
 function choosePath(req: TransformReduceRequest): ReducePath {
   if (!req.commutative) return 'ordered';
+  if (req.inputs.length === 0) return 'strided';
   return req.inputs.every((a) => a.offset % 4 === 0) ? 'vec' : 'strided';
 }
 
@@ -91,7 +94,7 @@ interface ReducePlan extends Owned {
 export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<ArrayBuffer> {
   const tuningName = req.tuningName ?? 'reduce';
   const t = cachedTuning(tuningName, fitThreads(device, transformReduceTuning), req.tuning);
-  const n = (req.inputs[0] as DeviceArray).length;
+  const n = req.inputs[0]?.length ?? req.n ?? 0;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
   const path = choosePath(req);

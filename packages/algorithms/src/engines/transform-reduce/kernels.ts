@@ -27,9 +27,9 @@ import {
 export type ReducePath = 'vec' | 'strided' | 'ordered';
 
 export interface PartialsKernelParams {
-  /** Element types of the inputs (1 or 2). */
+  /** Element types of the inputs (0, 1 or 2; none: the load computes from the index alone, not 'vec'). */
   readonly inTypes: readonly NumericType[];
-  /** Declares `fn <load.name>(x0: T0[, x1: T1], i: u32) -> Acc`: the transform of element i. */
+  /** Declares `fn <load.name>([x0: T0, [x1: T1,]] i: u32) -> Acc`: the transform of element i. */
   readonly load: WgslFragment;
   readonly combiner: Combiner;
   readonly path: ReducePath;
@@ -74,7 +74,10 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   const wg = { combiner: c, workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   const red = workgroupReduce(wg);
   const two = p.inTypes.length === 2;
-  const ld = (e0: string, e1: string, idx: string) => `${p.load.name}(${e0}${two ? `, ${e1}` : ''}, ${idx})`;
+  const none = p.inTypes.length === 0;
+  if (none && p.path === 'vec') throw new Error('transform-reduce engine: the vec path needs an input');
+  const ld = (e0: string, e1: string, idx: string) =>
+    none ? `${p.load.name}(${idx})` : `${p.load.name}(${e0}${two ? `, ${e1}` : ''}, ${idx})`;
   let body: string;
   if (p.path === 'vec') {
     const v = p.vecsPerThread;
@@ -149,7 +152,7 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   const name = mangle(
     'tr_partials',
     p.path,
-    p.inTypes.join('_'),
+    p.inTypes.join('_') || 'none',
     p.load.name,
     c.name,
     w,
