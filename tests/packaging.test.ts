@@ -47,8 +47,13 @@ const BROWSER_DEFAULTS: BuildOptions = {
 
 let app: string;
 
-function run(cmd: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  return execFileSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+function run(cmd: string, args: readonly string[], cwd: string): string {
+  try {
+    return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${err.stdout ?? ''}${err.stderr ?? ''}${err.message}`);
+  }
 }
 
 function manifest(name: string): Record<string, unknown> {
@@ -93,6 +98,41 @@ describe('published packages', () => {
     }
     expect(manifest('core').peerDependenciesMeta).toEqual({ webgpu: { optional: true } });
   });
+
+  it('type-check in an app through the `types` condition (TypeScript, moduleResolution bundler)', () => {
+    mkdirSync(join(app, 'node_modules/@webgpu'), { recursive: true });
+    symlinkSync(realpathSync(join(root, 'node_modules/@webgpu/types')), join(app, 'node_modules/@webgpu/types'));
+    writeFileSync(
+      join(app, 'typed.ts'),
+      `import { reduce, sort } from '@webdpl/algorithms';
+import { DeviceArray, type GpuDevice } from '@webdpl/core';
+import { execution, makeDevicePolicy } from '@webdpl/policies';
+export async function f(gpu: GpuDevice): Promise<number> {
+  const keys = new Float32Array(4);
+  await sort(makeDevicePolicy(gpu), keys);
+  const total: number = await reduce(execution.par, DeviceArray.from(gpu, keys));
+  return total;
+}
+`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          lib: ['es2023', 'dom'],
+          types: ['@webgpu/types'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        files: ['typed.ts'],
+      }),
+    );
+    run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', app], app);
+  }, 120_000);
 });
 
 describe('esbuild with defaults', () => {
