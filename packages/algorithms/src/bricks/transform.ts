@@ -35,19 +35,36 @@ export async function cpuTransform(
     bit: f.resultType(types) === 'bool',
     arrays: [types[0], types[1], outType],
   };
+  return runMap(backend, spec, x, x2, output, n);
+}
+
+/**
+ * Runs map kernel `spec` over [0, n): seq on the calling thread, par on the pool (memory-bound:
+ * plain arrays below PLAIN_MEMORY_BOUND_MIN stay seq). `x` undefined: the kernel reads no input
+ * (counting); the pool then gets a zero-length shared stand-in.
+ */
+async function runMap(
+  backend: CpuBackend,
+  spec: KernelSpec,
+  x: HostArray | undefined,
+  x2: HostArray | undefined,
+  output: HostArray,
+  n: number,
+): Promise<void> {
   const chunks = plainMemoryBoundSeq(backend, n, [x, x2, output]) ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par') {
-    seqKernel(spec)(x, x2, output, 0, n, false, 0, undefined);
+    seqKernel(spec)(x ?? output, x2, output, 0, n, false, 0, undefined);
     return;
   }
   const s = parKernelSource(spec);
   const kernel = seqKernel(spec);
+  const xs = x ?? unreadInput();
   await runPar(
     backend,
     chunks,
-    { x, x2, y: output, n },
+    { x: xs, x2, y: output, n },
     (c, sh) => ({ s, x: sh.x, x2: sh.x2, y: sh.y, b: c.begin, e: c.end, h: false, c: 0 }),
-    (c) => kernel(x, x2, output, c.begin, c.end, false, 0, undefined),
+    (c) => kernel(xs, x2, output, c.begin, c.end, false, 0, undefined),
   );
 }
 
@@ -96,19 +113,5 @@ export async function cpuTransformIndex(
     bit: f.resultType(types) === 'bool',
     arrays: [input ? types[0] : undefined, undefined, outType],
   };
-  const chunks = plainMemoryBoundSeq(backend, n, [input, output]) ? undefined : planParallel(backend, n);
-  if (!chunks || backend.kind !== 'par') {
-    seqKernel(spec)(input ?? output, undefined, output, 0, n, false, 0, undefined);
-    return;
-  }
-  const s = parKernelSource(spec);
-  const kernel = seqKernel(spec);
-  const x = input ?? unreadInput();
-  await runPar(
-    backend,
-    chunks,
-    { x, x2: undefined, y: output, n },
-    (c, sh) => ({ s, x: sh.x, x2: undefined, y: sh.y, b: c.begin, e: c.end, h: false, c: 0 }),
-    (c) => kernel(x, undefined, output, c.begin, c.end, false, 0, undefined),
-  );
+  return runMap(backend, spec, input, undefined, output, n);
 }
