@@ -30,6 +30,7 @@ export { isPartitioned } from './is-partitioned/index';
 export { isSorted, isSortedUntil } from './is-sorted/index';
 export type { ElementAt, MinMax } from './min-element/index';
 export { maxElement, minElement, minmaxElement } from './min-element/index';
+export { merge, mergeByKey } from './merge/index';
 export type { OperatorArg } from './reduce/index';
 export { reduce } from './reduce/index';
 export { replace, replaceIf } from './replace/index';

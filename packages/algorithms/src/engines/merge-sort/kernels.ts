@@ -29,6 +29,11 @@ export interface MergeKernelParams {
   /** Threads per workgroup (power of two). */
   readonly workgroupSize: number;
   readonly itemsPerThread: number;
+  /**
+   * Partition and merge kernels only: merge two sorted arrays (`keys_a` of `width` keys, then
+   * `keys_b`, read as one range; one pair of runs) instead of the runs of one array. @default false
+   */
+  readonly twoInputs?: boolean;
 }
 
 /** Threads per workgroup of the partition kernel. */
@@ -42,8 +47,48 @@ function key(kind: string, p: MergeKernelParams, extra: (string | number | boole
     p.hasValues ? 'kv' : 'k',
     p.workgroupSize,
     p.itemsPerThread,
+    ...(p.twoInputs ? ['two'] : []),
     ...extra,
   );
+}
+
+/**
+ * Where the partition and merge kernels read keys (and values): the source array's bindings (1, 4),
+ * or with `twoInputs` a (1, 4) and b (6, 7) read as one range through ms_key / ms_val, and the pair
+ * width that makes the whole range one pair of runs.
+ */
+function sources(p: MergeKernelParams, values: boolean) {
+  const t = p.keyType;
+  if (!p.twoInputs) {
+    return {
+      decls: `@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
+${values ? '@group(0) @binding(4) var<storage, read> vals_src: array<u32>;' : ''}`,
+      key: (i: string) => `keys_src[${i}]`,
+      val: (i: string) => `vals_src[${i}]`,
+      w2: '2u * ms_params.width',
+    };
+  }
+  const pick = (a: string, b: string, ty: string, name: string) =>
+    `fn ${name}(i: u32) -> ${ty} {
+  if (i < ms_params.width) { return ${a}[i]; }
+  return ${b}[i - ms_params.width];
+}`;
+  return {
+    decls: `@group(0) @binding(1) var<storage, read> keys_a: array<${t}>;
+@group(0) @binding(6) var<storage, read> keys_b: array<${t}>;
+${pick('keys_a', 'keys_b', t, 'ms_key')}
+${
+  values
+    ? `@group(0) @binding(4) var<storage, read> vals_a: array<u32>;
+@group(0) @binding(7) var<storage, read> vals_b: array<u32>;
+${pick('vals_a', 'vals_b', 'u32', 'ms_val')}`
+    : ''
+}`,
+    key: (i: string) => `ms_key(${i})`,
+    val: (i: string) => `ms_val(${i})`,
+    // One pair: (d / w2) * w2 is 0 and min(w2, n) is n.
+    w2: '0xffffffffu',
+  };
 }
 
 /** Tile memory, the in-tile merge path and the serial merge of K outputs into registers. */
@@ -230,12 +275,12 @@ ${entryPrologue(false)}
  * Bindings: 0 uniform {n, width, tiles}, 1 keys, 2 parts. One thread per split, log2(width) reads.
  */
 export function partitionKernel(p: MergeKernelParams): WgslFragment {
-  const t = p.keyType;
   const cmp = p.comparator.name;
   const tile = p.workgroupSize * p.itemsPerThread;
+  const src = sources(p, false);
   const code = `struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> ms_params: MsParams;
-@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
+${src.decls}
 @group(0) @binding(2) var<storage, read_write> parts: array<u32>;
 
 @compute @workgroup_size(${PARTITION_THREADS})
@@ -244,7 +289,7 @@ ${entryPrologue(false)}
   let s = wg_index * ${PARTITION_THREADS}u + ids.lid;
   if (s > ms_params.tiles) { return; }
   let n = ms_params.n;
-  let w2 = 2u * ms_params.width;
+  let w2 = ${src.w2};
   let d = min(s * ${tile}u, n);
   let pair = (d / w2) * w2;
   let a_end = min(pair + ms_params.width, n);
@@ -256,7 +301,7 @@ ${entryPrologue(false)}
   var hi = min(diag, a_len);
   while (lo < hi) {
     let mid = (lo + hi) >> 1u;
-    if (!${cmp}(keys_src[a_end + diag - 1u - mid], keys_src[pair + mid])) { lo = mid + 1u; } else { hi = mid; }
+    if (!${cmp}(${src.key('a_end + diag - 1u - mid')}, ${src.key('pair + mid')})) { lo = mid + 1u; } else { hi = mid; }
   }
   parts[s] = lo;
 }`;
@@ -271,17 +316,14 @@ ${entryPrologue(false)}
  */
 export function mergeKernel(p: MergeKernelParams): WgslFragment {
   const t = p.keyType;
+  const src = sources(p, p.hasValues);
   const code = `${tileMerge(p)}
 struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> ms_params: MsParams;
-@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
+${src.decls}
 @group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
 @group(0) @binding(3) var<storage, read> parts: array<u32>;
-${vIf(
-  p,
-  `@group(0) @binding(4) var<storage, read> vals_src: array<u32>;
-@group(0) @binding(5) var<storage, read_write> vals_dst: array<u32>;`,
-)}
+${vIf(p, '@group(0) @binding(5) var<storage, read_write> vals_dst: array<u32>;')}
 
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(false)}) {
@@ -291,7 +333,7 @@ ${entryPrologue(false)}
   if (base >= n) { return; }
   let valid = min(MS_TILE, n - base);
   let width = ms_params.width;
-  let w2 = 2u * width;
+  let w2 = ${src.w2};
   let pair = (base / w2) * w2;
   let a_end = min(pair + width, n);
   let b_end = min(pair + w2, n);
@@ -309,8 +351,8 @@ ${entryPrologue(false)}
     if (q < valid) {
       var src = pair + i0 + q;
       if (q >= na) { src = a_end + j0 + (q - na); }
-      ms_keys[q] = keys_src[src];
-      ${vIf(p, 'ms_vals[q] = vals_src[src];')}
+      ms_keys[q] = ${src.key('src')};
+      ${vIf(p, `ms_vals[q] = ${src.val('src')};`)}
     }
   }
   workgroupBarrier();

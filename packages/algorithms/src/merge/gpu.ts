@@ -1,0 +1,137 @@
+/**
+ * GPU part of merge and mergeByKey: the merge sort engine's merge-path pieces (engines/merge-sort
+ * kernels with `twoInputs`: a and b read as one range, one pair of runs): one partition dispatch
+ * (a merge-path search per output tile) and one merge dispatch (a tile per workgroup through
+ * workgroup memory), in one submission with the readbacks of host outputs.
+ *
+ * Arrays are bound whole from offset 0 of a binding: an input or output at an offset no binding can
+ * start at, or an input in an output's buffer, goes through a temporary copy (in the same command
+ * buffer). Each array must fit one storage binding (else UnsupportedOnDeviceError: auto and
+ * `fallback: 'cpu'` merge on the CPU).
+ */
+import {
+  ArgumentError,
+  type DeviceArray,
+  type GpuFunction,
+  getPipeline,
+  type NumericType,
+  type Recorder,
+  UnsupportedOnDeviceError,
+} from '@webdpl/core';
+import { resolveTuning } from '../common/tuning';
+import { mergeKernel, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
+import { mergeSortTuning } from '../engines/merge-sort/tuning';
+import type { GpuCall } from '../pattern/dispatch';
+
+/** Inputs and outputs of one merge on the device (values: both inputs' and the output's, or none). */
+export interface DeviceMerge {
+  readonly a: DeviceArray;
+  readonly b: DeviceArray;
+  readonly out: DeviceArray;
+  readonly values?: { readonly a: DeviceArray; readonly b: DeviceArray; readonly out: DeviceArray };
+}
+
+function entry(binding: number, x: DeviceArray): GPUBindGroupEntry {
+  return { binding, resource: { buffer: x.buffer, offset: x.byteOffset, size: x.length * 4 } };
+}
+
+/** Merges m.a and m.b into m.out by `comp` (stable: ties from a first); `algorithm` names the tuning. */
+export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge, comp: GpuFunction): Promise<void> {
+  const { device } = call;
+  const t = resolveTuning(algorithm, mergeSortTuning, call.tuning);
+  const w = t.workgroupSize;
+  if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
+    throw new ArgumentError(
+      `tuning.${algorithm}.workgroupSize`,
+      'a power of two >= 32 within the device limit',
+      String(w),
+    );
+  }
+  if (!Number.isInteger(t.itemsPerThread) || t.itemsPerThread < 1) {
+    throw new ArgumentError(`tuning.${algorithm}.itemsPerThread`, 'a positive integer', String(t.itemsPerThread));
+  }
+  const na = m.a.length;
+  const nb = m.b.length;
+  const n = na + nb;
+  if (n * 4 > device.limits.maxStorageBufferBindingSize) {
+    throw new UnsupportedOnDeviceError(
+      `${algorithm} of ${n} elements needs ${n * 4} bytes in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize}`,
+    );
+  }
+  const align = device.limits.minStorageBufferOffsetAlignment;
+  const outs = m.values ? [m.out, m.values.out] : [m.out];
+  const copies: [DeviceArray, DeviceArray][] = [];
+  /** `x`, or a temporary copy of it when x cannot be bound (offset) or shares an output's buffer. */
+  const readable = (x: DeviceArray): DeviceArray => {
+    if (x.length === 0 || (x.byteOffset % align === 0 && !outs.some((o) => o.buffer === x.buffer))) return x;
+    const c = call.temp(x.type as NumericType, x.length);
+    copies.push([x, c]);
+    return c;
+  };
+  /** `y`, or a temporary written back to y after the merge when y cannot be bound at its offset. */
+  const writeBacks: [DeviceArray, DeviceArray][] = [];
+  const writable = (y: DeviceArray): DeviceArray => {
+    if (y.byteOffset % align === 0) return y;
+    const c = call.temp(y.type as NumericType, y.length);
+    writeBacks.push([c, y]);
+    return c;
+  };
+  const keyType = m.a.type as NumericType;
+  const a = readable(m.a);
+  const b = readable(m.b);
+  const va = m.values ? readable(m.values.a) : undefined;
+  const vb = m.values ? readable(m.values.b) : undefined;
+  const both = na > 0 && nb > 0;
+  const out = both ? writable(m.out) : m.out;
+  const vout = m.values ? (both ? writable(m.values.out) : m.values.out) : undefined;
+  const tile = w * t.itemsPerThread;
+  const tiles = Math.ceil(n / tile);
+  const kp = {
+    keyType,
+    comparator: comp.wgsl([keyType, keyType]),
+    hasValues: m.values !== undefined,
+    workgroupSize: w,
+    itemsPerThread: t.itemsPerThread,
+    twoInputs: true,
+  };
+  const [partPipe, mergePipe] = both
+    ? await Promise.all([getPipeline(device, partitionKernel(kp)), getPipeline(device, mergeKernel(kp))])
+    : [undefined, undefined];
+  const parts = both ? call.temp('u32', tiles + 1) : undefined;
+  const copy = (rec: Recorder, from: DeviceArray, to: DeviceArray, at = 0) => {
+    if (from.length)
+      rec.encoder.copyBufferToBuffer(from.buffer, from.byteOffset, to.buffer, to.byteOffset + at * 4, from.length * 4);
+  };
+  const reads: { k: number; rb: { data(): ArrayBuffer } }[] = [];
+  await device.queue.submit(algorithm, (rec) => {
+    for (const [x, c] of copies) copy(rec, x, c);
+    if (partPipe && mergePipe && parts) {
+      const params = { buffer: rec.uniform(new Uint32Array([n, na, tiles, 0])) };
+      const pass = rec.beginPass(algorithm);
+      pass.setPipeline(partPipe);
+      pass.setBindGroup(
+        0,
+        device.gpu.createBindGroup({
+          layout: partPipe.getBindGroupLayout(0),
+          entries: [{ binding: 0, resource: params }, entry(1, a), entry(6, b), entry(2, parts)],
+        }),
+      );
+      rec.dispatch(pass, Math.ceil((tiles + 1) / PARTITION_THREADS));
+      pass.setPipeline(mergePipe);
+      const entries = [{ binding: 0, resource: params }, entry(1, a), entry(6, b), entry(2, out), entry(3, parts)];
+      if (va && vb && vout) entries.push(entry(4, va), entry(7, vb), entry(5, vout));
+      pass.setBindGroup(0, device.gpu.createBindGroup({ layout: mergePipe.getBindGroupLayout(0), entries }));
+      rec.dispatch(pass, tiles);
+      pass.end();
+      for (const [c, y] of writeBacks) copy(rec, c.view(0, n), y);
+    } else {
+      // One input is empty: the merge is a copy of the other.
+      copy(rec, na ? a : b, out);
+      if (va && vb && vout) copy(rec, na ? va : vb, vout);
+    }
+    outs.forEach((o, k) => {
+      if (call.readBack(k)) reads.push({ k, rb: rec.readback(o.buffer, o.byteOffset, n * 4) });
+    });
+  });
+  for (const { k, rb } of reads) call.deliver(k, rb.data(), n);
+}
