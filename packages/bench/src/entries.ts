@@ -652,6 +652,74 @@ function copyEntry(): BenchEntry {
   };
 }
 
+/**
+ * The permutation of cub_catalogue.cu (scripts/probe): map[i] = (i * 2654435761) & (n - 1), a
+ * random-looking permutation for power-of-two n (odd multiplier mod 2^k); other n get the reversal
+ * n - 1 - i (still a permutation, so scatter's result is defined).
+ */
+function permutationMap(n: number): Uint32Array {
+  const m = new Uint32Array(n);
+  const pow2 = n > 0 && (n & (n - 1)) === 0;
+  for (let i = 0; i < n; i++) m[i] = pow2 ? Math.imul(i, 2654435761) & (n - 1) : n - 1 - i;
+  return m;
+}
+
+/**
+ * gather (`output[i] = input[map[i]]`) or scatter (`output[map[i]] = input[i]`) of u32 through a
+ * random permutation, measured beside `copy` and the roofline (issue 15: >= 0.8x a plain copy's
+ * bandwidth on the H100). The CUB counterparts are cub_catalogue.cu's 'gather u32 random' and
+ * 'scatter u32 random' rows (scripts/probe), not part of cub_anchor's output.
+ */
+function gatherScatterEntry(kind: 'gather' | 'scatter'): BenchEntry {
+  return {
+    id: `${kind}-u32`,
+    algorithm: kind,
+    label: `${kind} u32, random permutation`,
+    type: 'u32',
+    sets: ['default', 'device'],
+    requires: [kind],
+    bytesPerElement: 12,
+    traffic: `read map n + read n + write n (${kind === 'gather' ? 'reads' : 'writes'} at random)`,
+    make(n) {
+      const a = dataU32(n);
+      const m = permutationMap(n);
+      const want = new Uint32Array(n);
+      for (let i = 0; i < n; i++) {
+        if (kind === 'gather') want[i] = a[m[i] as number] as number;
+        else want[m[i] as number] = a[i] as number;
+      }
+      return { n, inputs: [a, m], outputs: [{ type: 'u32', length: n }], arrays: [want] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const [a, m] = c.inputs as [Uint32Array, Uint32Array];
+          const out = new Uint32Array(c.n);
+          return {
+            run:
+              kind === 'gather'
+                ? () => {
+                    for (let i = 0; i < m.length; i++) out[i] = a[m[i] as number] as number;
+                    return out;
+                  }
+                : () => {
+                    for (let i = 0; i < m.length; i++) out[m[i] as number] = a[i] as number;
+                    return out;
+                  },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) =>
+      kind === 'gather'
+        ? algorithmOf(api, 'gather')(policy, inputs[1], inputs[0], outputs[0])
+        : algorithmOf(api, 'scatter')(policy, inputs[0], inputs[1], outputs[0]),
+    verify: (_result, observed, c) => checkArrays('u32', observed, c),
+  };
+}
+
 function rooflineEntry(): BenchEntry {
   return {
     id: 'roofline-u32',
@@ -823,6 +891,8 @@ export const ENTRIES: readonly BenchEntry[] = [
   transformEntry(),
   fillEntry(),
   copyEntry(),
+  gatherScatterEntry('gather'),
+  gatherScatterEntry('scatter'),
   rooflineEntry(),
   sortEntry('u32', ['default', 'device']),
   sortEntry('f32', ['default', 'device']),
