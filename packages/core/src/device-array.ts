@@ -324,15 +324,31 @@ export class DeviceArray<T extends ElementType = ElementType> {
   }
 
   /**
-   * Frees the GPU memory; for an array adopted with `fromBuffer`, only lets go of the caller's
-   * buffer (not destroyed). Destroying a view is an error: destroy the array it views. Idempotent.
+   * Frees the GPU memory at once (GPUBuffer.destroy(): work already submitted still completes; a
+   * call recorded into your encoder and not submitted yet must not use it); for an array adopted with
+   * `fromBuffer`, only lets go of the caller's buffer (not destroyed). Destroying a view is an
+   * error: destroy the array it views. Idempotent.
    */
   destroy(): void {
+    this.free(false);
+  }
+
+  /**
+   * @internal destroy() for webdpl's own temporaries: the buffer goes through Queue.retire, so a
+   * call recorded into a caller's encoder that is not submitted yet keeps it.
+   */
+  discard(): void {
+    this.free(true);
+  }
+
+  private free(retire: boolean): void {
     if (this.isView)
       throw new ArgumentError('this', 'an owning DeviceArray (a view cannot be destroyed; destroy its parent)');
     if (this.storage.destroyed) return;
     this.storage.destroyed = true;
-    if (!this.storage.adopted) this.device.queue.retire(this.storage.buffer);
+    if (this.storage.adopted) return;
+    if (retire) this.device.queue.retire(this.storage.buffer);
+    else this.storage.buffer.destroy();
   }
 }
 

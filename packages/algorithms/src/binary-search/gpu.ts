@@ -74,7 +74,7 @@ export async function gpuSearch(
       }
     }
   } finally {
-    tmp?.destroy();
+    tmp?.discard();
   }
   if (!readBack) return undefined;
   let rb: { data(): ArrayBuffer } | undefined;

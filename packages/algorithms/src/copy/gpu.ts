@@ -55,6 +55,6 @@ export async function gpuCopy(
       new Uint8Array((rb as { data(): ArrayBuffer }).data(), 0, n * 4),
     );
   } finally {
-    temp?.destroy();
+    temp?.discard();
   }
 }

@@ -219,7 +219,7 @@ class StagingPool {
     const size = Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
     if (size * 4 > POOL_MAX_ARRAY) {
       const a = DeviceArray.create(this.device, type, n);
-      return { array: a, release: () => a.destroy() };
+      return { array: a, release: () => a.discard() };
     }
     const key = `${type}:${size}`;
     const list = this.free.get(key);
@@ -233,7 +233,7 @@ class StagingPool {
       release: () => {
         if (whole.destroyed || this.device.lost) return;
         if (this.bytes + size * 4 > POOL_MAX_BYTES) {
-          whole.destroy();
+          whole.discard();
           return;
         }
         this.bytes += size * 4;

@@ -168,8 +168,8 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
     else await device.queue.enqueue(req.label, record, turn);
     return rb?.data();
   } finally {
-    for (const c of copies) c?.destroy();
-    for (const c of gatheredCopies) c?.destroy();
+    for (const c of copies) c?.discard();
+    for (const c of gatheredCopies) c?.discard();
     if (copyNeeded) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
 }

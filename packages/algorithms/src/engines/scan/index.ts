@@ -319,8 +319,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
     const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
     return outRb ? { count, bytes: outRb.data() } : { count };
   } finally {
-    if (copyInput) input.destroy();
-    if (copyStencil) stencil?.destroy();
+    if (copyInput) input.discard();
+    if (copyStencil) stencil?.discard();
     if (copied) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
 }
