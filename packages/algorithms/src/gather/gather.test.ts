@@ -1,10 +1,16 @@
 import { DeviceArray, type HostArray, lambda } from '@webdpl/core';
-import { allocShared, execution } from '@webdpl/policies';
+import { allocShared, execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
+import { counting } from '../common/counting';
+import { iota } from '../iota/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, rng, TINY_MAP_TILES, testDevice } from '../testing/matrix';
+import { transform } from '../transform/index';
 import { gather, gatherIf, scatter, scatterIf } from './index';
+
+/** A lambda capture (passed in `captures`, never read from this scope). */
+declare const last: number;
 
 const DEFAULT_TILES = [256 * 4 * 4, 256 * 8];
 const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457]);
@@ -265,4 +271,45 @@ describe('gather / scatter: bad input', () => {
       d.destroy();
     });
   }
+});
+
+describe.runIf(testDevice)('gather / scatter at 2^24+1 (2-D grids past 65,535 workgroups, store writes)', () => {
+  it('a reversing map on DeviceArrays, generated with counting(n)', async () => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    const policy = makeDevicePolicy(device, {
+      fallback: 'error',
+      tuning: { map: { workgroupSize: 32, vecsPerThread: 1, itemsPerThread: 1 } },
+    });
+    const n = 2 ** 24 + 1;
+    const src = DeviceArray.create(device, 'u32', n);
+    const map = DeviceArray.create(device, 'u32', n);
+    const dst = DeviceArray.create(device, 'u32', n);
+    try {
+      await iota(policy, src, 7);
+      await transform(
+        policy,
+        counting(n),
+        map,
+        lambda((i: number) => last - i, { captures: { last: n - 1 } }),
+      );
+      for (const kind of ['gather', 'scatter'] as const) {
+        if (kind === 'gather') await gather(policy, map, src, dst);
+        else await scatter(policy, src, map, dst);
+        const got = await dst.read();
+        let bad = -1;
+        for (let i = 0; i < n; i++) {
+          if (got[i] !== 7 + (n - 1 - i)) {
+            bad = i;
+            break;
+          }
+        }
+        expect(bad, `${kind}: first wrong element`).toBe(-1);
+        await iota(policy, dst, 0);
+      }
+    } finally {
+      src.destroy();
+      map.destroy();
+      dst.destroy();
+    }
+  });
 });
