@@ -25,14 +25,11 @@ describe.each(matrix)('counting(n) as an input under $name', ({ name, policy }) 
       // Sum of squares mod 2^32, and a count by predicate (a bool transform counts 1/0).
       let sq = 0;
       for (let i = 0; i < n; i++) sq = (sq + Math.imul(i, i)) >>> 0;
-      expect(await transformReduce(policy, counting(n), 0, plus, (i: number) => i * i)).toBe(
-        sq,
-      );
+      expect(await transformReduce(policy, counting(n), 0, plus, (i: number) => i * i)).toBe(sq);
       const thirds = Math.ceil(n / 3);
-      expect(
-        await transformReduce(policy, counting(n), 0, plus, (i: number) => i % 3 === 0),
-        `count n=${n}`,
-      ).toBe(thirds);
+      expect(await transformReduce(policy, counting(n), 0, plus, (i: number) => i % 3 === 0), `count n=${n}`).toBe(
+        thirds,
+      );
     }
   });
 
@@ -64,7 +61,9 @@ describe('counting(n): bad input', () => {
   const seq = execution.seq;
   it('names the argument', async () => {
     const out = new Int32Array(4).fill(9);
-    await expect(copyIf(seq, counting(4), out, (i: number) => i > 1)).rejects.toThrow(/output: expected an array of u32/);
+    await expect(copyIf(seq, counting(4), out, (i: number) => i > 1)).rejects.toThrow(
+      /output: expected an array of u32/,
+    );
     await expect(copyIf(seq, counting(4), new Uint32Array(3), new Uint32Array(4))).rejects.toThrow(
       /stencil: expected 4 elements \(the length of input\)/,
     );
