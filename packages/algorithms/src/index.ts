@@ -35,6 +35,7 @@ export type { OperatorArg } from './reduce/index';
 export { reduce } from './reduce/index';
 export { replace, replaceIf } from './replace/index';
 export { reverse, rotate } from './reverse/index';
+export { setDifference, setIntersection, setSymmetricDifference, setUnion } from './set-ops/index';
 export type { ScanOperatorArg, TransformArg } from './scans/index';
 export { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './scans/index';
 export type { BuiltinComparator, ComparatorArg } from './sort/index';

@@ -53,6 +53,7 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   const na = m.a.length;
   const nb = m.b.length;
   const n = na + nb;
+  if (n === 0) return;
   if (n * 4 > device.limits.maxStorageBufferBindingSize) {
     throw new UnsupportedOnDeviceError(
       `${algorithm} of ${n} elements needs ${n * 4} bytes in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize}`,
