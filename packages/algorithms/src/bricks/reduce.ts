@@ -73,7 +73,31 @@ export async function cpuTransformReduceCounting(
   return foldAll(backend, undefined, undefined, types, init, reduceOp, t, bit, accType, n);
 }
 
-/** Folds over x (and x2), or over the indices 0..n-1 when `x` is undefined (counting). */
+/**
+ * `cpuTransformReduce` with an index lambda: folds `reduceOp` over `transformFn(input[i], i)` (i a
+ * u32) for i < input.length, starting from `init`.
+ * @throws ArgumentError naming `input`, `init`, `reduceOp` or `transformFn`
+ */
+export async function cpuTransformReduceIndexed(
+  backend: CpuBackend,
+  input: HostArray,
+  init: number,
+  reduceOp: GpuFunction,
+  transformFn: GpuFunction,
+): Promise<number> {
+  const { x, types } = checkInputs(input);
+  checkNumber(init, 'init');
+  const argTypes: NumericType[] = [types[0] as NumericType, 'u32'];
+  const t = checkFn(transformFn, 2, argTypes, 'transformFn');
+  const rt = t.resultType(argTypes);
+  const accType = rt === 'bool' ? 'u32' : rt;
+  return foldAll(backend, x, undefined, argTypes, init, reduceOp, t, rt === 'bool', accType, 0, 1);
+}
+
+/**
+ * Folds over x (and x2), or over the indices 0..n-1 when `x` is undefined (counting); `indexArg` 1:
+ * the transform's second argument is the index (index lambdas; x2 undefined).
+ */
 async function foldAll(
   backend: CpuBackend,
   x: HostArray | undefined,
@@ -85,6 +109,7 @@ async function foldAll(
   bit: boolean,
   accType: NumericType,
   count = 0,
+  indexArg: 1 | undefined = undefined,
 ): Promise<number> {
   const rTypes = [accType, accType];
   const r = checkFn(reduceOp, 2, rTypes, t ? 'reduceOp' : 'op');
@@ -96,7 +121,7 @@ async function foldAll(
     t: t ? { fn: t, argTypes: types } : undefined,
     r: { fn: r, argTypes: rTypes },
     inputs: types.length as 1 | 2,
-    indexArg: x ? undefined : 0,
+    indexArg: x ? indexArg : 0,
     bit,
     arrays: [x ? types[0] : undefined, types[1], undefined],
   };

@@ -124,6 +124,17 @@ export function checkFunction(x: unknown, argument: string, arity: 1 | 2): GpuFu
   return toGpuFunction(x, argument, arity);
 }
 
+/**
+ * The number of parameters a function argument declares (GpuFunctions: their arity; `{ js, wgsl }`:
+ * its `js`'s): how a unary function is told from an index lambda `(x, i) => ...`.
+ */
+export function paramCount(fn: unknown): number {
+  if (isGpuFunction(fn)) return fn.arity;
+  if (typeof fn === 'function') return fn.length;
+  const js = (fn as { js?: unknown } | null)?.js;
+  return typeof js === 'function' ? js.length : 1;
+}
+
 /** How an operator is named in messages: a lambda's source text, else its name. */
 export function operatorText(fn: GpuFunction): string {
   const src = fn.source?.replace(/\s+/g, ' ').trim();

@@ -20,7 +20,7 @@ import {
   type NumericType,
 } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
-import { cpuTransformReduce, cpuTransformReduceCounting } from '../bricks/reduce';
+import { cpuTransformReduce, cpuTransformReduceCounting, cpuTransformReduceIndexed } from '../bricks/reduce';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -29,6 +29,8 @@ import {
   checkNumber,
   checkSameLength,
   identityReason,
+  isArrayArg,
+  paramCount,
   startValue,
 } from '../common/args';
 import { type Counting, isCounting } from '../common/counting';
@@ -58,11 +60,14 @@ export function transformReducePattern(
   transformFn: GpuFunction,
   transformName: string,
   inputNames: readonly string[],
+  indexed = false,
 ): Pattern<number> {
   // counting(n): no array; the transform takes the index (u32) and the GPU load computes from it.
+  // `indexed`: an index lambda (x, i) => ... over one input.
   const counted = isCounting(input) ? input : undefined;
   const inputs = counted ? [] : (input as readonly CheckedArray[]);
-  const inTypes: NumericType[] = counted ? ['u32'] : inputs.map((a) => a.type);
+  const arrayTypes = inputs.map((a) => a.type);
+  const inTypes: NumericType[] = counted ? ['u32'] : indexed ? [...arrayTypes, 'u32'] : arrayTypes;
   checkBuiltinArgTypes(transformFn, inTypes, inputNames[1] ?? 'input2');
   const acc: NumericType = valueTypeOf(resultTypeOf(transformFn, inTypes, transformName));
   const start = startValue(reduceOp, acc, init);
@@ -80,17 +85,19 @@ export function transformReducePattern(
       cpu: ({ backend, inputs: hosts }) =>
         counted
           ? cpuTransformReduceCounting(backend, counted.length, start, reduceOp, transformFn)
-          : cpuTransformReduce(
-              backend,
-              hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
-              start,
-              reduceOp,
-              transformFn,
-            ),
+          : indexed
+            ? cpuTransformReduceIndexed(backend, hosts[0] as HostArray, start, reduceOp, transformFn)
+            : cpuTransformReduce(
+                backend,
+                hosts.length === 2 ? [hosts[0] as HostArray, hosts[1] as HostArray] : (hosts[0] as HostArray),
+                start,
+                reduceOp,
+                transformFn,
+              ),
       gpu: async ({ device, tuning, inputs: arrays }) => {
         const val = valueFragment(transformFn, inTypes, acc);
-        const args = counted ? 'i' : inTypes.map((_, k) => `x${k}`).join(', ');
-        const loadTypes = counted ? [] : inTypes;
+        const loadTypes = counted ? [] : arrayTypes;
+        const args = [...loadTypes.map((_, k) => `x${k}`), ...(counted || indexed ? ['i'] : [])].join(', ');
         const bytes = await transformReduceDevice(device, {
           label: algorithm,
           inputs: arrays,
@@ -109,13 +116,10 @@ export function transformReducePattern(
   );
 }
 
-function isArrayArg(x: unknown): boolean {
-  return x instanceof DeviceArray || ArrayBuffer.isView(x) || Array.isArray(x);
-}
-
 /**
  * Folds `reduceOp` over `transformFn(input[i])`, starting from `init`: oneDPL's transform_reduce.
- * `input` may be `counting(n)` (then `transformFn` gets the index i as u32; nothing is allocated).
+ * `input` may be `counting(n)` (then `transformFn` gets the index i as u32; nothing is allocated),
+ * and `transformFn` an index lambda `(x, i) => ...` over an array (i the element's index, u32).
  * The accumulator has the transform's result type (a bool result counts as u32 1/0); `init` is
  * converted to it. GPU runs need `reduceOp` to be associative with an identity; the order of
  * combination is unspecified (float results vary within rounding), unless `reduceOp` is not
@@ -161,7 +165,9 @@ export function transformReduce(policy: Policy, ...args: unknown[]): Promise<num
     const a = isCounting(input) ? input : [checkArray(input, 'input')];
     const start = checkNumber(init, 'init');
     const r = checkFunction(reduceOp, 'reduceOp', 2);
-    const t = checkFunction(transformFn, 'transformFn', 1);
-    return transformReducePattern('transformReduce', a, start, r, t, 'transformFn', ['input']);
+    // An index lambda (x, i) => ... over an array gets the element's index as a u32.
+    const indexed = !isCounting(input) && paramCount(transformFn) === 2;
+    const t = checkFunction(transformFn, 'transformFn', indexed ? 2 : 1);
+    return transformReducePattern('transformReduce', a, start, r, t, 'transformFn', ['input'], indexed);
   });
 }

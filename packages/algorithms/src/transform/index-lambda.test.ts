@@ -1,10 +1,11 @@
-import { DeviceArray, type HostArray, lambda } from '@webdpl/core';
+import { DeviceArray, type HostArray, lambda, plus } from '@webdpl/core';
 import { allocShared, execution } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { counting } from '../common/counting';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, TINY_MAP_TILES, testDevice } from '../testing/matrix';
+import { transformReduce } from '../transform-reduce/index';
 import { transform } from './index';
 
 const DEFAULT_TILES = [256 * 4 * 4, 256 * 8];
@@ -77,6 +78,24 @@ describe.each(matrix)('index lambdas and counting(n) in transform under $name', 
       const want2 = data.map((x, i) => (x + i) >>> 0);
       await transform(policy, data, data, (x: number, i: number) => x + i);
       expectSameArray(data, want2, `in place n=${n}`);
+    }
+  });
+
+  it('transformReduce with (x, i) => ... at edge sizes (a bool result counts)', async () => {
+    for (const n of sizes) {
+      if (variant && n % 2 === 1 && n > 16) continue;
+      const data = makeData('u32', n, 'random');
+      let want = 0;
+      let fixed = 0;
+      for (let i = 0; i < n; i++) {
+        want = (want + ((data[i] as number) ^ Math.imul(i, 7))) >>> 0;
+        if ((data[i] as number) % 8 === i % 8) fixed++;
+      }
+      expect(await transformReduce(policy, data, 0, plus, indexed.u32.fn), `sum n=${n}`).toBe(want);
+      expect(
+        await transformReduce(policy, data, 0, plus, (x: number, i: number) => x % 8 === i % 8),
+        `count n=${n}`,
+      ).toBe(fixed);
     }
   });
 

@@ -12,14 +12,7 @@
  * Size tiers: n = 0 returns at once; otherwise see the map engine (vec4 + scalar tail, or scalar;
  * segmented beyond one storage binding).
  */
-import {
-  ArgumentError,
-  describe,
-  type GpuFunction,
-  type HostArray,
-  isGpuFunction,
-  type NumericType,
-} from '@webdpl/core';
+import { ArgumentError, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuTransform, cpuTransformIndex } from '../bricks/transform';
 import {
@@ -30,6 +23,7 @@ import {
   checkOutput,
   checkSameLength,
   isArrayArg,
+  paramCount,
 } from '../common/args';
 import { type Counting, isCounting } from '../common/counting';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
@@ -85,14 +79,6 @@ function indexPattern(input: CheckedArray | Counting, outputArg: unknown, fn: Gp
     elem: () => indexFunctionElement(fn, inTypes, output.type),
     cpu: ({ backend, inputs: hosts, outputs: [out] }) => cpuTransformIndex(backend, hosts[0], n, out as HostArray, fn),
   });
-}
-
-/** The number of parameters a function argument declares (GpuFunctions: their arity). */
-function paramCount(fn: unknown): number {
-  if (isGpuFunction(fn)) return fn.arity;
-  if (typeof fn === 'function') return fn.length;
-  const js = (fn as { js?: unknown } | null)?.js;
-  return typeof js === 'function' ? js.length : 1;
 }
 
 /**
