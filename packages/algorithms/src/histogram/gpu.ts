@@ -46,6 +46,8 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
   const room = device.limits.maxComputeWorkgroupStorageSize - (subgroups ? 16 : 0);
   const pow2 = Math.max(64, 2 ** Math.ceil(Math.log2(bins)));
   const privateBins = t.privateBins > 0 && bins <= t.privateBins && pow2 * 4 <= room ? pow2 : 0;
+  // The edges next to the bins in workgroup memory when they fit (edge reads are most of binning).
+  const cacheEdges = t.cacheEdges && privateBins > 0 && (2 * pow2 + 1) * 4 <= room;
   const run = n > 0 && m > 0;
   const pipeline = run
     ? await getPipeline(
@@ -54,6 +56,7 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
           type: type as 'u32',
           even: b.even,
           privateBins,
+          cacheEdges,
           subgroups,
           workgroupSize: w,
           itemsPerThread: t.itemsPerThread,

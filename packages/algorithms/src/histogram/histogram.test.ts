@@ -171,7 +171,7 @@ describe('histogram: bad input', () => {
 
   if (testDevice) {
     const device = testDevice;
-    it('DeviceArrays need a device policy; a device without room for the bins in workgroup memory uses global atomics', async () => {
+    it('DeviceArrays need a device policy; global atomics past workgroup memory; edges not cached', async () => {
       const d = DeviceArray.from(device, Uint32Array.from([1, 2, 3]));
       await expect(histogram(execution.par, d, { bins: 2, lo: 0, hi: 4 })).rejects.toThrow(/policy/);
       expectSameArray(await histogram(execution.auto, d, { bins: 2, lo: 0, hi: 4 }), Uint32Array.from([1, 2]));
@@ -180,6 +180,11 @@ describe('histogram: bad input', () => {
       const data: HostArray = makeData('u32', 5000, 'random');
       const bins = { bins: 1 << 16, lo: 0, hi: 2 ** 32 };
       expectSameArray(await histogram(huge, data, bins), histogramRef(data, bins), '65536 bins');
+      // Privatized bins with the edges read from their binding.
+      const uncached = makeDevicePolicy(device, { fallback: 'error', tuning: { histogram: { cacheEdges: false } } });
+      for (const b of [{ bins: 256, lo: 0, hi: 2 ** 32 }, { boundaries: [0, 7, 2 ** 20, 2 ** 31, 3e9] }]) {
+        expectSameArray(await histogram(uncached, data, b), histogramRef(data, b), 'edges not cached');
+      }
     });
   }
 });

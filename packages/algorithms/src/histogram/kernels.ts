@@ -10,8 +10,8 @@
  * the k with edge[k] <= x < edge[k+1]: even bins estimate k = (f32(x) - lo) * scale and correct it
  * against the edges (exact whatever the estimate's rounding), explicit boundaries binary-search.
  * Bindings: 0 uniform HistParams, 1 input (a segment's window), 2 edges, 3 counts (atomic u32).
- * Workgroup memory: 4 bytes per privatized bin (a power of two >= the bins), plus the subgroup
- * id counter with subgroups.
+ * Workgroup memory: 4 bytes per privatized bin (a power of two >= the bins), as many (+ 4) for
+ * the edges when they are cached there, plus the subgroup id counter with subgroups.
  */
 import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
 
@@ -20,6 +20,8 @@ export interface HistogramKernelParams {
   readonly even: boolean;
   /** Bins in workgroup memory (0: global atomics only). */
   readonly privateBins: number;
+  /** Copy the edges into workgroup memory (privateBins + 1 of them at most) before binning. */
+  readonly cacheEdges: boolean;
   readonly subgroups: boolean;
   readonly workgroupSize: number;
   readonly itemsPerThread: number;
@@ -45,19 +47,22 @@ export function histogramKernel(p: HistogramKernelParams): WgslFragment {
   const t = p.type;
   const w = p.workgroupSize;
   const priv = p.privateBins;
+  // Where hist_bin reads the edges: the binding, or a copy in workgroup memory.
+  const cache = p.cacheEdges && priv > 0;
+  const e = cache ? 'h_e' : 'h_edges';
   const nan = t === 'f32' ? '  if ((bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u) { return HIST_NONE; }\n' : '';
   const find = p.even
     ? `  let est = (f32(v) - hp.lo) * hp.scale;
   var k = min(u32(max(est, 0.0)), top - 1u);
-  loop { if (k == 0u || h_edges[k] <= v) { break; } k--; }
-  loop { if (h_edges[k + 1u] > v) { break; } k++; }
+  loop { if (k == 0u || ${e}[k] <= v) { break; } k--; }
+  loop { if (${e}[k + 1u] > v) { break; } k++; }
   return k;`
     : `  var l = 0u;
   var r = top;
   loop {
     if (r - l <= 1u) { break; }
     let mid = (l + r) >> 1u;
-    if (h_edges[mid] <= v) { l = mid; } else { r = mid; }
+    if (${e}[mid] <= v) { l = mid; } else { r = mid; }
   }
   return l;`;
   const add = (k: string, c: string) =>
@@ -77,11 +82,12 @@ ${HIST_PARAMS_STRUCT}
 @group(0) @binding(2) var<storage, read> h_edges: array<${t}>;
 @group(0) @binding(3) var<storage, read_write> h_counts: array<atomic<u32>>;
 ${priv ? `var<workgroup> h_bins: array<atomic<u32>, ${priv}>;` : ''}
+${cache ? `var<workgroup> h_e: array<${t}, ${priv + 1}>;` : ''}
 
 fn hist_bin(v: ${t}) -> u32 {
 ${nan}  let top = hp.m - 1u;
-  if (v < h_edges[0]) { return HIST_NONE; }
-  if (v >= h_edges[top]) { return select(HIST_NONE, top, hp.open != 0u); }
+  if (v < ${e}[0]) { return HIST_NONE; }
+  if (v >= ${e}[top]) { return select(HIST_NONE, top, hp.open != 0u); }
 ${find}
 }
 
@@ -92,7 +98,12 @@ ${entryPrologue(p.subgroups)}
 ${
   priv
     ? `  for (var i = ids.lid; i < ${priv}u; i += ${w}u) { atomicStore(&h_bins[i], 0u); }
-  workgroupBarrier();`
+${
+  cache
+    ? `  for (var i = ids.lid; i < hp.m; i += ${w}u) { h_e[i] = h_edges[i]; }
+`
+    : ''
+}  workgroupBarrier();`
     : ''
 }
   for (var tl = wg_index; tl < hp.num_tiles; tl += hp.num_wg) {
@@ -115,10 +126,19 @@ ${
 }
 }`;
   return fragment({
-    name: mangle('histogram', t, p.even ? 'even' : 'edges', priv, p.subgroups ? 'sg' : 'wg', w, p.itemsPerThread),
+    name: mangle(
+      'histogram',
+      t,
+      p.even ? 'even' : 'edges',
+      priv,
+      cache ? 'ce' : 'ge',
+      p.subgroups ? 'sg' : 'wg',
+      w,
+      p.itemsPerThread,
+    ),
     code,
     deps: [threadIds(p.subgroups)],
     enables: p.subgroups ? ['subgroups'] : [],
-    workgroupBytes: priv * 4,
+    workgroupBytes: priv * 4 + (cache ? (priv + 1) * 4 : 0),
   });
 }

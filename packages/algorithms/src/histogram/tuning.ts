@@ -16,6 +16,8 @@ export const histogramTuning = {
    * atomics only). 0: never privatize (tests).
    */
   privateBins: 4096,
+  /** Copy the edges into workgroup memory next to the privatized bins, where they fit. */
+  cacheEdges: true,
   /** Subgroup aggregation: a subgroup whose elements all fall in one bin adds once. */
   subgroups: true,
   /** Bytes per storage binding, below the device's limit when > 0 (tests: segmented runs at small n). */
