@@ -37,6 +37,8 @@ import {
   less,
   lowerBound,
   maxElement,
+  merge,
+  mergeByKey,
   minElement,
   minmaxElement,
   mismatch,
@@ -50,6 +52,10 @@ import {
   rotate,
   scatter,
   scatterIf,
+  setDifference,
+  setIntersection,
+  setSymmetricDifference,
+  setUnion,
   sort,
   sortByKey,
   stablePartition,
@@ -576,6 +582,73 @@ export const FAMILIES: readonly Family[] = [
         sq,
         Uint32Array.from({ length: n }, (_, i) => Math.imul(i, i) >>> 0),
       );
+    },
+  },
+  {
+    name: 'merge, mergeByKey',
+    covers: ['merge', 'mergeByKey'],
+    async run({ policy }, n) {
+      const a = u32(n, 500).sort();
+      const b = u32(n >> 1, 500, 12).sort();
+      const out = new Uint32Array(a.length + b.length);
+      await readOnly(a, (x) => merge(policy, x, b, out));
+      same('merge', out, Uint32Array.from([...a, ...b]).sort());
+      // stable: on equal keys a's elements first, each range in its order
+      const va = Uint32Array.from(a, (_, i) => i);
+      const vb = Uint32Array.from(b, (_, j) => 1_000_000 + j);
+      const ko = new Uint32Array(out.length);
+      const vo = new Uint32Array(out.length);
+      await mergeByKey(policy, a, b, va, vb, ko, vo);
+      const want: number[] = [];
+      let i = 0;
+      let j = 0;
+      while (i < a.length || j < b.length) {
+        if (j >= b.length || (i < a.length && a[i] <= b[j])) want.push(va[i++]);
+        else want.push(vb[j++]);
+      }
+      same('mergeByKey keys', ko, out);
+      same('mergeByKey values (stable)', vo, want);
+    },
+  },
+  {
+    name: 'set operations',
+    covers: ['setUnion', 'setIntersection', 'setDifference', 'setSymmetricDifference'],
+    async run({ policy }, n) {
+      const a = u32(n, 300).sort();
+      const b = u32(n >> 1, 300, 13).sort();
+      // std's multiset loops; equal u32 values are indistinguishable, so which copy is taken does not show
+      const ref = (keepA: boolean, keepB: boolean, keepBoth: boolean) => {
+        const r: number[] = [];
+        let i = 0;
+        let j = 0;
+        while (i < a.length && j < b.length) {
+          if (a[i] < b[j]) {
+            if (keepA) r.push(a[i]);
+            i++;
+          } else if (b[j] < a[i]) {
+            if (keepB) r.push(b[j]);
+            j++;
+          } else {
+            if (keepBoth) r.push(a[i]);
+            i++;
+            j++;
+          }
+        }
+        if (keepA) r.push(...a.subarray(i));
+        if (keepB) r.push(...b.subarray(j));
+        return r;
+      };
+      const ops = [
+        ['setUnion', setUnion, ref(true, true, true)],
+        ['setIntersection', setIntersection, ref(false, false, true)],
+        ['setDifference', setDifference, ref(true, false, false)],
+        ['setSymmetricDifference', setSymmetricDifference, ref(true, true, false).sort((x, y) => x - y)],
+      ] as const;
+      for (const [what, op, want] of ops) {
+        const out = new Uint32Array(a.length + b.length);
+        eq(`${what} count`, await op(policy, a, b, out), want.length);
+        same(what, out, want);
+      }
     },
   },
   {
