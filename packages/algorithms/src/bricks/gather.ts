@@ -11,16 +11,22 @@
  *    stencil passes), or -1. Fronts run it over the whole map before any write, so an out-of-range
  *    index is an error that leaves the output untouched.
  *
- * seq: the loop on the calling thread. par: chunks shared by the calling thread and the workers
- * (`runChunks`) when every array lives in shared memory (allocShared); otherwise the calling thread
- * runs the loop: the reads (gather) or writes (scatter) go anywhere in their array, so staging a
- * plain array for the workers would copy all of it, as much traffic as the loop itself. Scatter
- * with repeated indices: seq keeps the last write; par keeps one of them (unspecified, as on the GPU).
+ * seq: the loop on the calling thread. par: chunks of the map shared by the calling thread and the
+ * workers (`runPar`). The arrays read or written at any index (gather's input, scatter's output),
+ * the stencil and a stencil form's output must be whole in shared memory for the workers: arrays
+ * from allocShared are used as they are. Plain ones would be copied into shared scratch first (and
+ * outputs back): measured on the 2-core dev VM under load (2026-11-23, u32, a random permutation),
+ * that made par 0.3-0.9x seq at 2^20-2^22, so with plain arrays par runs the seq loop unless the
+ * policy sets `parallelThreshold` explicitly (then it stages them; the tests run that path).
+ * Same-index arrays (the map, gather's output, scatter's input) are staged chunk by chunk as in every
+ * par map. Scatter with repeated indices: seq keeps the last write; par keeps one of them
+ * (unspecified, as on the GPU).
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
 import { type CpuBackend, compileOnce, isShared, planParallel } from '@webdpl/policies';
 import type { Kernel } from './kernels';
-import { runChunks } from './staging';
+import { acquireScratch, releaseScratch } from './scratch';
+import { explicitThreshold, runPar } from './staging';
 
 export type GatherKind = 'gather' | 'scatter';
 
@@ -121,20 +127,40 @@ export async function cpuGather(
   const { kernel, source } = compiled(kind, [x, x2, output], stencil);
   const s = stencil?.array;
   const chunks = source === undefined ? undefined : planParallel(backend, n);
-  const shared = [x, x2, output, s].every((a) => a === undefined || isShared(a));
-  if (!chunks || backend.kind !== 'par' || !shared) {
+  // Arrays the workers need whole: the one accessed at any index, the stencil, and the output of a
+  // stencil form (its unwritten elements keep their values, so it is copied in and back whole).
+  const outWhole = kind === 'scatter' || s !== undefined;
+  const whole = [kind === 'gather' ? input : undefined, outWhole ? output : undefined, s].filter(
+    (a): a is HostArray => a !== undefined,
+  );
+  const plain = whole.some((a) => !isShared(a));
+  const worth = !plain || explicitThreshold(backend);
+  if (!chunks || backend.kind !== 'par' || !worth) {
     kernel(x, x2, output, 0, n, false, 0, s);
     return;
   }
-  await runChunks(backend, chunks, (c) => ({
-    s: source as string,
-    x,
-    x2,
-    y: output,
-    b: c.begin,
-    e: c.end,
-    h: false,
-    c: 0,
-    f: s,
-  }));
+  // Shared stand-ins (outputs copied in: their unwritten elements keep their values).
+  const scratch: SharedArrayBuffer[] = [];
+  const share = (a: HostArray): HostArray => {
+    if (isShared(a)) return a;
+    const buf = acquireScratch(Math.max(4, a.length * 4));
+    scratch.push(buf);
+    const v = new (a.constructor as Uint32ArrayConstructor)(buf, 0, a.length);
+    v.set(a);
+    return v;
+  };
+  const sx2 = kind === 'gather' ? share(input) : x2;
+  const sy = outWhole ? share(output) : output;
+  const ss = s === undefined ? undefined : share(s);
+  // The caller's chunks read its own arrays and write where the workers do (a whole output's
+  // stand-in, copied back once at the end; gather's output chunk by chunk).
+  await runPar(
+    backend,
+    chunks,
+    { x, x2: sx2, y: sy, n },
+    (c, sh) => ({ s: source as string, x: sh.x, x2: sh.x2, y: sh.y, b: c.begin, e: c.end, h: false, c: 0, f: ss }),
+    (c) => kernel(x, x2, sy, c.begin, c.end, false, 0, s),
+  );
+  if (sy !== output) output.set(sy);
+  for (const buf of scratch) releaseScratch(buf);
 }

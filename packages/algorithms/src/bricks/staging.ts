@@ -81,7 +81,8 @@ export function checkNumber(x: unknown, argument: string): number {
  */
 export const PLAIN_MEMORY_BOUND_MIN = 1 << 23;
 
-function explicitThreshold(backend: CpuBackend): boolean {
+/** Whether a par backend's tuning sets `parallelThreshold` (which then overrides the plain-array minimums). */
+export function explicitThreshold(backend: CpuBackend): boolean {
   return backend.kind === 'par' && typeof backend.tuning?.parallelThreshold === 'number';
 }
 
