@@ -8,10 +8,11 @@
  * `less` (default, TypedArray#sort's order: -0 before +0, NaN last; NaNs are equivalent), `greater`,
  * or `(x, y) => boolean`.
  *
- * Strategy: CPU: one merge-like loop with the comparator inlined, on the calling thread for every CPU
- * policy. GPU: per element, binary searches give its rank among its equivalents and their count in
- * the other range (one kernel); the scan engine compacts the elements kept; union and symmetric
- * difference merge the kept parts with the merge sort engine's merge path (../merge).
+ * Strategy: CPU: one merge-like loop with the comparator inlined (par: pieces cut at merge-path
+ * splits moved to class boundaries, on the pool). GPU: per element, binary searches give its rank
+ * among its equivalents and their count in the other range (one kernel); the scan engine compacts
+ * the elements kept; union and symmetric difference merge the kept parts with the merge sort
+ * engine's merge path (../merge).
  * Size tiers: n = 0 returns 0 at once; otherwise a few submissions.
  * Limits (GPU): each range within one storage binding (else the CPU, where the policy allows).
  */
@@ -71,8 +72,8 @@ function setOp(
           ? `the comparator cannot run on the GPU: ${c.why}`
           : compactionLimit(device, a.length + b.length),
       empty: () => 0,
-      cpu: ({ inputs: [x, y], outputs: [o] }) =>
-        cpuSetOp(op, x as KeyArray, y as KeyArray, o as KeyArray, cpuComparator(c, t)),
+      cpu: ({ backend, inputs: [x, y], outputs: [o] }) =>
+        cpuSetOp(backend, op, x as KeyArray, y as KeyArray, o as KeyArray, cpuComparator(c, t)),
       gpu: (call) => {
         if (c.kind === 'host-only') throw new Error('unreachable: host-only comparator on the GPU');
         const [x, y] = call.inputs as DeviceArray[];
