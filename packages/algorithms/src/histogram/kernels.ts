@@ -69,9 +69,10 @@ export function histogramKernel(p: HistogramKernelParams): WgslFragment {
     priv ? `atomicAdd(&h_bins[${k}], ${c});` : `atomicAdd(&h_counts[${k}], ${c});`;
   const tally = p.subgroups
     ? `let first = subgroupBroadcastFirst(k);
-        let same = subgroupAll(k == first);
-        let lanes = subgroupAdd(1u);
-        if (same) {
+        if (subgroupAll(k == first)) {
+          // Uniform across the subgroup: count its lanes only here (two subgroup operations per
+          // element otherwise).
+          let lanes = subgroupAdd(1u);
           if (subgroupElect() && first != HIST_NONE) { ${add('first', 'lanes')} }
         } else if (k != HIST_NONE) { ${add('k', '1u')} }`
     : `if (k != HIST_NONE) { ${add('k', '1u')} }`;
