@@ -5,9 +5,24 @@
  * their own kernels.
  */
 import { type GpuFunction, lambda, plus, toGpuFunction } from '@webdpl/core';
-import { type CpuBackend, compileCount, createPool, defaultPool, execution, type WorkerPool } from '@webdpl/policies';
+import {
+  allocShared,
+  type CpuBackend,
+  compileCount,
+  createPool,
+  defaultPool,
+  execution,
+  makeHostPolicy,
+  type Policy,
+  type WorkerPool,
+} from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
+import { counting } from '../common/counting';
+import { copyIf } from '../compaction/index';
 import { countIf } from '../count/index';
+import { gather, gatherIf } from '../gather/index';
+import { transform } from '../transform/index';
+import { transformReduce } from '../transform-reduce/index';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
 import { cpuInclusiveScan } from './scan';
 import { cpuTransform } from './transform';
@@ -78,6 +93,33 @@ describe('compile once', () => {
     expect(Array.from(y)).toEqual([2, 4, 6]);
     await cpuTransform(seq, x, y, fns[1] as GpuFunction);
     expect(Array.from(y)).toEqual([3, 6, 9]);
+  });
+
+  it('index lambdas, counting(n), gather and stencil compaction compile once (seq and par)', async () => {
+    const n = data.length;
+    const idx = Uint32Array.from({ length: n }, (_, i) => n - 1 - i);
+    const out = new Float32Array(n);
+    const shared = allocShared('f32', n);
+    const calls = (policy: Policy) => [
+      () => transform(policy, data, out, (x: number, i: number) => x + i * 0.5),
+      () => transform(policy, counting(n), out, (i: number) => i * 0.25),
+      () => transformReduce(policy, counting(n), 0, plus, (i: number) => i % 5 === 1),
+      () => gather(policy, idx, data, shared),
+      () => gatherIf(policy, idx, data, data, shared, (s: number) => s > 0.5),
+      () => copyIf(policy, data, idx, out, (s: number) => s % 3 === 0),
+    ];
+    // par from the first element on, so the workers compile (and must not recompile) too.
+    const parEager = makeHostPolicy('par', { tuning: { '*': { parallelThreshold: 0 } } });
+    for (const [name, policy] of [
+      ['seq', execution.seq],
+      ['par', parEager],
+    ] as const) {
+      for (const call of calls(policy)) await call();
+      const before = await compiles(defaultPool());
+      for (let k = 0; k < 2; k++) for (const call of calls(policy)) await call();
+      expect(await compiles(defaultPool()), name).toBe(before);
+    }
+    expect(shared[0]).toBe(data[n - 1]);
   });
 
   it('public countIf with a new arrow of the same source compiles nothing (seq and par)', async () => {
