@@ -1,6 +1,6 @@
 /**
- * The histogram kernel: every thread bins `itemsPerThread` elements per tile (strided by the
- * workgroup size, coalesced); workgroups loop over tiles (a capped grid) and add into bins in
+ * The histogram kernel: every thread loads `itemsPerThread` elements per tile (strided by the
+ * workgroup size, coalesced, all loads before any binning) and bins them; workgroups loop over tiles (a capped grid) and add into bins in
  * workgroup memory (privatized, atomics), merged into the global counts with one atomicAdd per
  * non-empty bin at the end; without privatization (too many bins) every element adds to the global
  * counts. With subgroups, a subgroup whose elements all fall in one bin adds its count once (the
@@ -76,6 +76,18 @@ export function histogramKernel(p: HistogramKernelParams): WgslFragment {
           if (subgroupElect() && first != HIST_NONE) { ${add('first', 'lanes')} }
         } else if (k != HIST_NONE) { ${add('k', '1u')} }`
     : `if (k != HIST_NONE) { ${add('k', '1u')} }`;
+  // Every load of a tile first (named registers, not a private array: those go to local memory on
+  // some GPUs), then the binning; loads past the segment repeat its last element and bin to none.
+  const loads: string[] = [];
+  const bins: string[] = [];
+  for (let q = 0; q < p.itemsPerThread; q++) {
+    loads.push(`let j${q} = t0 + ${q * w}u;`, `let x${q} = h_in[min(hp.base + j${q}, last)];`);
+    bins.push(`{
+      var k = HIST_NONE;
+      if (j${q} < hp.count) { k = hist_bin(x${q}); }
+      ${tally}
+    }`);
+  }
   const code = `const HIST_NONE: u32 = 0xffffffffu;
 ${HIST_PARAMS_STRUCT}
 @group(0) @binding(0) var<uniform> hp: HistParams;
@@ -107,14 +119,11 @@ ${
 }  workgroupBarrier();`
     : ''
 }
+  let last = hp.base + hp.count - 1u;
   for (var tl = wg_index; tl < hp.num_tiles; tl += hp.num_wg) {
-    let t0 = tl * ${w * p.itemsPerThread}u;
-    for (var it = 0u; it < ${p.itemsPerThread}u; it++) {
-      let j = t0 + it * ${w}u + ids.lid;
-      var k = HIST_NONE;
-      if (j < hp.count) { k = hist_bin(h_in[hp.base + j]); }
-      ${tally}
-    }
+    let t0 = tl * ${w * p.itemsPerThread}u + ids.lid;
+    ${loads.join('\n    ')}
+    ${bins.join('\n    ')}
   }
 ${
   priv
