@@ -720,6 +720,104 @@ function gatherScatterEntry(kind: 'gather' | 'scatter'): BenchEntry {
   };
 }
 
+/**
+ * histogram of u32 samples a[i] >> 8 in [0, 2^24) into 256 even bins over [0, 2^24), the data and
+ * bins of cub_catalogue.cu's 'histogram u32 256 bins' row (scripts/probe; issue 16: >= 0.7x CUB's
+ * HistogramEven on the H100).
+ */
+function histogramEntry(): BenchEntry {
+  const bins = { bins: 256, lo: 0, hi: 2 ** 24 };
+  return {
+    id: 'histogram-u32',
+    algorithm: 'histogram',
+    label: 'histogram u32, 256 even bins',
+    type: 'u32',
+    sets: ['default', 'device'],
+    requires: ['histogram'],
+    bytesPerElement: 4,
+    traffic: 'read n (the 1 KiB of counts aside)',
+    make(n) {
+      const a = dataU32(n);
+      const s = new Uint32Array(n);
+      const want = new Uint32Array(256);
+      for (let i = 0; i < n; i++) {
+        const x = (a[i] as number) >>> 8;
+        s[i] = x;
+        want[x >>> 16] = (want[x >>> 16] as number) + 1;
+      }
+      return { n, inputs: [s], outputs: [{ type: 'u32', length: 256 }], arrays: [want] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const s = c.inputs[0] as Uint32Array;
+          const counts = new Uint32Array(256);
+          return {
+            run: () => {
+              counts.fill(0);
+              for (let i = 0; i < s.length; i++)
+                counts[(s[i] as number) >>> 16] = (counts[(s[i] as number) >>> 16] as number) + 1;
+              return counts;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) => algorithmOf(api, 'histogram')(policy, inputs[0], bins, outputs[0]),
+    verify: (_result, observed, c) => checkArrays('u32', observed, c),
+  };
+}
+
+/**
+ * merge of two sorted halves of the u32 data (n/2 keys each), cub_catalogue.cu's 'merge u32 keys'
+ * row (issue 16: >= 0.5x CUB's DeviceMerge on the H100).
+ */
+function mergeEntry(): BenchEntry {
+  return {
+    id: 'merge-u32',
+    algorithm: 'merge',
+    label: 'merge u32, two sorted halves',
+    type: 'u32',
+    sets: ['default', 'device'],
+    requires: ['merge'],
+    bytesPerElement: 8,
+    traffic: 'read n + write n',
+    make(n) {
+      const a = dataU32(n);
+      const h = n >> 1;
+      const lo = a.slice(0, h).sort();
+      const hi = a.slice(h).sort();
+      return { n, inputs: [lo, hi], outputs: [{ type: 'u32', length: n }], arrays: [a.slice().sort()] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const [x, y] = c.inputs as [Uint32Array, Uint32Array];
+          const out = new Uint32Array(c.n);
+          return {
+            run: () => {
+              let i = 0;
+              let j = 0;
+              let k = 0;
+              while (i < x.length && j < y.length)
+                out[k++] = (y[j] as number) < (x[i] as number) ? (y[j++] as number) : (x[i++] as number);
+              while (i < x.length) out[k++] = x[i++] as number;
+              while (j < y.length) out[k++] = y[j++] as number;
+              return out;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) => algorithmOf(api, 'merge')(policy, inputs[0], inputs[1], outputs[0]),
+    verify: (_result, observed, c) => checkArrays('u32', observed, c),
+  };
+}
+
 function rooflineEntry(): BenchEntry {
   return {
     id: 'roofline-u32',
@@ -893,6 +991,8 @@ export const ENTRIES: readonly BenchEntry[] = [
   copyEntry(),
   gatherScatterEntry('gather'),
   gatherScatterEntry('scatter'),
+  histogramEntry(),
+  mergeEntry(),
   rooflineEntry(),
   sortEntry('u32', ['default', 'device']),
   sortEntry('f32', ['default', 'device']),

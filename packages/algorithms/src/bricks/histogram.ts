@@ -21,9 +21,9 @@ export const PAR_BIN_WORDS = 1 << 22;
  */
 function histogramSource(type: NumericType, even: boolean): string {
   const find = even
-    ? `k = Math.floor((v - lo) * scale);
-        if (!(k >= 0)) k = 0;
-        else if (k > top - 1) k = top - 1;
+    ? `const q = (v - lo) * scale;
+        // Clamped before the conversion, so k stays a small integer (NaN: 0).
+        k = q < 0 ? 0 : q >= top - 1 ? top - 1 : Math.floor(q) | 0;
         while (k > 0 && P[4 + k] > v) k--;
         while (P[5 + k] <= v) k++;`
     : `let l = 0;
