@@ -112,6 +112,31 @@ const SIGNATURES: readonly Signature[] = [
     call: call(A[name]),
     slots: [s('sorted', 'in'), s('queries', 'in'), s('result', 'out'), s('comp', 'optComp')],
   })),
+  // Issue 16's algorithms (merge and setUnion are left out: their outputs need 2N elements, and a
+  // foreign DeviceArray is found after the output's length is checked).
+  { name: 'equal', call: call(A.equal), slots: [s('a', 'in'), s('b', 'in'), s('pred', 'optFn2')] },
+  { name: 'mismatch', call: call(A.mismatch), slots: [s('a', 'in'), s('b', 'in'), s('pred', 'optFn2')] },
+  { name: 'adjacentFind', call: call(A.adjacentFind), slots: [s('input', 'in'), s('pred', 'optFn2')] },
+  { name: 'isPartitioned', call: call(A.isPartitioned), slots: [s('input', 'in'), s('pred', 'pred')] },
+  {
+    name: 'replaceIf',
+    call: call(A.replaceIf),
+    slots: [s('input', 'data'), s('pred', 'pred'), s('newValue', 'num')],
+  },
+  { name: 'replace', call: call(A.replace), slots: [s('input', 'data'), s('oldValue', 'num'), s('newValue', 'num')] },
+  { name: 'generate', call: call(A.generate), slots: [s('output', 'data'), s('gen', 'fn1')] },
+  { name: 'reverse', call: call(A.reverse), slots: [s('input', 'data')] },
+  { name: 'rotate', call: call(A.rotate), slots: [s('input', 'data'), s('middle', 'num')] },
+  {
+    name: 'histogram',
+    call: (policy, input) => A.histogram(policy, input as Uint32Array, { bins: 6, lo: 0, hi: 100 }),
+    slots: [s('input', 'in')],
+  },
+  ...[A.setIntersection, A.setDifference].map((f) => ({
+    name: f.name,
+    call: call(f),
+    slots: [s('a', 'in'), s('b', 'in'), s('output', 'out'), s('comp', 'optComp')],
+  })),
 ];
 
 const N = 8;
