@@ -1,5 +1,5 @@
 import { DeviceArray, type HostArray } from '@webdpl/core';
-import { execution } from '@webdpl/policies';
+import { execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { greater } from '../sort/index';
 import { expectSameArray } from '../testing/arrays';
@@ -144,6 +144,23 @@ describe.each(matrix)('merge and mergeByKey under $name', ({ name, policy, gpu }
           for (const x of [pa, pb, po, both]) x.parent.destroy();
         }
       }
+    });
+  }
+});
+
+describe('merge beyond 65,535 workgroups', () => {
+  if (testDevice) {
+    const device = testDevice;
+    it('tiny tiles: a 2-D grid of merge tiles (2^22 + 2 keys)', async () => {
+      const policy = makeDevicePolicy(device, { fallback: 'error', tuning: TINY_SORT_TUNING });
+      const a = sorted('u32', 2 ** 21 + 3, 77, less);
+      const b = sorted('u32', 2 ** 21 - 1, 78, less);
+      const out = new Uint32Array(a.length + b.length);
+      await merge(policy, a, b, out);
+      const want = new Uint32Array(out.length);
+      want.set(a);
+      want.set(b, a.length);
+      expectSameArray(out, want.sort(), 'merged');
     });
   }
 });
