@@ -82,6 +82,8 @@ export async function gpuReverse(call: GpuCall, x: DeviceArray, y: DeviceArray, 
 
 /** y = x[m..n) followed by x[0..m): two buffer copies (no kernel, no binding limit). */
 export async function gpuRotate(call: GpuCall, x: DeviceArray, y: DeviceArray, n: number, m: number): Promise<void> {
+  // No kernel to tune, but the overrides are still checked (a misspelt key is an error).
+  resolveTuning('rotate', reverseTuning, call.tuning);
   const { src, before } = sourceOf(call, x, y, n);
   await submit(call, 'rotate', y, n, (rec) => {
     before(rec);

@@ -1,5 +1,5 @@
 import { DeviceArray, type HostArray } from '@webdpl/core';
-import { allocShared, execution } from '@webdpl/policies';
+import { allocShared, execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
@@ -110,6 +110,18 @@ describe('reverse and rotate: bad input', () => {
       await reverse(execution.auto, d);
       expect([...(await d.read())]).toEqual([3, 2, 1]);
       d.destroy();
+    });
+  }
+});
+
+describe('reverse and rotate: tuning', () => {
+  if (testDevice) {
+    const device = testDevice;
+    it('a misspelt override is an error naming it', async () => {
+      const bad = makeDevicePolicy(device, { fallback: 'error', tuning: { rotate: { workgroupSise: 64 } } });
+      await expect(rotate(bad, Uint32Array.from([1, 2, 3]), 1)).rejects.toThrow(/tuning\.rotate\.workgroupSise/);
+      const bad2 = makeDevicePolicy(device, { fallback: 'error', tuning: { reverse: { itemsPerThread: 0 } } });
+      await expect(reverse(bad2, Uint32Array.from([1, 2, 3]))).rejects.toThrow(/tuning\.reverse\.itemsPerThread/);
     });
   }
 });
