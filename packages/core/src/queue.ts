@@ -28,6 +28,7 @@
  * from the first pass's start to the last pass's end (`lastDeviceTimeNs`); `enqueue` then waits like
  * `submit` (it reads the timestamps back).
  */
+import { platform } from '#platform';
 import type { GpuDevice } from './device';
 import { DeviceLostError, GpuInternalError, GpuOutOfMemoryError, GpuValidationError, WebdplError } from './errors';
 
@@ -72,7 +73,7 @@ const MAX_PROFILED_PASSES = 256;
  * caused them: true for Dawn in Node (the only WebGPU implementation there), whose validation runs
  * in process; browsers report asynchronously.
  */
-const SYNC_ERRORS = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+const SYNC_ERRORS = platform.runtime === 'node';
 /** Uniform buffers kept for reuse at most. */
 const MAX_POOLED_UNIFORMS = 64;
 /** Bytes of each pooled uniform buffer (params structs are far smaller). */
