@@ -263,9 +263,20 @@ export function copyIf(
  * short is an error, and is then left untouched).
  * @throws ArgumentError naming `policy`, `input`, `output` or `pred`
  */
+/**
+ * Whether a call is a stencil form: a further argument follows the place of the other form's
+ * predicate (so its errors name the stencil form's arguments), or that place holds an array (a
+ * typed array or DeviceArray; a plain JS array there with nothing after it reads as a bad
+ * predicate, which is what it more likely is).
+ */
+function stencilForm(third: unknown, fourth: unknown): boolean {
+  if (fourth !== undefined) return true;
+  return isArrayArg(third) && !Array.isArray(third);
+}
+
 export function copyIf(policy: unknown, ...args: unknown[]): Promise<number> {
   return dispatch(policy, () => {
-    if (isArrayArg(args[2])) return copyPattern('copyIf', args[0], args[1], args[2], args[3], false);
+    if (stencilForm(args[2], args[3])) return copyPattern('copyIf', args[0], args[1], args[2], args[3], false);
     return copyPattern('copyIf', args[0], undefined, args[1], args[2], false);
   });
 }
@@ -291,7 +302,7 @@ export function removeIf(
  * @throws ArgumentError naming `policy`, `data` or `pred`
  */
 export function removeIf(policy: unknown, ...args: unknown[]): Promise<number> {
-  if (isArrayArg(args[1])) {
+  if (stencilForm(args[1], args[2])) {
     return dispatch(policy, () => copyPattern('removeIf', args[0], args[1], args[2], args[3], true));
   }
   const [data, pred] = args;

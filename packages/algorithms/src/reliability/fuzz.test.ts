@@ -13,7 +13,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as A from '../index';
 import { testDevice } from '../testing/matrix';
 
-type Kind = 'in' | 'out' | 'data' | 'fn1' | 'fn2' | 'pred' | 'comp' | 'num' | 'optNum' | 'optFn2' | 'optComp';
+/**
+ * Slot kinds; `fnIdx`: a unary function or an index lambda `(x, i) => ...` (both valid); `map`: u32
+ * indices in range; `outAny`: an output of any length (scatter, the stencil copies); `optPred`: a
+ * predicate that may be omitted.
+ */
+type Kind =
+  | 'in'
+  | 'out'
+  | 'outAny'
+  | 'data'
+  | 'map'
+  | 'fn1'
+  | 'fnIdx'
+  | 'fn2'
+  | 'pred'
+  | 'optPred'
+  | 'comp'
+  | 'num'
+  | 'optNum'
+  | 'optFn2'
+  | 'optComp';
 
 /** One argument of a signature: its name in error messages and what it is. */
 interface Slot {
@@ -37,7 +57,7 @@ const SIGNATURES: readonly Signature[] = [
   {
     name: 'transformReduce',
     call: call(A.transformReduce),
-    slots: [s('input', 'in'), s('init', 'num'), s('reduceOp', 'fn2'), s('transformFn', 'fn1')],
+    slots: [s('input', 'in'), s('init', 'num'), s('reduceOp', 'fn2'), s('transformFn', 'fnIdx')],
   },
   {
     name: 'transformReduce (binary)',
@@ -80,10 +100,32 @@ const SIGNATURES: readonly Signature[] = [
   },
   { name: 'copyIf', call: call(A.copyIf), slots: [s('input', 'in'), s('output', 'out'), s('pred', 'pred')] },
   { name: 'removeIf', call: call(A.removeIf), slots: [s('data', 'data'), s('pred', 'pred')] },
+  {
+    name: 'copyIf (stencil)',
+    call: call(A.copyIf),
+    slots: [s('input', 'in'), s('stencil', 'in'), s('output', 'outAny'), s('pred', 'optPred')],
+  },
+  {
+    name: 'removeIf (stencil)',
+    call: call(A.removeIf),
+    slots: [s('input', 'in'), s('stencil', 'in'), s('output', 'outAny'), s('pred', 'optPred')],
+  },
+  { name: 'gather', call: call(A.gather), slots: [s('map', 'map'), s('input', 'in'), s('output', 'out')] },
+  {
+    name: 'gatherIf',
+    call: call(A.gatherIf),
+    slots: [s('map', 'map'), s('stencil', 'in'), s('input', 'in'), s('output', 'out'), s('pred', 'optPred')],
+  },
+  { name: 'scatter', call: call(A.scatter), slots: [s('input', 'in'), s('map', 'map'), s('output', 'outAny')] },
+  {
+    name: 'scatterIf',
+    call: call(A.scatterIf),
+    slots: [s('input', 'in'), s('map', 'map'), s('stencil', 'in'), s('output', 'outAny'), s('pred', 'optPred')],
+  },
   { name: 'partition', call: call(A.partition), slots: [s('data', 'data'), s('pred', 'pred')] },
   { name: 'stablePartition', call: call(A.stablePartition), slots: [s('data', 'data'), s('pred', 'pred')] },
   { name: 'unique', call: call(A.unique), slots: [s('data', 'data')] },
-  { name: 'transform', call: call(A.transform), slots: [s('input', 'in'), s('output', 'out'), s('fn', 'fn1')] },
+  { name: 'transform', call: call(A.transform), slots: [s('input', 'in'), s('output', 'out'), s('fn', 'fnIdx')] },
   {
     name: 'transform (binary)',
     call: call(A.transform),
@@ -191,6 +233,22 @@ function badsFor(slot: Slot, gpu: boolean, foreign: boolean): Bad[] {
   switch (slot.kind) {
     case 'in':
       return [...NOT_ARRAYS, badValue('undefined', undefined), ...deviceBads];
+    case 'map':
+      // (Out-of-range indices are an error on the CPU and skipped on the GPU: gather.test.ts.)
+      return [
+        ...NOT_ARRAYS,
+        badValue('undefined', undefined),
+        badValue('f32 indices', new Float32Array(N)),
+        ...deviceBads,
+      ];
+    case 'outAny':
+      return [
+        ...NOT_ARRAYS,
+        badValue('undefined', undefined),
+        { kind: 'overlap' },
+        { kind: 'wrongType' },
+        ...deviceBads,
+      ];
     case 'data':
       return [...NOT_ARRAYS, badValue('undefined', undefined), ...deviceBads];
     case 'out':
@@ -205,10 +263,18 @@ function badsFor(slot: Slot, gpu: boolean, foreign: boolean): Bad[] {
       ];
     case 'fn1':
     case 'pred':
+    case 'optPred':
+      return [
+        ...NOT_FUNCTIONS,
+        ...(slot.kind === 'optPred' ? [] : [badValue('undefined', undefined)]),
+        badValue('a function of 2 parameters', (a: number, b: number) => a + b),
+        badValue('a function of 3 parameters', (a: number, b: number, c: number) => a + b + c),
+      ];
+    case 'fnIdx':
+      // A function of 2 parameters is an index lambda here.
       return [
         ...NOT_FUNCTIONS,
         badValue('undefined', undefined),
-        badValue('a function of 2 parameters', (a: number, b: number) => a + b),
         badValue('a function of 3 parameters', (a: number, b: number, c: number) => a + b + c),
       ];
     case 'fn2':
@@ -323,8 +389,12 @@ function build(sig: Signature, bads: ReadonlyMap<number, Bad>, onDevice: boolean
         return a;
       }
       case 'out':
+      case 'outAny':
         return arr(new Uint32Array(N));
+      case 'map':
+        return arr(Uint32Array.from({ length: N }, (_, i) => (i * 5 + seed) % N));
       case 'fn1':
+      case 'fnIdx':
         return GOOD_FN1;
       case 'pred':
         return GOOD_PRED;
@@ -335,6 +405,7 @@ function build(sig: Signature, bads: ReadonlyMap<number, Bad>, onDevice: boolean
       case 'optNum':
       case 'optFn2':
       case 'optComp':
+      case 'optPred':
       case 'comp':
         return undefined;
     }
@@ -391,6 +462,18 @@ function mayNameInstead(sig: Signature, slot: Slot, bad: Bad): string[] {
   if (sig.name === 'transform' && slot.name === 'fn' && arrayLike) return ['fn', 'output'];
   if (sig.name === 'transform' && slot.name === 'output' && arrayLike) return ['output', 'input2'];
   if (sig.name === 'transformReduce' && slot.name === 'init' && arrayLike) return ['init', 'input2'];
+  // copyIf and removeIf choose their stencil forms when the predicate's place holds a typed array
+  // or DeviceArray: its errors name the stencil form's arguments.
+  const typedLike = arrayLike && !Array.isArray((bad as { value?: unknown }).value);
+  if (sig.name === 'copyIf' && slot.name === 'pred' && typedLike) return ['pred', 'output'];
+  if (sig.name === 'removeIf' && slot.name === 'pred' && typedLike) return ['pred', 'stencil'];
+  // And the other way: a stencil form whose output (copyIf) or stencil (removeIf) is not an array
+  // reads as the predicate form, whose errors name the predicate in that place.
+  const notTyped = !(bad.kind !== 'value' || typedLike);
+  if (sig.name === 'copyIf (stencil)' && slot.name === 'output' && notTyped) return ['output', 'pred'];
+  if (sig.name === 'removeIf (stencil)' && slot.name === 'stencil' && notTyped && !Array.isArray(bad.value)) {
+    return ['stencil', 'pred'];
+  }
   // The binary forms with an input2 that is not array-like read as the unary form, whose errors
   // name the unary form's argument at the same place.
   const unary = UNARY_READING[sig.name];
