@@ -5,14 +5,22 @@
  * failure: the browser suite is never skipped silently.
  */
 import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 
-const CANDIDATES = [
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-  '/usr/bin/google-chrome-stable',
-];
+const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+
+/** The first of NAMES found on the PATH (Debian's chromium is /usr/bin/chromium). */
+function onPath(): string | undefined {
+  const dirs = (process.env.PATH ?? '/usr/bin').split(delimiter).filter(Boolean);
+  for (const name of NAMES) {
+    for (const dir of dirs) {
+      const p = join(dir, name);
+      if (existsSync(p)) return p;
+    }
+  }
+  return undefined;
+}
 
 export function browserRequired(): boolean {
   const v = process.env.WEBDPL_REQUIRE_BROWSER;
@@ -26,9 +34,9 @@ export function findChromium(suite: string): string | undefined {
     if (!existsSync(named)) throw new Error(`WEBDPL_CHROMIUM=${named}: no such file`);
     return named;
   }
-  const found = CANDIDATES.find((p) => existsSync(p));
+  const found = onPath();
   if (found) return found;
-  const reason = `no Chromium found (looked for ${CANDIDATES.join(', ')}; set WEBDPL_CHROMIUM or run 'apt-get install chromium')`;
+  const reason = `no Chromium found (looked for ${NAMES.join(', ')} on the PATH; set WEBDPL_CHROMIUM or run 'pnpm setup:browser')`;
   if (browserRequired()) throw new Error(`WEBDPL_REQUIRE_BROWSER=1 but ${reason}`);
   console.warn(`[webdpl] ${suite} SKIPPED: ${reason}`);
   return undefined;
