@@ -223,6 +223,28 @@ describe.each(matrix)('gather and scatter under $name', ({ name, policy, gpu }) 
       const got = await both.read();
       expectSameArray(got.subarray(n), refGather(map, data.subarray(0, n), new Uint32Array(n)), 'same buffer');
       both.parent.destroy();
+      // A map and a stencil in the output's buffer (streamed arrays read from copies), and scatter.
+      const input = makeData('u32', n, 'random', 5);
+      const all = place(device, Uint32Array.from([...map, ...new Uint32Array(n).fill(1), ...new Uint32Array(n)]), 3);
+      const [dmap, dst, dout] = [0, 1, 2].map((k) => all.view.view(k * n, n)) as [
+        DeviceArray,
+        DeviceArray,
+        DeviceArray,
+      ];
+      await gatherIf(policy, dmap, dst, input, dout);
+      expectSameArray(
+        (await all.read()).subarray(2 * n),
+        refGather(map, input, new Uint32Array(n)),
+        'map in out buffer',
+      );
+      await scatter(policy, input, dmap, dout);
+      expectSameArray(
+        (await all.read()).subarray(2 * n),
+        refScatter(input, map, new Uint32Array(n)),
+        'scatter, map in out buffer',
+      );
+      expectSameArray((await all.read()).subarray(0, n), map, 'map untouched');
+      all.parent.destroy();
     });
   }
 });
