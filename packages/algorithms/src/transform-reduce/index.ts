@@ -13,7 +13,6 @@ import {
   ArgumentError,
   coerce,
   combinerOf,
-  DeviceArray,
   describe,
   type GpuFunction,
   type HostArray,
