@@ -28,15 +28,20 @@ import { binarySearch, lowerBound, upperBound } from '../binary-search/index';
 import { copyIf, partition, removeIf, stablePartition, unique } from '../compaction/index';
 import { copy } from '../copy/index';
 import { count, countIf } from '../count/index';
+import { mismatch } from '../equal/index';
 import { fill } from '../fill/index';
 import { findIf } from '../find-if/index';
 import { forEach } from '../for-each/index';
+import { histogram } from '../histogram/index';
 import { innerProduct } from '../inner-product/index';
 import { iota } from '../iota/index';
 import { isSorted, isSortedUntil } from '../is-sorted/index';
+import { merge, mergeByKey } from '../merge/index';
 import { maxElement, minElement, minmaxElement } from '../min-element/index';
 import { reduce } from '../reduce/index';
+import { reverse, rotate } from '../reverse/index';
 import { exclusiveScan, inclusiveScan, transformInclusiveScan } from '../scans/index';
+import { setDifference, setIntersection, setSymmetricDifference, setUnion } from '../set-ops/index';
 import { greater, sort } from '../sort/index';
 import { sortByKey } from '../sort-by-key/index';
 import { stableSort } from '../stable-sort/index';
@@ -605,6 +610,114 @@ const OPERATIONS: Record<string, Operation> = {
       want[i] = which === 'binary' ? (lo < sorted.length && sorted[lo] === v ? 1 : 0) : lo;
     }
     expectArray(plantedArray(c, got), want, `${which} search of ${m} queries`);
+  },
+  // Issue 16's algorithms.
+  mismatch: async (c) => {
+    const x = makeHost(c.t, c.n, c.r);
+    const y = x.slice();
+    if (c.n > 0 && c.r() % 2) {
+      const k = c.r() % c.n;
+      y[k] = wrap(c.t, (y[k] as number) + 1);
+    }
+    let want = c.n;
+    for (let i = 0; i < c.n; i++) {
+      if (x[i] !== y[i]) {
+        want = i;
+        break;
+      }
+    }
+    expectEq(planted(c, await mismatch(c.p.policy, arg(c, x), arg(c, y))), want, 'mismatch');
+  },
+  reverseRotate: async (c) => {
+    const x = makeHost(c.t, c.n, c.r);
+    const d = arg(c, x.slice());
+    let want: HostArray;
+    if (c.r() % 2) {
+      await reverse(c.p.policy, d);
+      want = x.slice().reverse();
+    } else {
+      const m = c.r() % (c.n + 1);
+      expectEq(planted(c, await rotate(c.p.policy, d, m)), c.n - m, 'rotate result');
+      want = newHost(c.t, c.n);
+      want.set(x.subarray(m));
+      want.set(x.subarray(0, m), c.n - m);
+    }
+    expectArray(plantedArray(c, await contents(d)), want, 'reverse / rotate');
+  },
+  histogram: async (c) => {
+    const x = makeHost(c.t, c.n, c.r);
+    const even = c.r() % 2 === 1;
+    const edges = even ? Array.from({ length: 17 }, (_, k) => k - 8) : [-5, -1, 0, 3, 40];
+    const bins = even ? { bins: 16, lo: -8, hi: 8 } : { boundaries: edges };
+    const want = new Uint32Array(edges.length - 1);
+    for (let i = 0; i < c.n; i++) {
+      const v = x[i] as number;
+      if (!(v >= (edges[0] as number) && v < (edges[edges.length - 1] as number))) continue;
+      let k = edges.length - 2;
+      while ((edges[k] as number) > v) k--;
+      want[k] = (want[k] as number) + 1;
+    }
+    expectArray(plantedArray(c, await histogram(c.p.policy, arg(c, x), bins)), want, 'histogram');
+  },
+  merge: async (c) => {
+    const a = sortReference(makeHost(c.t, c.n, c.r), false);
+    const m = c.r() % (c.n + 1);
+    const b = sortReference(makeHost(c.t, m, c.r), false);
+    const out = arg(c, newHost(c.t, c.n + m));
+    // The stable merge's keys and origins (a's index, or 2^31 + b's index).
+    const want = newHost(c.t, c.n + m);
+    const from = new Uint32Array(c.n + m);
+    for (let i = 0, j = 0, k = 0; k < c.n + m; k++) {
+      const takeB = j < m && (i >= c.n || (b[j] as number) < (a[i] as number));
+      want[k] = takeB ? (b[j] as number) : (a[i] as number);
+      from[k] = takeB ? 2 ** 31 + j++ : i++;
+    }
+    if (c.r() % 2) {
+      const va = Uint32Array.from({ length: c.n }, (_, i) => i);
+      const vb = Uint32Array.from({ length: m }, (_, j) => 2 ** 31 + j);
+      const vo = arg(c, new Uint32Array(c.n + m));
+      await mergeByKey(c.p.policy, arg(c, a), arg(c, b), arg(c, va), arg(c, vb), out, vo);
+      expectArray(plantedArray(c, await contents(vo)), from, 'mergeByKey values');
+    } else await merge(c.p.policy, arg(c, a), arg(c, b), out);
+    expectArray(plantedArray(c, await contents(out)), want, 'merge keys');
+  },
+  setOps: async (c) => {
+    const op = pick(c.r, ['union', 'intersection', 'difference', 'symmetricDifference'] as const);
+    // Few distinct values, so equivalent runs meet in both ranges.
+    const few = (n: number) =>
+      sortReference(
+        makeHost(c.t, n, c.r).map((v) => wrap(c.t, v % 9)),
+        false,
+      );
+    const a = few(c.n);
+    const b = few(c.r() % (c.n + 1));
+    const want: number[] = [];
+    for (let i = 0, j = 0; i < a.length || j < b.length; ) {
+      const v = j >= b.length || (i < a.length && (a[i] as number) <= (b[j] as number)) ? a[i] : b[j];
+      const i0 = i;
+      const j0 = j;
+      while (i < a.length && a[i] === v) i++;
+      while (j < b.length && b[j] === v) j++;
+      const [ma, nb] = [i - i0, j - j0];
+      const n =
+        op === 'union'
+          ? Math.max(ma, nb)
+          : op === 'intersection'
+            ? Math.min(ma, nb)
+            : op === 'difference'
+              ? Math.max(ma - nb, 0)
+              : Math.abs(ma - nb);
+      for (let q = 0; q < n; q++) want.push(v as number);
+    }
+    const out = arg(c, newHost(c.t, a.length + b.length));
+    const f = {
+      union: setUnion,
+      intersection: setIntersection,
+      difference: setDifference,
+      symmetricDifference: setSymmetricDifference,
+    }[op];
+    expectEq(planted(c, await f(c.p.policy, arg(c, a), arg(c, b), out)), want.length, `${op} count`);
+    expectArray(await contents(out), want, op);
   },
 };
 
