@@ -236,6 +236,17 @@ async function deviceCounting(
 /** The default predicate of the stencil forms: the stencil's truthiness (non-zero and not NaN). */
 export const stencilTruthy: GpuFunction = lambda((s: number) => s);
 
+/**
+ * Whether a call is a stencil form: a further argument follows the place of the other form's
+ * predicate (so its errors name the stencil form's arguments), or that place holds an array (a
+ * typed array or DeviceArray; a plain JS array there with nothing after it reads as a bad
+ * predicate, which is what it more likely is).
+ */
+function stencilForm(third: unknown, fourth: unknown): boolean {
+  if (fourth !== undefined) return true;
+  return isArrayArg(third) && !Array.isArray(third);
+}
+
 export function copyIf(
   policy: unknown,
   input: ArrayArg | Counting,
@@ -263,17 +274,6 @@ export function copyIf(
  * short is an error, and is then left untouched).
  * @throws ArgumentError naming `policy`, `input`, `output` or `pred`
  */
-/**
- * Whether a call is a stencil form: a further argument follows the place of the other form's
- * predicate (so its errors name the stencil form's arguments), or that place holds an array (a
- * typed array or DeviceArray; a plain JS array there with nothing after it reads as a bad
- * predicate, which is what it more likely is).
- */
-function stencilForm(third: unknown, fourth: unknown): boolean {
-  if (fourth !== undefined) return true;
-  return isArrayArg(third) && !Array.isArray(third);
-}
-
 export function copyIf(policy: unknown, ...args: unknown[]): Promise<number> {
   return dispatch(policy, () => {
     if (stencilForm(args[2], args[3])) return copyPattern('copyIf', args[0], args[1], args[2], args[3], false);
