@@ -439,7 +439,9 @@ export class Queue {
    * submits it after every earlier turn (`turn`: one the caller reserved; else one taken now), and
    * resolves once errors are known and readbacks (if any) are mapped. GPU errors
    * raised by the recording (or recorded earlier on this queue and not thrown yet) are thrown as
-   * GpuValidationError / GpuOutOfMemoryError / GpuInternalError.
+   * GpuValidationError / GpuOutOfMemoryError / GpuInternalError. While `recordInto` captures this
+   * queue, a submit records into the caller's encoder like `enqueue` (it must not read back), unless
+   * `direct` (DeviceArray.read: a submission of its own).
    */
   async submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
     if (this.external && !direct) return this.enqueue(label, record, turn);
