@@ -5,11 +5,11 @@ import { copyIf, removeIf } from '../compaction/index';
 import { reduce } from '../reduce/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, parPool } from '../testing/device-data';
-import { edgeSizes, policyMatrix, TINY_SCAN_TILE, TINY_TILE } from '../testing/matrix';
+import { edgeSizes, policyMatrix, randomSizes, TINY_SCAN_TILE, TINY_TILE } from '../testing/matrix';
 import { transformReduce } from '../transform-reduce/index';
 import { counting } from './counting';
 
-const sizes = edgeSizes([TINY_TILE, TINY_SCAN_TILE, 256 * 16], [123457]);
+const sizes = edgeSizes([TINY_TILE, TINY_SCAN_TILE, 256 * 16], [123457, ...randomSizes(2, 15)]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
 
 /** Sum of 0..n-1 wrapped to u32 (exact in f64 for these n). */

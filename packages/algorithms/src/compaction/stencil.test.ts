@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { scanDefaults } from '../engines/scan/tuning';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, parPool, place } from '../testing/device-data';
-import { edgeSizes, makeData, policyMatrix, rng, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
+import { edgeSizes, makeData, policyMatrix, randomSizes, rng, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
 import { copyIf, removeIf } from './index';
 
 const DEFAULT_TILE = testDevice
   ? scanDefaults(testDevice, true).workgroupSize * scanDefaults(testDevice, true).itemsPerThread
   : 256 * 16;
-const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457]);
+const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457, ...randomSizes(2, 15)]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
 
 type T3 = 'u32' | 'i32' | 'f32';

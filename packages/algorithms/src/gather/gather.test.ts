@@ -5,7 +5,7 @@ import { counting } from '../common/counting';
 import { iota } from '../iota/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
-import { edgeSizes, makeData, policyMatrix, rng, TINY_MAP_TILES, testDevice } from '../testing/matrix';
+import { edgeSizes, makeData, policyMatrix, randomSizes, rng, TINY_MAP_TILES, testDevice } from '../testing/matrix';
 import { transform } from '../transform/index';
 import { gather, gatherIf, scatter, scatterIf } from './index';
 
@@ -13,7 +13,7 @@ import { gather, gatherIf, scatter, scatterIf } from './index';
 declare const last: number;
 
 const DEFAULT_TILES = [256 * 4 * 4, 256 * 8];
-const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457]);
+const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457, ...randomSizes(2, 15)]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
 
 type T3 = 'u32' | 'i32' | 'f32';

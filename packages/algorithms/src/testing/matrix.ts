@@ -100,6 +100,12 @@ export function edgeSizes(tiles: readonly number[] = [], extra: readonly number[
   return [...s].sort((a, b) => a - b);
 }
 
+/** `count` sizes in [100,000, 1,100,000) from a fixed seed: DESIGN.md's "random larger sizes". */
+export function randomSizes(count: number, seed: number): number[] {
+  const r = rng(seed);
+  return Array.from({ length: count }, () => 100_000 + (r() % 1_000_000));
+}
+
 /** A seeded generator of u32 values (LCG + xorshift output). */
 export function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { counting } from '../common/counting';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
-import { edgeSizes, makeData, policyMatrix, TINY_MAP_TILES, testDevice } from '../testing/matrix';
+import { edgeSizes, makeData, policyMatrix, randomSizes, TINY_MAP_TILES, testDevice } from '../testing/matrix';
 import { transformReduce } from '../transform-reduce/index';
 import { transform } from './index';
 
 const DEFAULT_TILES = [256 * 4 * 4, 256 * 8];
-const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457]);
+const sizes = edgeSizes([...TINY_MAP_TILES, ...DEFAULT_TILES], [123457, ...randomSizes(2, 15)]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
 
 type T3 = 'u32' | 'i32' | 'f32';
