@@ -106,7 +106,8 @@ describe.skipIf(!chromiumPath)('Chromium', () => {
       });
 
       for (const family of FAMILIES) {
-        for (const policy of POLICIES) {
+        // The GPU does not depend on isolation: its tiny-tile variant runs on the isolated page only.
+        for (const policy of POLICIES.filter((p) => variant.isolated || p !== 'device-tiny')) {
           it(`${family.name} on ${policy}`, async () => {
             const r = await page.evaluate(
               ([f, p]) => (globalThis as unknown as { webdplSuite: Suite }).webdplSuite.run(f, p),

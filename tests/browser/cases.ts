@@ -73,8 +73,12 @@ import { execution, type Policy } from '@webdpl/policies';
 /** Sizes every family runs at: empty, tiny, around the engines' tiles (map/reduce 2048, compaction 4096, scan 6144), a few thousand, ~1e5. */
 export const SIZES: readonly number[] = [0, 1, 2, 3, 17, 1000, 2047, 2048, 2049, 4097, 6143, 6145, 20_000, 100_003];
 
-/** The policies of the table: names the Node side passes in. */
-export const POLICIES = ['seq', 'par', 'device', 'auto'] as const;
+/**
+ * The policies of the table: names the Node side passes in. `device-tiny` is the GPU with the
+ * tests' tiny tiles (testing/matrix.ts), so multi-tile passes, look-back and segments run at the
+ * suite's sizes on the browser's compiler stack too.
+ */
+export const POLICIES = ['seq', 'par', 'device', 'device-tiny', 'auto'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
 export interface CaseContext {
@@ -706,7 +710,7 @@ export const FAMILIES: readonly Family[] = [
       for (const x of a) s = (s + x) >>> 0;
       // a lambda with no identity: the GPU cannot reduce with it, the CPU can
       const add = (x: number, y: number) => x + y;
-      if (name === 'device') {
+      if (name === 'device' || name === 'device-tiny') {
         let error = 'none';
         try {
           await reduce(policy, a, 0, add);
@@ -736,7 +740,7 @@ export const FAMILIES: readonly Family[] = [
     name: 'DeviceArray chain',
     covers: [],
     async run({ policy, name, gpu }, n) {
-      if (name !== 'device' && name !== 'auto') return; // DeviceArrays pin calls to their GPU
+      if (name === 'seq' || name === 'par') return; // DeviceArrays pin calls to their GPU
       const a = DeviceArray.from(gpu, u32(n));
       const b = DeviceArray.from(gpu, new Uint32Array(n));
       try {

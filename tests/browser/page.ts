@@ -12,6 +12,7 @@ import {
   type Policy,
   type WorkerPool,
 } from '@webdpl/policies';
+import { TINY_SORT_TUNING, TINY_TUNING } from '../../packages/algorithms/src/testing/matrix';
 import { FAMILIES, type PolicyName, SIZES } from './cases';
 
 export interface PageInfo {
@@ -57,6 +58,10 @@ async function setup(): Promise<GpuDevice> {
   );
   // fallback 'error': a call the GPU cannot run fails here instead of passing on the CPU
   policies.set('device', makeDevicePolicy(gpu, { fallback: 'error' }));
+  policies.set(
+    'device-tiny',
+    makeDevicePolicy(gpu, { fallback: 'error', tuning: { ...TINY_TUNING, ...TINY_SORT_TUNING } }),
+  );
   policies.set('auto', execution.auto);
   return gpu;
 }
