@@ -131,7 +131,7 @@ const SIGNATURES: readonly Signature[] = [
     call: call(A.transform),
     slots: [s('input1', 'in'), s('input2', 'in'), s('output', 'out'), s('fn', 'fn2')],
   },
-  { name: 'forEach', call: call(A.forEach), slots: [s('data', 'data'), s('fn', 'fn1')] },
+  { name: 'forEach', call: call(A.forEach), slots: [s('data', 'data'), s('fn', 'fnIdx')] },
   { name: 'fill', call: call(A.fill), slots: [s('data', 'data'), s('value', 'num')] },
   { name: 'iota', call: call(A.iota), slots: [s('data', 'data'), s('start', 'optNum')] },
   { name: 'copy', call: call(A.copy), slots: [s('input', 'in'), s('output', 'out')] },

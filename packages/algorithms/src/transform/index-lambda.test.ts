@@ -2,6 +2,7 @@ import { DeviceArray, type HostArray, lambda, plus } from '@webdpl/core';
 import { allocShared, execution } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { counting } from '../common/counting';
+import { forEach } from '../for-each/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, randomSizes, TINY_MAP_TILES, testDevice } from '../testing/matrix';
@@ -78,6 +79,12 @@ describe.each(matrix)('index lambdas and counting(n) in transform under $name', 
       const want2 = data.map((x, i) => (x + i) >>> 0);
       await transform(policy, data, data, (x: number, i: number) => x + i);
       expectSameArray(data, want2, `in place n=${n}`);
+      await forEach(policy, data, (x: number, i: number) => x ^ i);
+      expectSameArray(
+        data,
+        want2.map((x, i) => (x ^ i) >>> 0),
+        `forEach n=${n}`,
+      );
     }
   });
 
