@@ -33,18 +33,18 @@ export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: Gpu
     return seqKernel(spec)(x, x2, undefined, 0, n, false, 0, undefined);
   }
   const s = parKernelSource(spec);
+  const kernel = seqKernel(spec);
   const found = new Int32Array(new SharedArrayBuffer(4));
   found[0] = NOT_FOUND;
-  const hits = await runPar(backend, chunks, { x, x2, y: undefined, n }, (c, sh) => ({
-    s,
-    x: sh.x,
-    x2: sh.x2,
-    b: c.begin,
-    e: c.end,
-    h: false,
-    c: 0,
-    f: found,
-  }));
+  // With plain arrays the calling thread searches its chunks in place (`runSplit`): only the
+  // workers' chunks are copied into shared memory, instead of both inputs before any search.
+  const hits = await runPar(
+    backend,
+    chunks,
+    { x, x2, y: undefined, n },
+    (c, sh) => ({ s, x: sh.x, x2: sh.x2, b: c.begin, e: c.end, h: false, c: 0, f: found }),
+    (c) => kernel(x, x2, undefined, c.begin, c.end, false, 0, found),
+  );
   let best = -1;
   for (const h of hits) if (h >= 0 && (best < 0 || h < best)) best = h;
   return best;
