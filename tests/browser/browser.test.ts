@@ -55,6 +55,7 @@ type Suite = {
   info(): Promise<PageInfo>;
   run(family: string, policy: string): Promise<CaseResult>;
   poolRuns(): number;
+  autoOnGpu(): string[];
 };
 
 const VARIANTS = [
@@ -124,6 +125,13 @@ describe.skipIf(!chromiumPath)('Chromium', () => {
         );
         if (variant.isolated) expect(runs).toBeGreaterThan(0);
         else expect(runs).toBe(0);
+      });
+
+      it('auto never sent host arrays to the software GPU', async () => {
+        const onGpu = await page.evaluate(() =>
+          (globalThis as unknown as { webdplSuite: Suite }).webdplSuite.autoOnGpu(),
+        );
+        expect(onGpu).toEqual([]);
       });
     });
   }

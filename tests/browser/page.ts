@@ -5,6 +5,7 @@
  */
 import { type GpuDevice, gpuSelector, selectDevice } from '@webdpl/core';
 import {
+  autoCrossovers,
   defaultPool,
   execution,
   makeDevicePolicy,
@@ -98,4 +99,13 @@ async function run(family: string, policyName: PolicyName): Promise<CaseResult> 
   return { failures, ms: performance.now() - t0 };
 }
 
-(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run, poolRuns: () => poolRuns };
+/** Algorithms for which auto sent host arrays to the GPU from some size on (none on a software GPU). */
+function autoOnGpu(): string[] {
+  return gpu
+    ? autoCrossovers(gpu)
+        .filter((c) => c.fromLog2 !== undefined)
+        .map((c) => `${c.algorithm}:${c.type}`)
+    : [];
+}
+
+(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run, poolRuns: () => poolRuns, autoOnGpu };
