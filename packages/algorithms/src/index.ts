@@ -6,6 +6,8 @@ export { adjacentFind } from './adjacent-find/index';
 export { allOf, anyOf, noneOf } from './any-of/index';
 export type { SearchResult } from './binary-search/index';
 export { binarySearch, lowerBound, upperBound } from './binary-search/index';
+export type { KeyEqualArg } from './by-key/index';
+export { exclusiveScanByKey, inclusiveScanByKey, keyEqual, reduceByKey, uniqueByKey } from './by-key/index';
 export type { Counting } from './common/counting';
 export { counting } from './common/counting';
 export type { PredicateArg } from './compaction/index';

@@ -83,7 +83,8 @@ function typeOf(a: HostArray): NumericType {
   return a instanceof Uint32Array ? 'u32' : a instanceof Int32Array ? 'i32' : 'f32';
 }
 
-function sharedView(type: NumericType, buf: SharedArrayBuffer, n: number): HostArray {
+/** A view of `n` elements of `type` over shared scratch. */
+export function sharedView(type: NumericType, buf: SharedArrayBuffer, n: number): HostArray {
   return type === 'u32'
     ? new Uint32Array(buf, 0, n)
     : type === 'i32'

@@ -44,6 +44,7 @@ import {
   type FinishMode,
   finishKernel,
   type GenerateHook,
+  genFnName,
   isCompaction,
   PARAMS_WORDS,
   spineKernel,
@@ -57,6 +58,7 @@ import {
 import { type ScanTuning, scanDefaults } from './tuning';
 
 export type { FinishMode, GenerateHook, TilePhase, WriteHook } from './kernels';
+export { segmentedCombiner } from './kernels';
 export { scanDefaults, scanTuning } from './tuning';
 
 /** Tuning entry name of the engine (policies' `tuning.scan`). */
@@ -76,8 +78,13 @@ interface CommonRequest {
 export interface ScanDeviceRequest extends CommonRequest {
   /** Same length as the input, element type = the combiner's; may be the input itself (in place). */
   readonly output: DeviceArray;
-  /** The element itself or a transform into the combiner's type. */
-  readonly gen: Extract<GenerateHook, { kind: 'value' }>;
+  /**
+   * The element itself or a transform into the combiner's type; or a scan by key ('by-key' with
+   * `scan`, over `keys`, with `segmentedCombiner` of the value combiner: never in place).
+   */
+  readonly gen: Extract<GenerateHook, { kind: 'value' | 'by-key' }>;
+  /** The keys of a scan by key: the input's length, on its device. */
+  readonly keys?: DeviceArray;
   readonly write: 'inclusive' | 'exclusive';
   /** Combiner over the output's element type. */
   readonly combiner: Combiner;
@@ -91,7 +98,7 @@ export interface CompactDeviceRequest extends CommonRequest {
   /** Where kept (and, for partition, rejected) elements go: at least input-length elements, not the input. */
   readonly output: DeviceArray;
   readonly keep: Exclude<GenerateHook, { kind: 'value' }>;
-  /** The stencil of a `{ kind: 'stencil' }` keep: the input's length, on its device. */
+  /** The stencil of a `{ kind: 'stencil' }` keep, the keys of a `{ kind: 'by-key' }` one: the input's length, on its device. */
   readonly stencil?: DeviceArray;
   readonly write: 'compact' | 'partition';
   /** Copy the result from `output` into `dst` afterwards, on the device (in-place algorithms). */
@@ -121,8 +128,10 @@ interface SegmentPlan {
   readonly inWin: Window;
   readonly inBase: number;
   readonly outWin: Window;
-  /** The stencil's window (compaction by a stencil). */
+  /** The stencil's window (compaction by a stencil; by key: one more key on each side where there is one). */
   readonly stWin: Window | undefined;
+  /** Index of the segment's first stencil element within its window. */
+  readonly stBase: number;
 }
 
 interface EngineCall {
@@ -153,6 +162,7 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
     label: req.label,
     input: req.input,
     output: req.output,
+    stencil: req.keys,
     gen: req.gen,
     write: req.write,
     combiner: req.combiner,
@@ -211,7 +221,10 @@ interface ScanPlan extends Owned {
 
 function leavesOf(call: EngineCall): WgslFragment[] {
   const leaves = [call.combiner.combine];
-  if (call.gen.kind !== 'adjacent-different' && call.gen.fn) leaves.push(call.gen.fn);
+  if (call.gen.kind === 'by-key') {
+    leaves.push(call.gen.keyEq);
+    if (call.gen.scan) leaves.push(call.gen.scan.op);
+  } else if (call.gen.kind !== 'adjacent-different' && call.gen.fn) leaves.push(call.gen.fn);
   return leaves;
 }
 
@@ -248,13 +261,19 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   // Likewise a stencil in the output's buffer.
   const copyStencil = call.stencil !== undefined && call.stencil.buffer === call.output.buffer;
   const copied = copyInput || copyStencil;
-  if (call.gen.kind === 'stencil' && call.stencil?.length !== n) {
-    throw new Error(`${call.label}: a stencil compaction needs a stencil of the input's length`);
+  if ((call.gen.kind === 'stencil' || call.gen.kind === 'by-key') && call.stencil?.length !== n) {
+    throw new Error(`${call.label}: a stencil (or keys) of the input's length is needed`);
   }
+  if (call.gen.kind === 'by-key' && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
   const leaves = leavesOf(call);
   let leafCodes = '';
   for (const f of leaves) leafCodes += `${f.code}\u0000`;
-  const gen = call.gen.kind === 'adjacent-different' ? 'adj' : `${call.gen.kind}:${call.gen.fn?.name ?? 'id'}`;
+  const gen =
+    call.gen.kind === 'adjacent-different'
+      ? 'adj'
+      : call.gen.kind === 'by-key'
+        ? `by-key:${call.gen.edge}:${call.gen.keyType}:${genFnName(call.gen)}`
+        : `${call.gen.kind}:${genFnName(call.gen)}`;
   let key = `scan|${call.write}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
@@ -344,7 +363,10 @@ async function buildPlan(
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
   const vec = k % 4 === 0 && input.offset % 4 === 0 && (compaction || call.output.offset % 4 === 0);
-  const rts = t.reduceThenScan || inPlace;
+  // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
+  // reduce-then-scan hold 4-byte values).
+  const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
+  const byKey = call.gen.kind === 'by-key';
   const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
   const adjacent = call.gen.kind === 'adjacent-different';
   const outWhole = windowOf(device, call.output, { start: 0, length: call.output.length });
@@ -353,6 +375,10 @@ async function buildPlan(
     const tiles = Math.ceil(seg.length / tile);
     const extend = adjacent && seg.start > 0;
     const inWin = windowOf(device, input, extend ? { start: seg.start - 1, length: seg.length + 1 } : seg);
+    // By key: the keys one before and one after the segment too (heads and tails at its edges).
+    const stStart = byKey ? Math.max(0, seg.start - 1) : seg.start;
+    const stEnd = byKey ? Math.min(n, seg.start + seg.length + 1) : seg.start + seg.length;
+    const stWin = stencil ? windowOf(device, stencil, { start: stStart, length: stEnd - stStart }) : undefined;
     const plan: SegmentPlan = {
       seg,
       tiles,
@@ -362,7 +388,8 @@ async function buildPlan(
       inWin,
       inBase: inWin.localBase + (extend ? 1 : 0),
       outWin: compaction ? outWhole : windowOf(device, call.output, seg),
-      stWin: stencil ? windowOf(device, stencil, seg) : undefined,
+      stWin,
+      stBase: (stWin?.localBase ?? 0) + (seg.start - stStart),
     };
     tileOffset += tiles;
     return plan;
@@ -437,7 +464,7 @@ async function buildPlan(
           call.initBits >>> 0,
           n,
           plan.kind === 'direct' ? 1 : 0,
-          plan.stWin?.localBase ?? 0,
+          plan.stBase,
           0,
           0,
           0,

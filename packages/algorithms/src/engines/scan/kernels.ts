@@ -60,7 +60,25 @@ export type GenerateHook =
    * `fn <fn.name>(x0: S) -> bool`); the stencil is a second array of the input's length, bound
    * at `BINDING.stencil` and read at the element's index.
    */
-  | { readonly kind: 'stencil'; readonly fn: WgslFragment; readonly stencilType: NumericType };
+  | { readonly kind: 'stencil'; readonly fn: WgslFragment; readonly stencilType: NumericType }
+  /**
+   * By key (the reduce_by_segment family): the keys are a second array of the input's length, bound
+   * at `BINDING.stencil` and read at the element's index and its neighbour. Element i starts a run
+   * (a 'head') when it is the range's first or `!keyEq(key[i - 1], key[i])`, ends one (a 'tail')
+   * when it is the range's last or `!keyEq(key[i], key[i + 1])` (`keyEq` declares
+   * `fn <keyEq.name>(a: K, b: K) -> bool`). With a compaction write the kept elements are the
+   * heads (or tails). With a scan write (`scan` given, 'head' only) the combiner must be
+   * `segmentedCombiner(value)` and the values the input's elements: the scan restarts at every head;
+   * 'exclusive' writes the init at heads and starts each run from `op(init, x)`.
+   */
+  | {
+      readonly kind: 'by-key';
+      readonly keyType: NumericType;
+      readonly keyEq: WgslFragment;
+      readonly edge: 'head' | 'tail';
+      /** Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type). */
+      readonly scan?: { readonly op: WgslFragment };
+    };
 
 /** What happens with the scan result ("write output" hook). */
 export type WriteHook =
@@ -158,7 +176,7 @@ export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlac
     if (p.vec) b.push(BINDING.inVec);
     b.push(BINDING.inScalar);
   }
-  if (p.gen.kind === 'stencil') b.push(BINDING.stencil);
+  if (p.gen.kind === 'stencil' || p.gen.kind === 'by-key') b.push(BINDING.stencil);
   if (p.phase !== 'reduce' || p.inPlace) b.push(BINDING.out);
   return b;
 }
@@ -181,6 +199,39 @@ function differs(t: NumericType, a: string, b: string): string {
   return t === 'f32' ? `!scn_f32_same(${a}, ${b})` : `(${a} != ${b})`;
 }
 
+/** The name of the generate hook's function (for names and cache keys). */
+export function genFnName(g: GenerateHook): string {
+  if (g.kind === 'adjacent-different') return '';
+  if (g.kind === 'by-key') return `${g.keyEq.name}_${g.scan ? g.scan.op.name : 'flags'}`;
+  return g.fn?.name ?? 'id';
+}
+
+/**
+ * The combiner of a scan by key over (head, value) pairs, `vec2<u32>(head, value bits)` for the
+ * value combiner `value` (over a 4-byte type V): (a, b) = b when b holds a head, else
+ * (a.head | b.head, a op b). Associative, not commutative; it keeps `value`'s order. Its identity is
+ * (0, value's identity). 8 bytes, no subgroup built-in (lane-ordered shuffles).
+ */
+export function segmentedCombiner(value: Combiner): Combiner {
+  const V = value.wgslType;
+  const f = value.combine;
+  const name = mangle('scn_seg', value.name);
+  return {
+    name,
+    wgslType: 'vec2<u32>',
+    bytes: 8,
+    identity: `vec2<u32>(0u, bitcast<u32>(${value.identity}))`,
+    combine: fragment({
+      name,
+      deps: [f],
+      code: `fn ${name}(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let v = bitcast<u32>(${f.name}(bitcast<${V}>(a.y), bitcast<${V}>(b.y)));
+  return vec2<u32>(a.x | b.x, select(v, b.y, b.x != 0u));
+}`,
+    }),
+  };
+}
+
 /**
  * The mangled name of a tile kernel: every parameter of it, so it also keys the engine's pipeline
  * cache without building the kernel (`pipelineFor`).
@@ -192,8 +243,8 @@ export function tileKernelName(p: TileKernelParams): string {
     p.inType,
     p.combiner.name,
     p.gen.kind,
-    p.gen.kind === 'adjacent-different' ? '' : (p.gen.fn?.name ?? 'id'),
-    p.gen.kind === 'stencil' ? p.gen.stencilType : '',
+    genFnName(p.gen),
+    p.gen.kind === 'stencil' ? p.gen.stencilType : p.gen.kind === 'by-key' ? `${p.gen.keyType}_${p.gen.edge}` : '',
     p.write,
     p.vec ? 'vec' : 'scalar',
     p.inPlace ? 'inplace' : 'apart',
@@ -228,6 +279,20 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const comb = c.combine.name;
   const id = c.identity;
   const compaction = isCompaction(p.write);
+  const byKey = p.gen.kind === 'by-key' ? p.gen : undefined;
+  // A scan by key: V is the (head, value bits) pair, the output holds the values (the input's type).
+  const pair = byKey !== undefined && !compaction;
+  const excl = p.write === 'exclusive';
+  const OutT = pair ? T : V;
+  if (byKey && (p.phase !== 'chained' || p.inPlace)) {
+    throw new Error('scan engine: scans and compaction by key run the chained phase, never in place');
+  }
+  if (pair && (!byKey?.scan || byKey.edge !== 'head' || V !== 'vec2<u32>')) {
+    throw new Error('scan engine: a scan by key needs heads, the value operator and segmentedCombiner');
+  }
+  /** What element results go out as: the pair's value (exclusive by key: the init at heads). */
+  const outOf = (r: string, h: string): string =>
+    !pair ? r : excl ? `select(bitcast<${T}>(${r}.y), bitcast<${T}>(prm.init), ${h})` : `bitcast<${T}>(${r}.y)`;
   const wgp = { combiner: c, workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   const scan = p.phase === 'reduce' ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
@@ -251,14 +316,15 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     if (p.vec) lines.push(`@group(0) @binding(3) var<storage, read> in_v: array<vec4<${T}>>;`);
     lines.push(`@group(0) @binding(4) var<storage, read> in_s: array<${T}>;`);
   }
-  if (p.gen.kind === 'stencil') {
-    lines.push(`@group(0) @binding(6) var<storage, read> st_s: array<${p.gen.stencilType}>;`);
+  if (p.gen.kind === 'stencil' || byKey) {
+    const st = byKey ? byKey.keyType : (p.gen as { stencilType: NumericType }).stencilType;
+    lines.push(`@group(0) @binding(6) var<storage, read> st_s: array<${st}>;`);
   }
   if (p.phase !== 'reduce' || p.inPlace) {
     lines.push(
       vecStores
-        ? `@group(0) @binding(5) var<storage, read_write> out_v: array<vec4<${V}>>;`
-        : `@group(0) @binding(5) var<storage, read_write> out_s: array<${compaction ? T : V}>;`,
+        ? `@group(0) @binding(5) var<storage, read_write> out_v: array<vec4<${OutT}>>;`
+        : `@group(0) @binding(5) var<storage, read_write> out_s: array<${compaction ? T : OutT}>;`,
     );
   }
   const declared = lines.map((l) => /var<[^>]*> (\w+):/.exec(l)?.[1]).filter((x): x is string => !!x);
@@ -304,9 +370,50 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // Generate the values (v), kept flags (k, compaction), fold each thread's items of a row, scan
   // (or reduce) the row; rb{r} is the fold of the rows before r, `total` the tile's aggregate.
   const foldLines: string[] = [];
+  // By key: the keys of row r (ky), and whether each element is a head or tail (hd).
+  const keyLines = (r: number): string[] => {
+    if (!byKey) return [];
+    const K = byKey.keyType;
+    const eq = byKey.keyEq.name;
+    const out: string[] = [];
+    for (let j = 0; j < C; j++) {
+      const it = item(r, j);
+      out.push(`var ky${it}: ${K};`, `if (ok${it}) { ky${it} = st_s[prm.st_base + b${r} + ${j}u]; }`);
+    }
+    if (byKey.edge === 'head') {
+      const h0 = item(r, 0);
+      out.push(
+        `var hd${h0} = false;`,
+        `if (ok${h0}) { hd${h0} = prm.seg_start + b${r} == 0u || !${eq}(st_s[prm.st_base + b${r} - 1u], ky${h0}); }`,
+      );
+      for (let j = 1; j < C; j++) {
+        out.push(`let hd${item(r, j)} = ok${item(r, j)} && !${eq}(ky${item(r, j - 1)}, ky${item(r, j)});`);
+      }
+    } else {
+      for (let j = 0; j < C; j++) {
+        const it = item(r, j);
+        out.push(
+          `var hd${it} = false;`,
+          `if (ok${it}) { hd${it} = prm.seg_start + b${r} + ${j + 1}u == prm.n_total || !${eq}(ky${it}, st_s[prm.st_base + b${r} + ${j + 1}u]); }`,
+        );
+      }
+    }
+    return out;
+  };
+  /** A pair's value bits from element x and its head flag h (exclusive: the run starts at op(init, x)). */
+  const pairBits = (x: string, h: string): string =>
+    `bitcast<u32>(${excl ? `select(${x}, ${byKey?.scan?.op.name}(bitcast<${T}>(prm.init), ${x}), ${h})` : x})`;
   for (let r = 0; r < R; r++) {
     for (let j = 0; j < C; j++) foldLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
-    if (p.gen.kind === 'value') {
+    foldLines.push(...keyLines(r));
+    if (pair) {
+      for (let j = 0; j < C; j++) {
+        const it = item(r, j);
+        foldLines.push(
+          `let v${it} = select(${id}, vec2<u32>(select(0u, 1u, hd${it}), ${pairBits(`x${it}`, `hd${it}`)}), ok${it});`,
+        );
+      }
+    } else if (p.gen.kind === 'value') {
       for (let j = 0; j < C; j++) {
         foldLines.push(`let v${item(r, j)} = select(${id}, ${genValue(`x${item(r, j)}`)}, ok${item(r, j)});`);
       }
@@ -319,6 +426,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         for (let j = 0; j < C; j++) {
           foldLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(st_s[prm.st_base + b${r} + ${j}u]);`);
         }
+      } else if (byKey) {
+        for (let j = 0; j < C; j++) foldLines.push(`let k${item(r, j)} = hd${item(r, j)};`);
       } else {
         const x0 = `x${item(r, 0)}`;
         foldLines.push(`var xp${r} = ${x0};`);
@@ -351,7 +460,29 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   let genScalar = '';
   if (p.phase === 'chained') {
     let body: string;
-    if (p.gen.kind === 'value') {
+    let edgeAt = '';
+    if (byKey) {
+      const eq = byKey.keyEq.name;
+      edgeAt =
+        byKey.edge === 'head'
+          ? `fn scn_edge_at(i: u32) -> bool {
+  if (prm.seg_start + i == 0u) { return true; }
+  return !${eq}(st_s[prm.st_base + i - 1u], st_s[prm.st_base + i]);
+}
+`
+          : `fn scn_edge_at(i: u32) -> bool {
+  if (prm.seg_start + i + 1u == prm.n_total) { return true; }
+  return !${eq}(st_s[prm.st_base + i], st_s[prm.st_base + i + 1u]);
+}
+`;
+    }
+    if (pair) {
+      body = `let x = ${inS}[prm.in_base + i];
+  let h = scn_edge_at(i);
+  return vec2<u32>(select(0u, 1u, h), ${pairBits('x', 'h')});`;
+    } else if (byKey) {
+      body = 'return select(0u, 1u, scn_edge_at(i));';
+    } else if (p.gen.kind === 'value') {
       body = `return ${genValue(`${inS}[prm.in_base + i]`)};`;
     } else if (p.gen.kind === 'predicate') {
       body = `return select(0u, 1u, ${p.gen.fn.name}(${inS}[prm.in_base + i]));`;
@@ -361,7 +492,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
   return select(0u, 1u, ${differs(T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
     }
-    genScalar = `fn scn_gen_at(i: u32) -> ${V} {
+    genScalar = `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
   ${body}
 }`;
   }
@@ -382,10 +513,10 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         }
         if (vecStores) {
           for (let q = 0; q < C / 4; q++) {
-            const rs = [0, 1, 2, 3].map((c) => `r${item(r, 4 * q + c)}`);
+            const rs = [0, 1, 2, 3].map((c) => outOf(`r${item(r, 4 * q + c)}`, `hd${item(r, 4 * q + c)}`));
             const at = (c: number) => `b${r} + ${4 * q + c}u`;
             writeLines.push(`if (full || ${at(3)} < prm.n) {
-    out_v[(prm.out_base + b${r}) / 4u + ${q}u] = vec4<${V}>(${rs.join(', ')});
+    out_v[(prm.out_base + b${r}) / 4u + ${q}u] = vec4<${OutT}>(${rs.join(', ')});
   } else if (${at(0)} < prm.n) {
     // The array's last partial vec4: its results go to ctrl and the host copies them into place.
     let tail = 2u * prm.num_segs;
@@ -396,7 +527,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
           }
         } else {
           for (let j = 0; j < C; j++) {
-            writeLines.push(`if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = r${item(r, j)}; }`);
+            writeLines.push(
+              `if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = ${outOf(`r${item(r, j)}`, `hd${item(r, j)}`)}; }`,
+            );
           }
         }
       } else {
@@ -417,7 +550,17 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // ---- tile prefix
   let prefixCode: string;
   let helpers = '';
-  const carryFn = `fn scn_carry() -> ${V} {
+  // By key the carry is the leftmost operand of every fold (its head flag never matters): its value
+  // bits only, as for other scans.
+  const carryFn = pair
+    ? `fn scn_carry() -> vec2<u32> {
+  if (prm.first_seg != 0u) { return vec2<u32>(0u, prm.init); }
+  return vec2<u32>(0u, atomicLoad(&ctrl[prm.num_segs + prm.seg - 1u]));
+}
+fn scn_carry_out(v: vec2<u32>) {
+  atomicStore(&ctrl[prm.num_segs + prm.seg], v.y);
+}`
+    : `fn scn_carry() -> ${V} {
   if (prm.first_seg != 0u) { return bitcast<${V}>(prm.init); }
   return bitcast<${V}>(atomicLoad(&ctrl[prm.num_segs + prm.seg - 1u]));
 }
@@ -433,7 +576,8 @@ fn scn_carry_out(v: ${V}) {
     const fa: string[] = [];
     for (let q = 0; q < M; q++) {
       wr.push(`var f${q} = SCN_INCL;`, `var v${q} = carry;`);
-      wr.push(`if (t0 + ${q} >= 0) { let s = scn_read(u32(t0 + ${q})); f${q} = s.x; v${q} = bitcast<${V}>(s.y); }`);
+      const fromState = pair ? 'vec2<u32>(s.z, s.y)' : `bitcast<${V}>(s.y)`;
+      wr.push(`if (t0 + ${q} >= 0) { let s = scn_read(u32(t0 + ${q})); f${q} = s.x; v${q} = ${fromState}; }`);
       wr.push(`ip = select(ip, ${q + 1}u, f${q} == SCN_INCL);`, `np = select(np, ${q + 1}u, f${q} == 0u);`);
       fw.push(`lf = select(lf, ${comb}(lf, v${q}), lane + 1u > m || (lane + 1u == m && ${q + 1}u >= ip));`);
       fa.push(`af = select(af, ${comb}(af, v${q}), lane > j || (lane == j && ${q + 1}u > npj));`);
@@ -445,7 +589,26 @@ fn scn_carry_out(v: ${V}) {
 const SCN_INCL = 2u;
 var<workgroup> scn_prefix: ${V};
 
-fn scn_publish(t: u32, flag: u32, v: ${V}) {
+${
+  pair
+    ? `/** By key: the pair's head flag rides in bit 18 of the first word. */
+fn scn_publish(t: u32, flag: u32, v: vec2<u32>) {
+  let bits = v.y;
+  let s = 2u * (prm.tile_offset + t);
+  atomicStore(&state[s], (flag << 16u) | (bits & 0xffffu) | ((v.x & 1u) << 18u));
+  atomicStore(&state[s + 1u], (flag << 16u) | (bits >> 16u));
+}
+
+/** (flag, value bits, head flag) of tile t; flag 0 (not ready) unless both halves carry the same flag. */
+fn scn_read(t: u32) -> vec3<u32> {
+  let s = 2u * (prm.tile_offset + t);
+  let a = atomicLoad(&state[s]);
+  let b = atomicLoad(&state[s + 1u]);
+  let fa = (a >> 16u) & 3u;
+  let f = select(0u, fa, fa == (b >> 16u));
+  return vec3<u32>(f, (a & 0xffffu) | (b << 16u), (a >> 18u) & 1u);
+}`
+    : `fn scn_publish(t: u32, flag: u32, v: ${V}) {
   let bits = bitcast<u32>(v);
   let s = 2u * (prm.tile_offset + t);
   atomicStore(&state[s], (flag << 16u) | (bits & 0xffffu));
@@ -459,6 +622,7 @@ fn scn_read(t: u32) -> vec2<u32> {
   let b = atomicLoad(&state[s + 1u]);
   let f = select(0u, a >> 16u, (a >> 16u) == (b >> 16u));
   return vec2<u32>(f, (a & 0xffffu) | (b << 16u));
+}`
 }
 
 ${genScalar}
@@ -572,7 +736,8 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       scan,
       red,
       sgRed,
-      p.gen.kind === 'adjacent-different' ? undefined : p.gen.fn,
+      p.gen.kind === 'adjacent-different' || p.gen.kind === 'by-key' ? byKey?.keyEq : p.gen.fn,
+      byKey?.scan?.op,
       floatEq,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],

@@ -1,0 +1,272 @@
+import { DeviceArray, type HostArray, lambda, lastNonZero, maximum, multiplies } from '@webdpl/core';
+import { execution, makeDevicePolicy } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { isEngineVariant, parPool, place } from '../testing/device-data';
+import { edgeSizes, makeData, policyMatrix, rng, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
+import { expectSameArray } from '../testing/scan-reference';
+import { exclusiveScanByKey, inclusiveScanByKey, reduceByKey, uniqueByKey } from './index';
+
+type T3 = 'u32' | 'i32' | 'f32';
+type Op = (a: number, b: number) => number;
+type Eq = (a: number, b: number) => boolean;
+
+const sizes = edgeSizes([TINY_SCAN_TILE, 8 * 256], [40001]);
+const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
+
+const sameKey: Eq = (a, b) => Object.is(a, b);
+const u32Plus: Op = (a, b) => (a + b) >>> 0;
+const i32Plus: Op = (a, b) => (a + b) | 0;
+const f32Plus: Op = (a, b) => Math.fround(a + b);
+const plusOf = (t: T3): Op => (t === 'u32' ? u32Plus : t === 'i32' ? i32Plus : f32Plus);
+const lnz: Op = (a, b) => (b !== 0 ? b : a);
+
+/** The reference scan by key: restarts at every element whose key differs from its predecessor's. */
+function refScanByKey(keys: ArrayLike<number>, values: ArrayLike<number>, op: Op, eq: Eq, init?: number): number[] {
+  const out: number[] = [];
+  let acc = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const head = i === 0 || !eq(keys[i - 1] as number, keys[i] as number);
+    const v = values[i] as number;
+    if (init === undefined) {
+      acc = head ? v : op(acc, v);
+      out.push(acc);
+    } else {
+      if (head) acc = init;
+      out.push(acc);
+      acc = op(acc, v);
+    }
+  }
+  return out;
+}
+
+/** The reference reduceByKey (op) or uniqueByKey (no op): first key and fold (or first value) of each run. */
+function refRuns(keys: ArrayLike<number>, values: ArrayLike<number>, op: Op | undefined, eq: Eq) {
+  const ks: number[] = [];
+  const vs: number[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const v = values[i] as number;
+    if (i === 0 || !eq(keys[i - 1] as number, keys[i] as number)) {
+      ks.push(keys[i] as number);
+      vs.push(v);
+    } else if (op) vs[vs.length - 1] = op(vs[vs.length - 1] as number, v);
+  }
+  return { keys: ks, values: vs };
+}
+
+type RunKind = 'mixed' | 'singletons' | 'one' | 'by16' | 'long';
+
+/** Keys of `type` in runs: random lengths 1..8 ('mixed'), all 1, one run, 16 each, or 1..300. */
+function makeKeys(type: T3, n: number, kind: RunKind, seed: number): HostArray {
+  const r = rng(seed);
+  const out = type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
+  let key = r() % 1000;
+  let left = 0;
+  for (let i = 0; i < n; i++) {
+    if (kind === 'by16') {
+      out[i] = i >> 4;
+      continue;
+    }
+    if (left === 0) {
+      // A new run: a different key (so neighbouring runs never merge).
+      key = kind === 'one' ? 5 : key + 1 + (r() % 3);
+      left = kind === 'singletons' ? 1 : kind === 'one' ? n : kind === 'long' ? 1 + (r() % 300) : 1 + (r() % 8);
+    }
+    out[i] = type === 'i32' ? key - 500 : type === 'f32' ? key / 4 : key;
+    left--;
+  }
+  return out;
+}
+
+function like(a: HostArray, n = a.length): HostArray {
+  return new (a.constructor as new (n: number) => HostArray)(n);
+}
+
+describe.each(matrix)('by-key under $name', ({ name, policy, gpu }) => {
+  const variant = isEngineVariant(name);
+  // Every pair of key and value types on the CPU; on the GPU (pipelines compile slowly on lavapipe)
+  // each key type and each value type once, and one pair under the engine variants.
+  const all: [T3, T3][] = [];
+  for (const k of ['u32', 'i32', 'f32'] as const) for (const v of ['u32', 'i32', 'f32'] as const) all.push([k, v]);
+  const pairs: [T3, T3][] = variant
+    ? [['u32', 'i32']]
+    : gpu
+      ? [
+          ['u32', 'u32'],
+          ['i32', 'f32'],
+          ['f32', 'i32'],
+        ]
+      : all;
+  for (const [kt, vt] of pairs) {
+    it(`scans, reduceByKey and uniqueByKey, ${kt} keys, ${vt} values, at edge sizes`, async () => {
+      const kinds: readonly RunKind[] = ['mixed', 'singletons', 'one', 'by16', 'long'];
+      for (const n of sizes) {
+        const kind = kinds[n % kinds.length] as RunKind;
+        const keys = makeKeys(kt, n, kind, n + 3);
+        // Small values: f32 sums stay exact whatever the order of combination.
+        const values = makeData(vt, n, 'small', n + 11);
+        const kc = keys.slice();
+        const vc = values.slice();
+        const op = plusOf(vt);
+        const out = like(values);
+        expect(await inclusiveScanByKey(policy, keys, values, out)).toBe(out);
+        expectSameArray(out, refScanByKey(keys, values, op, sameKey), `incl n=${n} ${kind}`);
+        await exclusiveScanByKey(policy, keys, values, out, 3);
+        expectSameArray(out, refScanByKey(keys, values, op, sameKey, 3), `excl n=${n} ${kind}`);
+        const ko = like(keys);
+        const vo = like(values);
+        const want = refRuns(keys, values, op, sameKey);
+        expect(await reduceByKey(policy, keys, values, ko, vo)).toBe(want.keys.length);
+        expectSameArray(ko.subarray(0, want.keys.length), want.keys, `reduce keys n=${n} ${kind}`);
+        expectSameArray(vo.subarray(0, want.keys.length), want.values, `reduce values n=${n} ${kind}`);
+        const first = refRuns(keys, values, undefined, sameKey);
+        expect(await uniqueByKey(policy, keys, values, ko, vo)).toBe(first.keys.length);
+        expectSameArray(ko.subarray(0, first.keys.length), first.keys, `unique keys n=${n}`);
+        expectSameArray(vo.subarray(0, first.keys.length), first.values, `unique values n=${n}`);
+        expectSameArray(keys, kc, 'keys untouched');
+        expectSameArray(values, vc, 'values untouched');
+      }
+    });
+  }
+
+  it('a non-commutative operator (lastNonZero), maximum, multiplies, and random large sizes', async () => {
+    const r = rng(99);
+    const ns = [1, 5, TINY_SCAN_TILE - 1, TINY_SCAN_TILE + 1, 3000, 70001, ...(variant ? [] : [1 + (r() % 300000)])];
+    for (const n of ns) {
+      const keys = makeKeys('u32', n, n % 2 ? 'long' : 'mixed', n);
+      const vals = makeData('u32', n, 'random', n + 1).map((x) => (x % 5 === 0 ? x : 0));
+      const out = new Uint32Array(n);
+      await inclusiveScanByKey(policy, keys, vals, out, lastNonZero);
+      expectSameArray(out, refScanByKey(keys, vals, lnz, sameKey), `lnz incl n=${n}`);
+      await exclusiveScanByKey(policy, keys, vals, out, 7, lastNonZero);
+      expectSameArray(out, refScanByKey(keys, vals, lnz, sameKey, 7), `lnz excl n=${n}`);
+      const ko = new Uint32Array(n);
+      const vo = new Uint32Array(n);
+      const want = refRuns(keys, vals, lnz, sameKey);
+      expect(await reduceByKey(policy, keys, vals, ko, vo, lastNonZero)).toBe(want.keys.length);
+      expectSameArray(vo.subarray(0, want.keys.length), want.values, `lnz reduce n=${n}`);
+      const vi = makeData('i32', n, 'random', n + 2);
+      const oi = new Int32Array(n);
+      await inclusiveScanByKey(policy, keys, vi, oi, maximum);
+      expectSameArray(oi, refScanByKey(keys, vi, Math.max, sameKey), `max n=${n}`);
+      const vm = makeData('u32', n, 'small', n + 3);
+      await exclusiveScanByKey(policy, keys, vm, out, 1, multiplies);
+      expectSameArray(
+        out,
+        refScanByKey(keys, vm, (a, b) => Math.imul(a, b) >>> 0, sameKey, 1),
+        `mul n=${n}`,
+      );
+    }
+  });
+
+  it('-0/+0 and NaN keys (Object.is), a user keyEq, float values within a tolerance, in place', async () => {
+    const keys = Float32Array.of(0, -0, -0, 0, Number.NaN, Number.NaN, 1, 1, Number.NaN, -0, 0, 0);
+    const vals = Float32Array.from(keys, (_, i) => i + 1);
+    const out = new Float32Array(keys.length);
+    await inclusiveScanByKey(policy, keys, vals, out);
+    expectSameArray(out, [1, 2, 5, 4, 5, 11, 7, 15, 9, 10, 11, 23], '-0/NaN incl');
+    const ko = new Float32Array(keys.length);
+    const vo = new Float32Array(keys.length);
+    expect(await reduceByKey(policy, keys, vals, ko, vo)).toBe(8);
+    expectSameArray(ko.subarray(0, 8), [0, -0, 0, Number.NaN, 1, Number.NaN, -0, 0], '-0/NaN keys');
+    expectSameArray(vo.subarray(0, 8), [1, 5, 4, 11, 15, 9, 10, 23], '-0/NaN sums');
+    // A user equality: keys in the same decade are equal (so runs merge across different keys).
+    const decade = lambda((a: number, b: number) => Math.floor(a / 10) === Math.floor(b / 10));
+    const deq: Eq = (a, b) => Math.floor(a / 10) === Math.floor(b / 10);
+    for (const n of [1, 13, TINY_SCAN_TILE + 1, 20000]) {
+      const k = makeKeys('u32', n, 'mixed', n + 5);
+      const v = makeData('f32', n, 'random', n + 6);
+      const o = new Float32Array(n);
+      await inclusiveScanByKey(policy, k, v, o, undefined, decade);
+      const want = refScanByKey(k, v, (a, b) => a + b, deq);
+      for (let i = 0; i < n; i++) {
+        if (!(Math.abs((o[i] as number) - (want[i] as number)) <= 1e-4))
+          expect.fail(`decade n=${n} at ${i}: ${o[i]} vs ${want[i]}`);
+      }
+      const kk = new Uint32Array(n);
+      const vv = new Float32Array(n);
+      const runs = refRuns(k, v, undefined, deq);
+      expect(await uniqueByKey(policy, k, v, kk, vv, decade)).toBe(runs.keys.length);
+      expectSameArray(kk.subarray(0, runs.keys.length), runs.keys, `decade unique n=${n}`);
+      // In place: output is values.
+      const inPlace = makeData('i32', n, 'small', n + 7);
+      const before = inPlace.slice();
+      await exclusiveScanByKey(policy, k, inPlace, inPlace, -2);
+      expectSameArray(inPlace, refScanByKey(k, before, i32Plus, sameKey, -2), `in place n=${n}`);
+    }
+  });
+});
+
+const gpuPolicies = policyMatrix().filter((p) => p.gpu && p.name !== 'auto');
+
+const deviceArrayPolicies = gpuPolicies.filter((p) => !isEngineVariant(p.name) || p.name === 'device tiny');
+
+describe.each(deviceArrayPolicies)('by-key on DeviceArrays under $name', ({ policy }) => {
+  it('views at offset 1, in place, short outputs', async () => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    for (const n of [1, 130, 5000]) {
+      const keys = makeKeys('u32', n, 'mixed', n);
+      const vals = makeData('u32', n, 'random', n + 1);
+      const k = place(device, keys, 1);
+      const v = place(device, vals, 1);
+      const o = place(device, new Uint32Array(n), 1);
+      await inclusiveScanByKey(policy, k.view, v.view, o.view);
+      expectSameArray(await o.read(), refScanByKey(keys, vals, u32Plus, sameKey), `view n=${n}`);
+      await inclusiveScanByKey(policy, k.view, v.view, v.view);
+      expectSameArray(await v.read(), refScanByKey(keys, vals, u32Plus, sameKey), `in place n=${n}`);
+      const want = refRuns(keys, vals, u32Plus, sameKey);
+      const ko = place(device, new Uint32Array(want.keys.length), 1);
+      const vo = place(device, new Uint32Array(want.keys.length), 1);
+      v.view.write(vals);
+      expect(await reduceByKey(policy, k.view, v.view, ko.view, vo.view)).toBe(want.keys.length);
+      expectSameArray(await ko.read(), want.keys, `reduce keys n=${n}`);
+      expectSameArray(await vo.read(), want.values, `reduce values n=${n}`);
+      if (want.keys.length > 1) {
+        const short = DeviceArray.create(device, 'u32', want.keys.length - 1);
+        const big = DeviceArray.create(device, 'u32', n);
+        await expect(reduceByKey(policy, k.view, v.view, big, short)).rejects.toThrow(/valuesOut.*at least/);
+        short.destroy();
+        big.destroy();
+      }
+      for (const a of [k, v, o, ko, vo]) a.parent.destroy();
+    }
+  });
+});
+
+describe('by-key: bad input', () => {
+  it('names the argument and leaves the caller data untouched', async () => {
+    const seq = execution.seq;
+    const k = Uint32Array.of(1, 1, 2);
+    const v = Int32Array.of(1, 2, 3);
+    const out = Int32Array.of(9, 9, 9);
+    await expect(inclusiveScanByKey(seq, k, new Int32Array(2), out)).rejects.toThrow(/values.*3 elements/);
+    await expect(inclusiveScanByKey(seq, [1, 2] as never, v, out)).rejects.toThrow(/keys/);
+    await expect(inclusiveScanByKey(seq, k, v, new Uint32Array(3))).rejects.toThrow(/output.*i32/);
+    await expect(inclusiveScanByKey(seq, k, v, new Int32Array(2))).rejects.toThrow(/output.*at least 3/);
+    await expect(inclusiveScanByKey(seq, k, v, out, 3 as never)).rejects.toThrow(/op/);
+    await expect(inclusiveScanByKey(seq, k, v, out, undefined, 'x' as never)).rejects.toThrow(/keyEq/);
+    await expect(exclusiveScanByKey(seq, k, v, out, 'a' as never)).rejects.toThrow(/init/);
+    await expect(inclusiveScanByKey(seq, k, v, k as never)).rejects.toThrow(/output/);
+    await expect(inclusiveScanByKey({} as never, k, v, out)).rejects.toThrow(/policy/);
+    const ko = Uint32Array.of(7);
+    const vo = Int32Array.of(7, 7);
+    await expect(reduceByKey(seq, k, v, ko, vo)).rejects.toThrow(/keysOut.*at least 2/);
+    await expect(uniqueByKey(seq, k, v, Uint32Array.of(7, 7), Int32Array.of(7))).rejects.toThrow(
+      /valuesOut.*at least 2/,
+    );
+    await expect(reduceByKey(seq, k, v, new Float32Array(3), vo)).rejects.toThrow(/keysOut.*u32/);
+    await expect(reduceByKey(seq, k, v, ko, v)).rejects.toThrow(/valuesOut.*overlap/);
+    expect(Array.from(out)).toEqual([9, 9, 9]);
+    expect(Array.from(ko)).toEqual([7]);
+    expect(Array.from(vo)).toEqual([7, 7]);
+    expect(Array.from(k)).toEqual([1, 1, 2]);
+    expect(Array.from(v)).toEqual([1, 2, 3]);
+    if (testDevice) {
+      const dev = makeDevicePolicy(testDevice, { fallback: 'error' });
+      const ho = Uint32Array.of(7);
+      const hv = Int32Array.of(7, 7, 7);
+      await expect(reduceByKey(dev, k, v, ho, hv)).rejects.toThrow(/keysOut.*at least 2/);
+      expect(Array.from(ho)).toEqual([7]);
+      expect(Array.from(hv)).toEqual([7, 7, 7]);
+    }
+  });
+});
