@@ -56,6 +56,7 @@ type Suite = {
   run(family: string, policy: string): Promise<CaseResult>;
   poolRuns(): number;
   autoOnGpu(): string[];
+  byo(n: number): Promise<string[]>;
 };
 
 const VARIANTS = [
@@ -125,6 +126,16 @@ describe.skipIf(!chromiumPath)('Chromium', () => {
         );
         if (variant.isolated) expect(runs).toBeGreaterThan(0);
         else expect(runs).toBe(0);
+      });
+
+      it("the page's own GPUDevice (default limits), buffer and command encoder", async () => {
+        for (const n of [1, 1000, 6145, 100_003]) {
+          const problems = await page.evaluate(
+            (k) => (globalThis as unknown as { webdplSuite: Suite }).webdplSuite.byo(k),
+            n,
+          );
+          expect(problems, `n=${n}`).toEqual([]);
+        }
       });
 
       it('auto never sent host arrays to the software GPU', async () => {

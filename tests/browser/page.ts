@@ -3,7 +3,8 @@
  * policies and exposes `globalThis.webdplSuite` for the Node side (browser.test.ts) to call through
  * playwright's `page.evaluate`.
  */
-import { type GpuDevice, gpuSelector, selectDevice } from '@webdpl/core';
+import { reduce, sort, transform } from '@webdpl/algorithms';
+import { DeviceArray, fromGPUDevice, type GpuDevice, gpuSelector, selectDevice } from '@webdpl/core';
 import {
   autoCrossovers,
   defaultPool,
@@ -99,6 +100,59 @@ async function run(family: string, policyName: PolicyName): Promise<CaseResult> 
   return { failures, ms: performance.now() - t0 };
 }
 
+/**
+ * webdpl beside the page's own WebGPU code: a GPUDevice made by the page with the default limits
+ * (16 KiB of workgroup memory, below SwiftShader's 32), a DeviceArray adopting the page's buffer at
+ * an offset, calls recorded into the page's encoder and run by its submit; the page reads the buffer
+ * back itself. Returns what went wrong (empty when all is well).
+ */
+async function byo(n: number): Promise<string[]> {
+  const problems: string[] = [];
+  const adapter = await navigator.gpu.requestAdapter();
+  if (!adapter) return ['no adapter'];
+  const device = await adapter.requestDevice();
+  const policy = makeDevicePolicy(device, { fallback: 'error' });
+  const pad = 4; // elements before and after the array, which nothing may write
+  const bytes = 4 * (n + 2 * pad);
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const buffer = device.createBuffer({ size: bytes, usage, mappedAtCreation: true });
+  const init = new Uint32Array(buffer.getMappedRange());
+  init.fill(0xdeadbeef);
+  for (let i = 0; i < n; i++) init[pad + i] = (i * 7919) % n;
+  buffer.unmap();
+  const keys = DeviceArray.fromBuffer(device, buffer, 'u32', 4 * pad, n);
+  const encoder = device.createCommandEncoder();
+  const frame = makeDevicePolicy(policy, { encoder });
+  await transform(frame, keys, keys, (x: number) => x * 3 + 1); // recorded, not run
+  await sort(frame, keys);
+  device.queue.submit([encoder.finish()]);
+  const total = await reduce(policy, keys); // runs after the page's submission
+  let want = 0;
+  for (let i = 0; i < n; i++) want = (want + ((i * 7919) % n) * 3 + 1) >>> 0;
+  if (total !== want) problems.push(`reduce after the recorded calls: got ${total}, want ${want}`);
+  const read = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const copy = device.createCommandEncoder();
+  copy.copyBufferToBuffer(buffer, 0, read, 0, bytes);
+  device.queue.submit([copy.finish()]);
+  await read.mapAsync(GPUMapMode.READ);
+  const got = new Uint32Array(read.getMappedRange().slice(0));
+  read.unmap();
+  for (let i = 0; i < pad; i++) {
+    if (got[i] !== 0xdeadbeef || got[pad + n + i] !== 0xdeadbeef) problems.push(`padding written at ${i}`);
+  }
+  for (let i = 1; i < n; i++) {
+    if (got[pad + i - 1] > got[pad + i]) {
+      problems.push(`not sorted at ${i}: ${got[pad + i - 1]} > ${got[pad + i]}`);
+      break;
+    }
+  }
+  if (fromGPUDevice(device) !== fromGPUDevice(device)) problems.push('fromGPUDevice gave two webdpl devices');
+  keys.destroy();
+  buffer.destroy();
+  device.destroy();
+  return problems;
+}
+
 /** Algorithms for which auto sent host arrays to the GPU from some size on (none on a software GPU). */
 function autoOnGpu(): string[] {
   return gpu
@@ -108,4 +162,4 @@ function autoOnGpu(): string[] {
     : [];
 }
 
-(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run, poolRuns: () => poolRuns, autoOnGpu };
+(globalThis as { webdplSuite?: unknown }).webdplSuite = { info, run, poolRuns: () => poolRuns, autoOnGpu, byo };
