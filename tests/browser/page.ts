@@ -146,7 +146,7 @@ async function byo(n: number): Promise<string[]> {
       break;
     }
   }
-  if (fromGPUDevice(device) !== fromGPUDevice(device)) problems.push('fromGPUDevice gave two webdpl devices');
+  if (fromGPUDevice(device) !== keys.device) problems.push('the GPUDevice gave two webdpl devices');
   keys.destroy();
   buffer.destroy();
   device.destroy();

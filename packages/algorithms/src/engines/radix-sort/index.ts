@@ -24,10 +24,9 @@ import {
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
 import { scratchBuffer } from '../../common/scratch';
-import { fitWorkgroupMemory, resolveTuning, useSubgroups } from '../../common/tuning';
+import { fitWorkgroupMemory, maxWorkgroupThreads, resolveTuning, useSubgroups } from '../../common/tuning';
 import {
   COPY_PER_THREAD,
-  COPY_THREADS,
   copyKernel,
   histogramKernel,
   INDIRECT_WORDS,
@@ -278,7 +277,10 @@ export async function radixSortDevice(
   }
   const maxDim = device.limits.maxComputeWorkgroupsPerDimension;
   const [gx, gy] = gridFor(tiles, maxDim);
-  const copyGroups = Math.ceil(n / (COPY_THREADS * COPY_PER_THREAD));
+  // The plan and copy kernels keep 256 threads where the device allows them (WebGPU's core minimum),
+  // fewer on devices that allow fewer (compatibility mode: 128).
+  const fixedThreads = Math.max(64, Math.min(256, maxWorkgroupThreads(device)));
+  const copyGroups = Math.ceil(n / (fixedThreads * COPY_PER_THREAD));
   const [cx, cy] = gridFor(copyGroups, maxDim);
   const histTile = t.histogramWorkgroupSize * t.histogramKeysPerThread;
   const histTiles = Math.ceil(n / histTile);
@@ -294,9 +296,9 @@ export async function radixSortDevice(
         keysPerThread: t.histogramKeysPerThread,
       }),
     ),
-    getPipeline(device, planKernel()),
+    getPipeline(device, planKernel(fixedThreads)),
     getPipeline(device, onesweepKernel({ ...tp, lookbackWindow: t.lookbackWindow, earlyCounts: t.earlyCounts })),
-    getPipeline(device, copyKernel(hasValues)),
+    getPipeline(device, copyKernel(hasValues, fixedThreads)),
   ]);
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);
   const valsB = hasValues ? scratchBuffer(device, 'rs-vals-b', bytes) : undefined;

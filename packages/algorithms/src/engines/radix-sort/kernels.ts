@@ -672,21 +672,25 @@ ${entryPrologue(false)}
 }
 
 /**
- * One workgroup of 256 threads, thread d owning digit d: per pass, it reads its digit's count, a
- * workgroup scan (Hillis-Steele in workgroup memory) turns the counts into the global digit offsets,
+ * One workgroup of `threads` (256, or 128 / 64 on devices allowing fewer), thread t owning digits
+ * [t*256/threads, (t+1)*256/threads): per pass, it reads its digits' counts, a workgroup scan of
+ * the threads' sums (Hillis-Steele in workgroup memory) turns them into the global digit offsets,
  * and a digit holding every key marks the pass skipped. Thread 0 then writes the indirect arguments:
  * per pass, [x, y, 1] for the direction the data moves (A->B or B->A) and zeros for the other, and
  * for the final copy B->A when an odd number of passes ran. Bindings: 0 uniform
- * {n, gridX, gridY, copyX, copyY}, 1 meta, 2 indirect arguments. Workgroup memory: 1 KiB.
+ * {n, gridX, gridY, copyX, copyY}, 1 meta, 2 indirect arguments. Workgroup memory: 4*threads + 16.
  * ~35 barriers; no serial loops over global memory (its latency dominated small sorts).
  */
-export function planKernel(): WgslFragment {
-  const name = 'rs_plan';
+export function planKernel(threads = 256): WgslFragment {
+  const w = threads;
+  const per = 256 / w;
+  if (!Number.isInteger(per) || per > 4) throw new Error(`planKernel: ${w} threads (expected 64, 128 or 256)`);
+  const name = mangle('rs_plan', w);
   const code = `struct RsPlanParams { n: u32, grid_x: u32, grid_y: u32, copy_x: u32, copy_y: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsPlanParams;
 @group(0) @binding(1) var<storage, read_write> rs_meta: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> rs_indirect: array<u32>;
-var<workgroup> rs_scan: array<u32, 256>;
+var<workgroup> rs_scan: array<u32, ${w}>;
 var<workgroup> rs_skip: array<atomic<u32>, 4>;
 
 fn rs_set(at: u32, x: u32, y: u32) {
@@ -695,16 +699,19 @@ fn rs_set(at: u32, x: u32, y: u32) {
   rs_indirect[at + 2u] = 1u;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(${w})
 fn main(@builtin(local_invocation_index) li: u32) {
-  var counts: array<u32, 4>;
-  for (var p = 0u; p < 4u; p++) { counts[p] = atomicLoad(&rs_meta[${META_HIST}u + p * 256u + li]); }
-  for (var p = 0u; p < 4u; p++) {
-    let c = counts[p];
-    if (c == rs_params.n) { atomicStore(&rs_skip[p], 1u); }
+  let d0 = li * ${per}u;
+  // Every pass's counts loaded up front (their latencies overlap), then one scan per pass.
+  ${each(4, (p) => each(per, (j) => `let c${p}_${j} = atomicLoad(&rs_meta[${META_HIST + p * 256}u + d0 + ${j}u]);`), '\n  ')}
+  ${each(
+    4,
+    (p) => `{
+    ${each(per, (j) => `if (c${p}_${j} == rs_params.n) { atomicStore(&rs_skip[${p}u], 1u); }`, '\n    ')}
+    let s = ${each(per, (j) => `c${p}_${j}`, ' + ')};
     workgroupBarrier();
-    rs_scan[li] = c;
-    for (var d = 1u; d < 256u; d = d << 1u) {
+    rs_scan[li] = s;
+    for (var d = 1u; d < ${w}u; d = d << 1u) {
       workgroupBarrier();
       var t = rs_scan[li];
       if (li >= d) { t += rs_scan[li - d]; }
@@ -712,8 +719,11 @@ fn main(@builtin(local_invocation_index) li: u32) {
       rs_scan[li] = t;
     }
     workgroupBarrier();
-    atomicStore(&rs_meta[${META_OFFSETS}u + p * 256u + li], rs_scan[li] - c);
-  }
+    var run = rs_scan[li] - s;
+    ${each(per, (j) => `atomicStore(&rs_meta[${META_OFFSETS + p * 256}u + d0 + ${j}u], run);\n    run += c${p}_${j};`, '\n    ')}
+  }`,
+    '\n  ',
+  )}
   workgroupBarrier();
   if (li == 0u) {
     var cur = 0u;
@@ -729,15 +739,16 @@ fn main(@builtin(local_invocation_index) li: u32) {
     if (cur == 1u) { rs_set(24u, rs_params.copy_x, rs_params.copy_y); } else { rs_set(24u, 0u, 1u); }
   }
 }`;
-  return fragment({ name, code, workgroupBytes: 256 * 4 + 16 });
+  return fragment({ name, code, workgroupBytes: w * 4 + 16 });
 }
 
 /**
- * Copies n u32 (keys, and values when `hasValues`) from binding 1 to 2 (and 3 to 4): 256 threads x
- * 4 elements per workgroup, coalesced. Bindings: 0 uniform {n}, 1 src, 2 dst, 3/4 value src/dst.
+ * Copies n u32 (keys, and values when `hasValues`) from binding 1 to 2 (and 3 to 4): `threads`
+ * (256, fewer where the device allows fewer) x 4 elements per workgroup, coalesced. Bindings:
+ * 0 uniform {n}, 1 src, 2 dst, 3/4 value src/dst.
  */
-export function copyKernel(hasValues: boolean): WgslFragment {
-  const name = mangle('rs_copy', hasValues ? 'kv' : 'k');
+export function copyKernel(hasValues: boolean, threads = COPY_THREADS): WgslFragment {
+  const name = mangle('rs_copy', hasValues ? 'kv' : 'k', threads);
   const code = `struct RsCopyParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> rs_params: RsCopyParams;
 @group(0) @binding(1) var<storage, read> src_keys: array<u32>;
@@ -748,12 +759,12 @@ ${
 @group(0) @binding(4) var<storage, read_write> dst_vals: array<u32>;`
     : ''
 }
-@compute @workgroup_size(${COPY_THREADS})
+@compute @workgroup_size(${threads})
 fn main(${entryParams(false)}) {
 ${entryPrologue(false)}
-  let base = wg_index * ${COPY_THREADS * COPY_PER_THREAD}u;
+  let base = wg_index * ${threads * COPY_PER_THREAD}u;
   for (var k = 0u; k < ${COPY_PER_THREAD}u; k++) {
-    let i = base + k * ${COPY_THREADS}u + ids.lid;
+    let i = base + k * ${threads}u + ids.lid;
     if (i < rs_params.n) {
       dst_keys[i] = src_keys[i];
       ${hasValues ? 'dst_vals[i] = src_vals[i];' : ''}

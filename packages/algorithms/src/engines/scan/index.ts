@@ -37,7 +37,7 @@ import {
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
 import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '../../common/segments';
-import { bindingLimit, useSubgroups } from '../../common/tuning';
+import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
 import {
   BINDING,
   ctrlWords,
@@ -435,7 +435,9 @@ async function buildPlan(
   const finish = call.finish;
   const inType = input.type as TileKernelParams['inType'];
   const finishPipeline = finish
-    ? await pipelineFor(device, `scn_finish|${inType}|${finish.mode}`, [], () => finishKernel(inType, finish.mode))
+    ? await pipelineFor(device, `scn_finish|${inType}|${finish.mode}|${finishThreads(device)}`, [], () =>
+        finishKernel(inType, finish.mode, finishThreads(device)),
+      )
     : undefined;
 
   const S = plans.length;
@@ -523,6 +525,11 @@ async function buildPlan(
   });
 }
 
+/** Threads of the finish kernel: 256 (WebGPU's core minimum), fewer where the device allows fewer. */
+function finishThreads(device: GpuDevice): number {
+  return Math.min(256, maxWorkgroupThreads(device));
+}
+
 /** The dispatch of the finish kernel (in-place algorithms copy the compacted result back). */
 function finishStep(
   device: GpuDevice,
@@ -552,5 +559,5 @@ function finishStep(
       windowEntry(3, dst, dstWin),
     ],
   });
-  return { pipeline, group, wgs: Math.ceil(n / 256) };
+  return { pipeline, group, wgs: Math.ceil(n / finishThreads(device)) };
 }

@@ -831,10 +831,11 @@ const FINISH_STRUCT = `struct ScnFinish {
  * destination (`dst`): 'prefix' copies the `count` kept elements when count <= cap (else nothing, so
  * an output too short is left untouched); 'all' copies all n; 'stable-partition' copies the kept
  * elements and reverses the rejected ones (written from the end) back into input order.
- * Bindings: 0 params, 1 ctrl (read), 2 src (read), 3 dst (read_write). One element per thread.
+ * Bindings: 0 params, 1 ctrl (read), 2 src (read), 3 dst (read_write). One element per thread,
+ * `threads` per workgroup (256; fewer on devices that allow fewer).
  */
-export function finishKernel(type: NumericType, mode: FinishMode): WgslFragment {
-  const name = mangle('scn_finish', type, mode);
+export function finishKernel(type: NumericType, mode: FinishMode, threads = 256): WgslFragment {
+  const name = mangle('scn_finish', type, mode, threads);
   const copy =
     mode === 'prefix'
       ? `if (count <= prm.cap && i < count) { dst[prm.dst_base + i] = src[prm.src_base + i]; }`
@@ -850,9 +851,9 @@ export function finishKernel(type: NumericType, mode: FinishMode): WgslFragment 
 @group(0) @binding(1) var<storage, read> ctrl: array<u32>;
 @group(0) @binding(2) var<storage, read> src: array<${type}>;
 @group(0) @binding(3) var<storage, read_write> dst: array<${type}>;
-@compute @workgroup_size(256) fn main(${entryParams(false)}) {
+@compute @workgroup_size(${threads}) fn main(${entryParams(false)}) {
 ${entryPrologue(false)}
-  let i = wg_index * 256u + ids.lid;
+  let i = wg_index * ${threads}u + ids.lid;
   if (i >= prm.n) { return; }
   let count = ctrl[prm.count_slot];
   ${copy}
