@@ -818,6 +818,95 @@ function mergeEntry(): BenchEntry {
   };
 }
 
+/** cub_catalogue.cu's by-key keys: keys[i] = i >> 4 (runs of 16). */
+function runs16Keys(n: number): Uint32Array {
+  const k = new Uint32Array(n);
+  for (let i = 0; i < n; i++) k[i] = i >>> 4;
+  return k;
+}
+
+/**
+ * reduceByKey (plus) or inclusiveScanByKey (plus) of the u32 data over keys[i] = i >> 4, the data of
+ * cub_catalogue.cu's 'reduce_by_key u32 runs16' and 'scan_by_key u32 runs16' rows (scripts/probe;
+ * issue 16: >= 0.7x CUB's ReduceByKey / InclusiveScanByKey on the H100).
+ */
+function byKeyEntry(kind: 'reduceByKey' | 'inclusiveScanByKey'): BenchEntry {
+  const reduce = kind === 'reduceByKey';
+  return {
+    id: reduce ? 'reduce-by-key-u32' : 'scan-by-key-u32',
+    algorithm: kind,
+    label: `${kind} u32 plus, runs of 16`,
+    type: 'u32',
+    sets: ['default', 'device'],
+    requires: [kind],
+    bytesPerElement: reduce ? 8.5 : 12,
+    traffic: reduce ? 'read keys n + values n + write 2 n / 16' : 'read keys n + values n + write n',
+    make(n) {
+      const k = runs16Keys(n);
+      const a = dataU32(n);
+      const runs = Math.ceil(n / 16);
+      const sums = new Uint32Array(reduce ? runs : n);
+      for (let i = 0; i < n; i++) {
+        if (reduce) sums[i >>> 4] = ((sums[i >>> 4] as number) + (a[i] as number)) >>> 0;
+        else sums[i] = (i & 15) === 0 ? (a[i] as number) : ((sums[i - 1] as number) + (a[i] as number)) >>> 0;
+      }
+      const unique = Uint32Array.from({ length: runs }, (_, r) => r);
+      return reduce
+        ? {
+            n,
+            inputs: [k, a],
+            // n-element outputs, as cub_catalogue.cu's (the engine then writes them directly).
+            outputs: [
+              { type: 'u32', length: n },
+              { type: 'u32', length: n },
+            ],
+            value: runs,
+            arrays: [unique, sums],
+          }
+        : { n, inputs: [k, a], outputs: [{ type: 'u32', length: n }], arrays: [sums] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const [k, a] = c.inputs as [Uint32Array, Uint32Array];
+          const ko = new Uint32Array(c.n);
+          const vo = new Uint32Array(c.n);
+          return {
+            run: reduce
+              ? () => {
+                  let r = -1;
+                  for (let i = 0; i < k.length; i++) {
+                    if (i === 0 || k[i] !== k[i - 1]) {
+                      r++;
+                      ko[r] = k[i] as number;
+                      vo[r] = a[i] as number;
+                    } else vo[r] = ((vo[r] as number) + (a[i] as number)) >>> 0;
+                  }
+                  return r + 1;
+                }
+              : () => {
+                  let acc = 0;
+                  for (let i = 0; i < k.length; i++) {
+                    acc = i === 0 || k[i] !== k[i - 1] ? (a[i] as number) : (acc + (a[i] as number)) >>> 0;
+                    vo[i] = acc;
+                  }
+                  return vo;
+                },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) =>
+      reduce
+        ? algorithmOf(api, kind)(policy, inputs[0], inputs[1], outputs[0], outputs[1])
+        : algorithmOf(api, kind)(policy, inputs[0], inputs[1], outputs[0]),
+    verify: (result, observed, c) =>
+      (reduce ? checkScalar('u32', result, c.value as number) : undefined) ?? checkArrays('u32', observed, c),
+  };
+}
+
 function rooflineEntry(): BenchEntry {
   return {
     id: 'roofline-u32',
@@ -993,6 +1082,8 @@ export const ENTRIES: readonly BenchEntry[] = [
   gatherScatterEntry('scatter'),
   histogramEntry(),
   mergeEntry(),
+  byKeyEntry('reduceByKey'),
+  byKeyEntry('inclusiveScanByKey'),
   rooflineEntry(),
   sortEntry('u32', ['default', 'device']),
   sortEntry('f32', ['default', 'device']),

@@ -8,7 +8,7 @@
  * with their `js` bound, on the calling thread only.
  *
  * Scans: seq runs the loop over [0, n). par (chunks on the pool, arrays staged whole in shared
- * memory): (1) every chunk is scanned on its own, a chunk after the first starting a run at its
+ * memory; with plain arrays only under an explicit parallelThreshold, as the plain scans): (1) every chunk is scanned on its own, a chunk after the first starting a run at its
  * first element without the init unless that element is a true head; each returns its last run's
  * accumulator and whether it holds a head; (2) the calling thread chains the carries: a carry only
  * flows from one chunk into the next while the run at the boundary continues (carry = the previous
@@ -26,12 +26,12 @@
  * Floats: accumulators follow the operator's JS form (built-in f32 plus adds in f64 and rounds at
  * each store; f32 lambdas round every step), in order within each run.
  */
-import { type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
+import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import { sharedView } from './compaction';
 import type { Kernel } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { runChunks, stage } from './staging';
+import { plainScanSeq, runChunks, stage } from './staging';
 
 /** The functions of a by-key call and the types they run on. */
 export interface ByKeyFunctions {
@@ -155,9 +155,20 @@ function kernelOf(kind: Kind, fns: ByKeyFunctions): { kernel: Kernel; source: st
   return { kernel: f(fns.op?.js(vt), fns.keyEq.js(kt)), source: undefined };
 }
 
-/** Chunks of a par run over n elements, or undefined (seq). */
-function parChunks(backend: CpuBackend, n: number, source: string | undefined): readonly Chunk[] | undefined {
+/**
+ * Chunks of a par run over n elements of `arrays`, or undefined (seq). Like the plain scans, plain
+ * (non-shared) arrays stay seq unless the tuning sets parallelThreshold: staging them in shared
+ * memory (and the output back) cost more than the second thread saved (reduceByKey u32 at 2^22 on
+ * the loaded 2-core VM: par 41 ms, seq 30 ms; scan by key 55 vs 45 ms).
+ */
+function parChunks(
+  backend: CpuBackend,
+  n: number,
+  source: string | undefined,
+  arrays: readonly HostArray[],
+): readonly Chunk[] | undefined {
   if (backend.kind !== 'par' || source === undefined || !sharedMemoryAvailable()) return undefined;
+  if (plainScanSeq(backend, arrays)) return undefined;
   const chunks = planParallel(backend, n);
   return chunks && chunks.length > 1 ? chunks : undefined;
 }
@@ -180,7 +191,7 @@ export async function cpuScanByKey(
   if (n === 0) return;
   const kind = exclusive ? 'exclusive' : 'inclusive';
   const { kernel, source } = kernelOf(kind, fns);
-  const chunks = parChunks(backend, n, source);
+  const chunks = parChunks(backend, n, source, [keys, values, output]);
   if (!chunks || backend.kind !== 'par' || source === undefined) {
     kernel(keys, values, output, 0, n, false, init, undefined);
     return;
@@ -249,7 +260,7 @@ export async function cpuRunsByKey(
   if (n === 0) return 0;
   const count = kernelOf('count', fns);
   const write = kernelOf(reduce ? 'reduce' : 'unique', fns);
-  const chunks = parChunks(backend, n, write.source);
+  const chunks = parChunks(backend, n, write.source, [keys, values]);
   if (!chunks || backend.kind !== 'par' || write.source === undefined || count.source === undefined) {
     const runs = count.kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
     const out = outputs(runs);
