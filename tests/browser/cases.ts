@@ -20,6 +20,7 @@ import {
   counting,
   equal,
   exclusiveScan,
+  exclusiveScanByKey,
   fill,
   findIf,
   forEach,
@@ -29,11 +30,13 @@ import {
   greater,
   histogram,
   inclusiveScan,
+  inclusiveScanByKey,
   innerProduct,
   iota,
   isPartitioned,
   isSorted,
   isSortedUntil,
+  keyEqual,
   less,
   lowerBound,
   maxElement,
@@ -45,6 +48,7 @@ import {
   noneOf,
   partition,
   reduce,
+  reduceByKey,
   removeIf,
   replace,
   replaceIf,
@@ -65,6 +69,7 @@ import {
   transformInclusiveScan,
   transformReduce,
   unique,
+  uniqueByKey,
   upperBound,
 } from '@webdpl/algorithms';
 import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
@@ -612,6 +617,45 @@ export const FAMILIES: readonly Family[] = [
       }
       same('mergeByKey keys', ko, out);
       same('mergeByKey values (stable)', vo, want);
+    },
+  },
+  {
+    name: 'by key',
+    covers: ['inclusiveScanByKey', 'exclusiveScanByKey', 'reduceByKey', 'uniqueByKey', 'keyEqual'],
+    async run({ policy }, n) {
+      // Keys 0..3 at random: runs of random lengths, many of length 1.
+      const keys = u32(n, 4, 21);
+      const vals = u32(n, 1000, 22);
+      const inc: number[] = [];
+      const exc: number[] = [];
+      const rk: number[] = [];
+      const rv: number[] = [];
+      const uv: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const head = i === 0 || keys[i] !== keys[i - 1];
+        inc.push(head ? vals[i] : (inc[i - 1] + vals[i]) >>> 0);
+        exc.push(head ? 5 : (exc[i - 1] + vals[i - 1]) >>> 0);
+        if (head) {
+          rk.push(keys[i]);
+          rv.push(vals[i]);
+          uv.push(vals[i]);
+        } else rv[rv.length - 1] = (rv[rv.length - 1] + vals[i]) >>> 0;
+      }
+      same(
+        'inclusiveScanByKey',
+        await readOnly(vals, (v) => inclusiveScanByKey(policy, keys, v, new Uint32Array(n))),
+        inc,
+      );
+      same('exclusiveScanByKey init 5', await exclusiveScanByKey(policy, keys, vals, new Uint32Array(n), 5), exc);
+      const ko = new Uint32Array(n);
+      const vo = new Uint32Array(n);
+      const runs = await reduceByKey(policy, keys, vals, ko, vo, plus, keyEqual);
+      same('reduceByKey runs', [runs], [rk.length]);
+      same('reduceByKey keys', ko.subarray(0, runs), rk);
+      same('reduceByKey sums', vo.subarray(0, runs), rv);
+      const u = await uniqueByKey(policy, keys, vals, ko, vo);
+      same('uniqueByKey runs', [u], [rk.length]);
+      same('uniqueByKey values', vo.subarray(0, u), uv);
     },
   },
   {
