@@ -37,21 +37,23 @@ export type CpuCompactMode = 'compact' | 'partition';
  * -> y from b (kept) and x2 from b (rejected, partition). Adjacent-different keeps x[i] when it
  * differs from x[i - 1]; a chunk after the first gets x[b - 1] as `c` with `h` set (workers may not
  * see it: only their own chunks are staged). With `stencil` (its element type), x2 is the stencil
- * and the predicate is applied to x2[i] instead of x[i] ('compact' only). With `counting`, the
+ * and the predicate is applied to x2[i] instead of x[i] ('compact' only); a 'counting' stencil
+ * (counting(n)) applies it to the index i. With `counting`, the
  * elements are the indices i themselves (counting(n); x is not read).
  */
 export function compactSource(
   pred: string | undefined,
   type: NumericType,
   mode: CpuCompactMode,
-  stencil?: NumericType,
+  stencil?: NumericType | 'counting',
   counting = false,
 ): string {
   if (stencil !== undefined && (pred === undefined || mode !== 'compact')) {
     throw new Error('compaction: a stencil needs a predicate and the compact mode');
   }
   const reject = mode === 'partition' ? 'else r[q++] = v;' : '';
-  const test = pred === undefined ? 'v !== prev' : stencil !== undefined ? 'f(r[i])' : 'f(v)';
+  const test =
+    pred === undefined ? 'v !== prev' : stencil === 'counting' ? 'f(i)' : stencil !== undefined ? 'f(r[i])' : 'f(v)';
   const track = pred === undefined ? 'prev = v;' : '';
   return `(function () {
   'use strict';
@@ -110,7 +112,8 @@ function seqCompact(
  * Writes the kept elements of `src` in order to `dst[0, count)` (partition: then the rejected ones in
  * order) and returns count. `dst` may be `src` (in place) and needs n elements; only `dst[0, count)`
  * (partition: all n) is written. With a `stencil` (n elements; 'compact' only) element i is kept
- * when the predicate holds for stencil[i] (the predicate's type is then the stencil's). A number
+ * when the predicate holds for stencil[i] (the predicate's type is then the stencil's; 'counting':
+ * for the index i, as u32). A number
  * `source` n stands for counting(n): the elements are the u32 indices 0..n-1 (nothing allocated).
  */
 export async function cpuCompact(
@@ -119,9 +122,12 @@ export async function cpuCompact(
   dst: HostArray,
   keep: CpuKeep,
   mode: CpuCompactMode,
-  stencil?: HostArray,
+  stencilArg?: HostArray | 'counting',
 ): Promise<number> {
   const counting = typeof source === 'number';
+  // The stencil array the kernels read (none for a counting stencil: they use the index).
+  const stencil = stencilArg === 'counting' ? undefined : stencilArg;
+  const stencilType = stencilArg === 'counting' ? 'counting' : stencil ? typeOf(stencil) : undefined;
   const n = counting ? source : source.length;
   // What the kernels get as x: counting kernels never read it.
   const src = counting ? dst : source;
@@ -131,9 +137,9 @@ export async function cpuCompact(
     pred = predSource(keep);
   } catch {
     // A predicate without a JS source (host-only): the calling thread runs its function.
-    return seqCompactFn(keep, counting ? undefined : src, n, dst, mode, stencil);
+    return seqCompactFn(keep, counting ? undefined : src, n, dst, mode, stencilArg);
   }
-  const kernelSource = compactSource(pred, type, mode, stencil ? typeOf(stencil) : undefined, counting);
+  const kernelSource = compactSource(pred, type, mode, stencilType, counting);
   const kernel = compileOnce<Kernel>(kernelSource);
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
@@ -190,7 +196,7 @@ function seqCompactFn(
   n: number,
   dst: HostArray,
   mode: CpuCompactMode,
-  stencil: HostArray | undefined,
+  stencil: HostArray | 'counting' | undefined,
 ): number {
   const f = keep.kind === 'predicate' ? (keep.fn.js([keep.type]) as (x: number) => unknown) : undefined;
   const r = mode === 'partition' ? (allocHost(src ? typeOf(src) : 'u32', n) as HostArray) : undefined;
@@ -200,7 +206,8 @@ function seqCompactFn(
   for (let i = 0; i < n; i++) {
     const v = src ? (src[i] as number) : i;
     // (src[i - 1] may already be overwritten when compacting in place: keep the previous in a local.)
-    if (f ? f(stencil ? (stencil[i] as number) : v) : i === 0 || v !== prev) dst[k++] = v;
+    const s = stencil === undefined ? v : stencil === 'counting' ? i : (stencil[i] as number);
+    if (f ? f(s) : i === 0 || v !== prev) dst[k++] = v;
     else if (r) r[q++] = v;
     prev = v;
   }

@@ -32,7 +32,8 @@ export type GatherKind = 'gather' | 'scatter';
 
 /** A stencil and the predicate applied to it (gatherIf / scatterIf). */
 export interface Stencil {
-  readonly array: HostArray;
+  /** The stencil's elements, or undefined for counting(n): the predicate gets the index (u32). */
+  readonly array: HostArray | undefined;
   readonly pred: GpuFunction;
 }
 
@@ -63,8 +64,13 @@ function body(kind: GatherKind | 'check', test: string | undefined): string {
  * The factory source `(p) => kernel` of `kind`, with the predicate's source spliced in when it has
  * one (`pred` a JS source; then the result is a self-contained kernel source, usable by workers).
  */
-function kernelSource(kind: GatherKind | 'check', types: string, pred: string | 'bound' | undefined): string {
-  const test = pred === undefined ? undefined : 'p(f[i])';
+function kernelSource(
+  kind: GatherKind | 'check',
+  types: string,
+  pred: string | 'bound' | undefined,
+  counting = false,
+): string {
+  const test = pred === undefined ? undefined : counting ? 'p(i)' : 'p(f[i])';
   const k = `function ${kind}_kernel(x, x2, y, b, e, h, c, f) {
     ${body(kind, test)}
   }`;
@@ -85,16 +91,18 @@ function compiled(kind: GatherKind | 'check', arrays: readonly HostArray[], sten
     const source = kernelSource(kind, types, undefined);
     return { kernel: compileOnce<Kernel>(source), source };
   }
-  const st = typeOf(stencil.array);
+  const counting = stencil.array === undefined;
+  const st = stencil.array ? typeOf(stencil.array) : 'u32';
+  const tag = `${types},${counting ? 'counting' : st}`;
   let pred: string | undefined;
   try {
     pred = stencil.pred.jsSource([st]);
   } catch {
     // A predicate without a JS source (an explicit { js, wgsl } function): bound on this thread.
-    const factory = compileOnce<(p: unknown) => Kernel>(kernelSource(kind, `${types},${st}`, 'bound'));
+    const factory = compileOnce<(p: unknown) => Kernel>(kernelSource(kind, tag, 'bound', counting));
     return { kernel: factory(stencil.pred.js([st])), source: undefined };
   }
-  const source = kernelSource(kind, `${types},${st}`, pred);
+  const source = kernelSource(kind, tag, pred, counting);
   return { kernel: compileOnce<Kernel>(source), source };
 }
 
@@ -129,7 +137,7 @@ export async function cpuGather(
   const chunks = source === undefined ? undefined : planParallel(backend, n);
   // Arrays the workers need whole: the one accessed at any index, the stencil, and the output of a
   // stencil form (its unwritten elements keep their values, so it is copied in and back whole).
-  const outWhole = kind === 'scatter' || s !== undefined;
+  const outWhole = kind === 'scatter' || stencil !== undefined;
   const whole = [kind === 'gather' ? input : undefined, outWhole ? output : undefined, s].filter(
     (a): a is HostArray => a !== undefined,
   );

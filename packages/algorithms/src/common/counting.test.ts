@@ -2,10 +2,11 @@ import { lambda, maximum, plus } from '@webdpl/core';
 import { execution } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { copyIf, removeIf } from '../compaction/index';
+import { gatherIf, scatterIf } from '../gather/index';
 import { reduce } from '../reduce/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, parPool } from '../testing/device-data';
-import { edgeSizes, policyMatrix, randomSizes, TINY_SCAN_TILE, TINY_TILE } from '../testing/matrix';
+import { edgeSizes, makeData, policyMatrix, randomSizes, TINY_SCAN_TILE, TINY_TILE } from '../testing/matrix';
 import { transformReduce } from '../transform-reduce/index';
 import { counting } from './counting';
 
@@ -57,6 +58,40 @@ describe.each(matrix)('counting(n) as an input under $name', ({ name, policy }) 
   });
 });
 
+describe.each(matrix)('counting(n) as a stencil under $name', ({ name, policy }) => {
+  const variant = isEngineVariant(name);
+  it('copyIf / removeIf / gatherIf / scatterIf with counting(n) as the stencil (the predicate gets the index)', async () => {
+    const every3 = lambda((i: number) => i % 3 === 0);
+    for (const n of sizes) {
+      if (variant && n % 2 === 0 && n > 16) continue;
+      const data = makeData('f32', n, 'random', n + 3);
+      const kept = new Float32Array(n).fill(7);
+      const k = await copyIf(policy, data, counting(n), kept, every3);
+      const want = Array.from(data).filter((_, i) => i % 3 === 0);
+      expect(k, `copyIf n=${n}`).toBe(want.length);
+      expectSameArray(kept.subarray(0, k), want, `copyIf n=${n}`);
+      // Default predicate: the index's truthiness (all but element 0).
+      const rest = new Float32Array(n);
+      expect(await removeIf(policy, data, counting(n), rest)).toBe(Math.min(n, 1));
+      expectSameArray(rest.subarray(0, Math.min(n, 1)), Array.from(data.subarray(0, 1)), `removeIf n=${n}`);
+      // gatherIf with a reversing map where the index is even; scatterIf likewise.
+      const map = Uint32Array.from({ length: n }, (_, i) => n - 1 - i);
+      const g = new Float32Array(n).fill(7);
+      await gatherIf(policy, map, counting(n), data, g, (i: number) => i % 2 === 0);
+      expectSameArray(
+        g,
+        Float32Array.from({ length: n }, (_, i) => (i % 2 === 0 ? (data[n - 1 - i] as number) : 7)),
+        `gatherIf n=${n}`,
+      );
+      const sc = new Float32Array(n).fill(7);
+      await scatterIf(policy, data, map, counting(n), sc, (i: number) => i % 2 === 0);
+      const wantSc = new Float32Array(n).fill(7);
+      for (let i = 0; i < n; i += 2) wantSc[n - 1 - i] = data[i] as number;
+      expectSameArray(sc, wantSc, `scatterIf n=${n}`);
+    }
+  });
+});
+
 describe('counting(n): bad input', () => {
   const seq = execution.seq;
   it('names the argument', async () => {
@@ -71,5 +106,11 @@ describe('counting(n): bad input', () => {
     await expect(removeIf(seq, counting(4) as never, (i: number) => i > 1)).rejects.toThrow(/data: expected/);
     expect([...out]).toEqual([9, 9, 9, 9]);
     expect(await reduce(seq, counting(0), 5)).toBe(5);
+    await expect(copyIf(seq, new Uint32Array(4), counting(3), new Uint32Array(4))).rejects.toThrow(
+      /stencil: expected 4 elements \(the length of input\), got 3/,
+    );
+    await expect(
+      gatherIf(seq, new Uint32Array(4), counting(5), new Uint32Array(4), new Uint32Array(4)),
+    ).rejects.toThrow(/stencil: expected 4 elements \(the length of map\), got 5/);
   });
 });

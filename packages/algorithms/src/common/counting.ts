@@ -1,9 +1,9 @@
 /**
  * `counting(n)`: the lazy sequence 0, 1, ..., n - 1 of u32 (Thrust's counting_iterator), accepted as
- * an input by transform, transformReduce, reduce and copyIf wherever a host array or DeviceArray
- * input is, so `iota` arrays are not needed. Nothing is allocated for it: kernels use the element's
- * index where they would load the element (on the GPU, copyIf's compaction materializes it in a
- * device temporary; see the README).
+ * the input of transform, transformReduce, reduce and copyIf (and the stencil copies), and as the
+ * stencil of gatherIf, scatterIf and the stencil forms of copyIf/removeIf, so `iota` arrays are not
+ * needed. Nothing is allocated for it: kernels use the element's index where they would load the
+ * element (on the GPU, the compactions materialize it in a device temporary; see the README).
  */
 import { ArgumentError, describe } from '@webdpl/core';
 
@@ -17,7 +17,7 @@ export class Counting {
 
 /**
  * The lazy sequence 0, 1, ..., n - 1 of u32 elements, usable as an input of transform,
- * transformReduce, reduce and copyIf.
+ * transformReduce, reduce and copyIf, and as a stencil (the predicate gets the index).
  * @param n a whole number in [0, 2^32)
  * @throws ArgumentError naming `n`
  */

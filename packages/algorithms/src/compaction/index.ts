@@ -155,22 +155,26 @@ function copyPattern(
   // counting(n): the u32 indices, never allocated on the CPU (a device temporary on the GPU).
   const counted = isCounting(inputArg) ? inputArg : undefined;
   const inp: CheckedArray | Counting = counted ?? checkArray(inputArg, 'input');
+  // A counting(n) stencil: the predicate gets each element's index (no array on the CPU).
+  const stCounted = isCounting(stencilArg) ? stencilArg : undefined;
   let stencil: CheckedArray | undefined;
   if (stencilArg !== undefined) {
-    stencil = checkArray(stencilArg, 'stencil');
-    if (stencil.length !== inp.length) {
-      throw new ArgumentError('stencil', `${inp.length} elements (the length of input)`, `${stencil.length}`);
+    const st = stCounted ?? checkArray(stencilArg, 'stencil');
+    if (st.length !== inp.length) {
+      throw new ArgumentError('stencil', `${inp.length} elements (the length of input)`, `${st.length}`);
     }
+    if (!stCounted) stencil = st as CheckedArray;
   }
+  const stenciled = stencil !== undefined || stCounted !== undefined;
   const out = checkArray(outputArg, 'output');
   const t: NumericType = counted ? 'u32' : (inp as CheckedArray).type;
   if (out.type !== t)
     throw new ArgumentError('output', `an array of ${t} elements (the input's type)`, `${out.type} elements`);
   if (!counted) checkNoAlias(inp as CheckedArray, out, 'input', 'output');
   if (stencil) checkNoAlias(stencil, out, 'stencil', 'output');
-  // The predicate's argument type: the stencil's elements, or the input's.
-  const pt = stencil ? stencil.type : t;
-  const pred = stencil && predArg === undefined ? stencilTruthy : checkPredicate(predArg, pt);
+  // The predicate's argument type: the stencil's elements (u32 indices for counting), or the input's.
+  const pt: NumericType = stencil ? stencil.type : stCounted ? 'u32' : t;
+  const pred = stenciled && predArg === undefined ? stencilTruthy : checkPredicate(predArg, pt);
   const keep: Keep = { pred, negate };
   const n = inp.length;
   const tooShort = (count: number) =>
@@ -184,7 +188,7 @@ function copyPattern(
     outputs: [{ arg: out, length: Math.min(n, out.length) }],
     cpu: async ({ backend, inputs: hosts, outputs: [y] }) => {
       const src = counted ? n : (hosts[0] as HostArray);
-      const s = hosts[counted ? 0 : 1];
+      const s = stCounted ? 'counting' : hosts[counted ? 0 : 1];
       const dst = y as HostArray;
       const ck = cpuKeep(keep, pt);
       if (dst.length >= n) return cpuCompact(backend, src, dst, ck, 'compact', s);
@@ -196,15 +200,17 @@ function copyPattern(
     },
     gpu: async ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver, temp }) => {
       const direct = out.length >= n;
-      const st = sides[counted ? 0 : 1];
+      // (A counting stencil is written into a device temporary, as a counting input is.)
+      const input = counted ? await deviceCounting(device, n, temp) : (sides[0] as DeviceArray);
+      const st = stCounted ? await deviceCounting(device, n, temp) : sides[counted ? 0 : 1];
       const r = await compactDevice(device, {
         label: algorithm,
-        input: counted ? await deviceCounting(device, n, temp) : (sides[0] as DeviceArray),
+        input,
         output: direct ? (o as DeviceArray) : temp(t, n),
-        keep: stencil
+        keep: stenciled
           ? { kind: 'stencil', fn: predicateFragment(pred, [pt], negate), stencilType: pt }
           : gpuKeep(keep, t),
-        stencil: stencil ? (st as DeviceArray) : undefined,
+        stencil: stenciled ? (st as DeviceArray) : undefined,
         write: 'compact',
         finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
         // Read back whichever array the kept elements went to.
@@ -264,7 +270,7 @@ export function copyIf(
 export function copyIf(
   policy: unknown,
   input: ArrayArg | Counting,
-  stencil: ArrayArg,
+  stencil: ArrayArg | Counting,
   output: ArrayArg,
   pred?: PredicateArg,
 ): Promise<number>;
@@ -292,7 +298,7 @@ export function removeIf(policy: unknown, data: ArrayArg, pred: PredicateArg): P
 export function removeIf(
   policy: unknown,
   input: ArrayArg | Counting,
-  stencil: ArrayArg,
+  stencil: ArrayArg | Counting,
   output: ArrayArg,
   pred?: PredicateArg,
 ): Promise<number>;

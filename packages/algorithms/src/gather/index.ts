@@ -44,6 +44,7 @@ import {
   checkOutput,
   checkSameLength,
 } from '../common/args';
+import { type Counting, isCounting } from '../common/counting';
 import { predicateFragment, resultTypeOf } from '../common/predicates';
 import { checkPredicate, type PredicateArg, stencilTruthy } from '../compaction/index';
 import { mapDevice } from '../engines/map/index';
@@ -76,15 +77,17 @@ function gatherElement(
   mapType: NumericType,
   type: NumericType,
   pred?: WgslFragment,
-  st?: NumericType,
+  st?: NumericType | 'counting',
 ): WgslFragment {
   const name = mangle(`elem_${kind}`, mapType, type, pred?.name ?? 'all', st ?? '-');
+  // A counting stencil is not streamed: the predicate gets the element's index.
+  const stParam = st === undefined || st === 'counting' ? undefined : st;
   const params =
     kind === 'gather'
-      ? [`x0: ${mapType}`, ...(st ? [`x1: ${st}`] : [])]
-      : [`x0: ${type}`, `x1: ${mapType}`, ...(st ? [`x2: ${st}`] : [])];
+      ? [`x0: ${mapType}`, ...(stParam ? [`x1: ${stParam}`] : [])]
+      : [`x0: ${type}`, `x1: ${mapType}`, ...(stParam ? [`x2: ${stParam}`] : [])];
   const m = kind === 'gather' ? 'x0' : 'x1';
-  const s = kind === 'gather' ? 'x1' : 'x2';
+  const s = st === 'counting' ? 'i' : kind === 'gather' ? 'x1' : 'x2';
   const test = pred ? ` && ${pred.name}(${s})` : '';
   const write = kind === 'gather' ? 'map_store(i, map_load0(j));' : 'map_store(j, x0);';
   return fragment({
@@ -103,7 +106,8 @@ interface GatherArgs {
   readonly map: CheckedArray;
   readonly input: CheckedArray;
   readonly output: CheckedArray;
-  readonly stencil?: { readonly arg: CheckedArray; readonly pred: GpuFunction };
+  /** The stencil (`arg` undefined: counting(n), the predicate gets the index) and its predicate. */
+  readonly stencil?: { readonly arg: CheckedArray | undefined; readonly pred: GpuFunction; readonly type: NumericType };
 }
 
 function gatherPattern(g: GatherArgs): Pattern<void> {
@@ -114,7 +118,7 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
   const limitName = kind === 'gather' ? 'input' : 'output';
   const t = input.type;
   const streamed = kind === 'gather' ? [map] : [input, map];
-  if (stencil) streamed.push(stencil.arg);
+  if (stencil?.arg) streamed.push(stencil.arg);
   const inputs = kind === 'gather' ? [...streamed, input] : streamed;
   return {
     algorithm: g.algorithm,
@@ -123,7 +127,7 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
     inputs,
     // Upload a host output: the elements not written keep the caller's values.
     outputs: [{ arg: output, upload: true, length: kind === 'gather' ? n : output.length }],
-    functions: stencil ? [{ fn: stencil.pred, argTypes: [stencil.arg.type] }] : [],
+    functions: stencil ? [{ fn: stencil.pred, argTypes: [stencil.type] }] : [],
     gpuCheck: (device) =>
       wholeLimit(
         device,
@@ -139,7 +143,7 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
       const m = hosts[kind === 'gather' ? 0 : 1] as HostArray;
       const x = hosts[kind === 'gather' ? hosts.length - 1 : 0] as HostArray;
       const st: Stencil | undefined = stencil
-        ? { array: hosts[kind === 'gather' ? 1 : 2] as HostArray, pred: stencil.pred }
+        ? { array: stencil.arg ? (hosts[kind === 'gather' ? 1 : 2] as HostArray) : undefined, pred: stencil.pred }
         : undefined;
       const bad = firstOutOfRange(m, limit, st);
       if (bad >= 0) {
@@ -153,8 +157,8 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
     },
     gpu: async ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver }) => {
       const dst = o as DeviceArray;
-      const st = stencil ? stencil.arg.type : undefined;
-      const pred = stencil ? predicateFragment(stencil.pred, [stencil.arg.type]) : undefined;
+      const st = stencil ? (stencil.arg ? stencil.type : 'counting') : undefined;
+      const pred = stencil ? predicateFragment(stencil.pred, [stencil.type]) : undefined;
       const bytes = await mapDevice(device, {
         label: g.algorithm,
         n,
@@ -174,11 +178,16 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
 }
 
 function checkStencil(stencilArg: unknown, predArg: unknown, against: CheckedArray, name: string) {
-  const arg = checkArray(stencilArg, 'stencil');
-  checkSameLength(against, arg, name, 'stencil');
-  const pred = predArg === undefined ? stencilTruthy : checkPredicate(predArg, arg.type);
-  resultTypeOf(pred, [arg.type], 'pred');
-  return { arg, pred };
+  const counted = isCounting(stencilArg) ? stencilArg : undefined;
+  const arg = counted ? undefined : checkArray(stencilArg, 'stencil');
+  const length = counted ? counted.length : (arg as CheckedArray).length;
+  if (length !== against.length) {
+    throw new ArgumentError('stencil', `${against.length} elements (the length of ${name})`, `${length}`);
+  }
+  const type: NumericType = arg ? arg.type : 'u32';
+  const pred = predArg === undefined ? stencilTruthy : checkPredicate(predArg, type);
+  resultTypeOf(pred, [type], 'pred');
+  return { arg, pred, type };
 }
 
 /** Checks gather's arrays (output: at least map.length elements of the input's type, disjoint). */
@@ -195,7 +204,7 @@ function gatherArgs(
   const output = checkOutput(outputArg, 'output', map.length, input.type);
   checkNoAlias(map, output, 'map', 'output');
   checkNoAlias(input, output, 'input', 'output');
-  if (s) checkNoAlias(s.arg, output, 'stencil', 'output');
+  if (s?.arg) checkNoAlias(s.arg, output, 'stencil', 'output');
   return { kind: 'gather', algorithm, map, input, output, stencil: s };
 }
 
@@ -214,7 +223,7 @@ function scatterArgs(
   const output = checkOutput(outputArg, 'output', 0, input.type);
   checkNoAlias(input, output, 'input', 'output');
   checkNoAlias(map, output, 'map', 'output');
-  if (s) checkNoAlias(s.arg, output, 'stencil', 'output');
+  if (s?.arg) checkNoAlias(s.arg, output, 'stencil', 'output');
   return { kind: 'scatter', algorithm, map, input, output, stencil: s };
 }
 
@@ -238,7 +247,7 @@ export function gather(policy: Policy, map: ArrayArg, input: ArrayArg, output: A
 export function gatherIf(
   policy: Policy,
   map: ArrayArg,
-  stencil: ArrayArg,
+  stencil: ArrayArg | Counting,
   input: ArrayArg,
   output: ArrayArg,
   pred?: PredicateArg,
@@ -269,7 +278,7 @@ export function scatterIf(
   policy: Policy,
   input: ArrayArg,
   map: ArrayArg,
-  stencil: ArrayArg,
+  stencil: ArrayArg | Counting,
   output: ArrayArg,
   pred?: PredicateArg,
 ): Promise<void> {
