@@ -238,6 +238,38 @@ describe.each(deviceArrayPolicies)('by-key on DeviceArrays under $name', ({ poli
   });
 });
 
+describe('by-key at 2^24+1', () => {
+  const big = [...policyMatrix().filter((p) => p.name === 'device'), { name: 'par pool', policy: parPool, gpu: false }];
+  for (const { name, policy } of big) {
+    it(`inclusiveScanByKey and reduceByKey u32 plus, runs of 1..300, under ${name}`, async () => {
+      const n = 2 ** 24 + 1;
+      const keys = makeKeys('u32', n, 'long', 5);
+      const vals = makeData('u32', n, 'random', 6);
+      const out = new Uint32Array(n);
+      await inclusiveScanByKey(policy, keys, vals, out);
+      let acc = 0;
+      for (let i = 0; i < n; i++) {
+        acc = i === 0 || keys[i] !== keys[i - 1] ? (vals[i] as number) : (acc + (vals[i] as number)) >>> 0;
+        if (out[i] !== acc) expect.fail(`element ${i}: ${out[i]} != ${acc}`);
+      }
+      const ko = new Uint32Array(n);
+      const vo = new Uint32Array(n);
+      const runs = await reduceByKey(policy, keys, vals, ko, vo);
+      let r = -1;
+      for (let i = 0; i < n; i++) {
+        if (i === 0 || keys[i] !== keys[i - 1]) {
+          r++;
+          if (ko[r] !== keys[i]) expect.fail(`run ${r}: key ${ko[r]} != ${keys[i]}`);
+        }
+        // The run's last element holds its sum in the scan.
+        if ((i === n - 1 || keys[i] !== keys[i + 1]) && vo[r] !== out[i])
+          expect.fail(`run ${r}: ${vo[r]} != ${out[i]}`);
+      }
+      expect(runs).toBe(r + 1);
+    });
+  }
+});
+
 describe('by-key: bad input', () => {
   it('names the argument and leaves the caller data untouched', async () => {
     const seq = execution.seq;
