@@ -305,6 +305,12 @@ describe('by-key: bad input', () => {
       await expect(reduceByKey(dev, k, v, ho, hv)).rejects.toThrow(/keysOut.*at least 2/);
       expect(Array.from(ho)).toEqual([7]);
       expect(Array.from(hv)).toEqual([7, 7, 7]);
+      // An operator without identity cannot run on the GPU: an error under fallback 'error', the CPU under auto.
+      const noId = (a: number, b: number) => a * 2 + b;
+      await expect(inclusiveScanByKey(dev, k, v, out, noId)).rejects.toThrow(/identity/);
+      expect(Array.from(out)).toEqual([9, 9, 9]);
+      await inclusiveScanByKey(execution.auto, k, v, out, noId);
+      expect(Array.from(out)).toEqual([1, 4, 3]);
     }
   });
 });
