@@ -8,69 +8,12 @@
  */
 import * as algorithms from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
-import { generateOnDevice } from '../../packages/bench/src/gpu-data';
-import { GpuWarmth } from '../../packages/bench/src/warm';
-import {
-  DeviceArray,
-  fragment,
-  type GpuDevice,
-  getPipeline,
-  gpuSelector,
-  releaseDevices,
-  selectDevice,
-} from '../../packages/core/src/index';
+import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
+import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
+import { timeCopy, timeIt } from './timing';
 
 const out = (o: object) => console.log(JSON.stringify(o));
-let warmth: GpuWarmth | undefined;
-
-/** Device time (ms, median of `reps`) of `f` on warm clocks. */
-async function timeIt(device: GpuDevice, reps: number, f: () => Promise<unknown>): Promise<number> {
-  await f();
-  warmth ??= new GpuWarmth(device);
-  await warmth.before();
-  const ts: number[] = [];
-  for (let r = 0; r < reps; r++) {
-    device.queue.resetDeviceTime();
-    await f();
-    await device.queue.finish();
-    ts.push(device.queue.totalDeviceTimeNs);
-  }
-  warmth.after();
-  ts.sort((a, b) => a - b);
-  return (ts[Math.floor(ts.length / 2)] as number) / 1e6;
-}
-
-/** Fills `a` on the GPU with a WGSL expression of the index `i` and `n` (u32). */
-async function fillExpr(device: GpuDevice, a: DeviceArray, expr: string, name: string): Promise<void> {
-  const k = fragment({
-    name: `probe_fill_${name}`,
-    code: `struct P { n: u32, pad: u32 }
-@group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read_write> a: array<u32>;
-@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let n = p.n;
-  for (var i = g.x; i < n; i += nw.x * 256u) { a[i] = ${expr}; }
-}`,
-  });
-  const pipeline = await getPipeline(device, k);
-  await device.queue.submit(`fill ${name}`, (rec) => {
-    const pass = rec.beginPass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(
-      0,
-      device.gpu.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([a.length, 0])) } },
-          { binding: 1, resource: { buffer: a.buffer, offset: a.offset * 4, size: a.length * 4 } },
-        ],
-      }),
-    );
-    pass.dispatchWorkgroups(Math.min(4096, Math.ceil(a.length / 256)));
-    pass.end();
-  });
-}
 
 async function main() {
   const device = (await selectDevice(gpuSelector)) as GpuDevice;
@@ -78,16 +21,6 @@ async function main() {
   out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
   device.queue.setProfiling(true);
   const api = algorithms as unknown as Record<string, ((...a: unknown[]) => Promise<unknown>) | undefined>;
-  const copyK = fragment({
-    name: 'probe_copy',
-    code: `@group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> b: array<vec4<u32>>;
-@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let n = arrayLength(&a);
-  for (var i = g.x; i < n; i += nw.x * 256u) { b[i] = a[i]; }
-}`,
-  });
-  const copyP = await getPipeline(device, copyK);
   const sizes = (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number);
   for (const lg of sizes) {
     const n = 2 ** lg;
@@ -95,31 +28,14 @@ async function main() {
     const check = lg <= 24;
     const a = await generateOnDevice(device, 'u32', n, CUB_SEED);
     const b = DeviceArray.create(device, 'u32', n);
-    const ms = await timeIt(device, reps, () =>
-      device.queue.submit('copy', (rec) => {
-        const p = rec.beginPass();
-        p.setPipeline(copyP);
-        p.setBindGroup(
-          0,
-          device.gpu.createBindGroup({
-            layout: copyP.getBindGroupLayout(0),
-            entries: [
-              { binding: 0, resource: { buffer: a.buffer, size: n * 4 } },
-              { binding: 1, resource: { buffer: b.buffer, size: n * 4 } },
-            ],
-          }),
-        );
-        p.dispatchWorkgroups(4096);
-        p.end();
-      }),
-    );
+    const ms = await timeCopy(device, reps, a, b);
     out({ case: 'copy vec4', lg, ms, gbs: (8 * n) / ms / 1e6 });
     const host = check ? await a.read() : undefined;
 
     const map = DeviceArray.create(device, 'u32', n);
     for (const kind of ['random', 'blocked'] as const) {
       const expr = kind === 'random' ? '(i * 2654435761u) & (n - 1u)' : 'i ^ 31u';
-      await fillExpr(device, map, expr, kind);
+      await fillOnDevice(device, map, expr);
       const m = check ? ((await map.read()) as Uint32Array) : undefined;
       for (const op of ['gather', 'scatter'] as const) {
         const f = api[op];

@@ -8,39 +8,19 @@ import { identityLoad, transformReduceDevice } from '../../packages/algorithms/s
 import * as algorithms from '../../packages/algorithms/src/index';
 import { CUB_SEED, fillU32 as fill } from '../../packages/bench/src/data';
 import { generateOnDevice } from '../../packages/bench/src/gpu-data';
-import { GpuWarmth } from '../../packages/bench/src/warm';
 import {
   combinerOf,
   DeviceArray,
-  fragment,
   type GpuDevice,
-  getPipeline,
   gpuSelector,
   plus,
   releaseDevices,
   selectDevice,
 } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
+import { timeCopy, timeIt } from './timing';
 
 const out = (o: object) => console.log(JSON.stringify(o));
-
-let warmth: GpuWarmth | undefined;
-
-/** Device time (ms, median of `reps`) of `f`, timed on warm clocks: after >= 0.5 s of GPU work. */
-async function timeIt(device: GpuDevice, reps: number, f: () => Promise<unknown>): Promise<number> {
-  await f();
-  warmth ??= new GpuWarmth(device);
-  await warmth.before();
-  const ts: number[] = [];
-  for (let r = 0; r < reps; r++) {
-    device.queue.resetDeviceTime();
-    await f();
-    ts.push(device.queue.totalDeviceTimeNs);
-  }
-  warmth.after();
-  ts.sort((a, b) => a - b);
-  return (ts[Math.floor(ts.length / 2)] as number) / 1e6;
-}
 
 /** The u32 sum of `a` through the transform-reduce engine (default tuning). */
 function sumU32(device: GpuDevice, a: DeviceArray): Promise<ArrayBuffer> {
@@ -120,16 +100,6 @@ async function main() {
     releaseDevices();
     return;
   }
-  const copyK = fragment({
-    name: 'probe_copy',
-    code: `@group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> b: array<vec4<u32>>;
-@compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let n = arrayLength(&a);
-  for (var i = g.x; i < n; i += nw.x * 256u) { b[i] = a[i]; }
-}`,
-  });
-  const copyP = await getPipeline(device, copyK);
   const sizes = (process.env.PROBE_SIZES ?? `20,24,${big}`).split(',').map(Number);
   for (const lg of sizes) {
     const n = 2 ** lg;
@@ -137,24 +107,7 @@ async function main() {
     const host = gpuData ? new Uint32Array(0) : fill(n);
     const a = gpuData ? await generateOnDevice(device, 'u32', n, CUB_SEED) : DeviceArray.from(device, host);
     const b = DeviceArray.create(device, 'u32', n);
-    const ms = await timeIt(device, lg >= 28 ? 10 : 30, () =>
-      device.queue.submit('copy', (rec) => {
-        const p = rec.beginPass();
-        p.setPipeline(copyP);
-        p.setBindGroup(
-          0,
-          device.gpu.createBindGroup({
-            layout: copyP.getBindGroupLayout(0),
-            entries: [
-              { binding: 0, resource: { buffer: a.buffer, size: n * 4 } },
-              { binding: 1, resource: { buffer: b.buffer, size: n * 4 } },
-            ],
-          }),
-        );
-        p.dispatchWorkgroups(4096);
-        p.end();
-      }),
-    );
+    const ms = await timeCopy(device, lg >= 28 ? 10 : 30, a, b);
     out({ case: 'copy vec4', lg, ms, gbs: (8 * n) / ms / 1e6 });
     let want = 0;
     for (let i = 0; i < host.length; i++) want = (want + (host[i] as number)) >>> 0;
@@ -230,7 +183,6 @@ async function main() {
     a.destroy();
     b.destroy();
   }
-  warmth?.destroy();
   releaseDevices();
 }
 

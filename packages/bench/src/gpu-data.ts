@@ -40,25 +40,40 @@ export async function generateOnDevice(
   seed: number,
 ): Promise<DeviceArray> {
   const out = DeviceArray.create(device, type as NumericType, n);
-  if (n === 0) return out;
-  const store = type === 'u32' ? 'x' : 'f32(x >> 8u) * (1.0 / 16777216.0)';
+  const x = `bench_hash(i, ${seed >>> 0}u)`;
+  await fillOnDevice(device, out, type === 'u32' ? x : `f32(${x} >> 8u) * (1.0 / 16777216.0)`);
+  return out;
+}
+
+/** data.ts's hashU32 in WGSL, for fill expressions. */
+const HASH_WGSL = `fn bench_hash(i: u32, seed: u32) -> u32 {
+  var x = (i * 2654435761u) ^ seed;
+  x ^= x >> 13u;
+  x *= 0x5bd1e995u;
+  x ^= x >> 15u;
+  return x;
+}`;
+
+/**
+ * Fills `out` on the GPU with a WGSL expression of the index `i: u32` and the length `n: u32` (of the
+ * array's element type; `bench_hash(i, seed)` is data.ts's hash), e.g. `(i * 2654435761u) & (n - 1u)`.
+ */
+export async function fillOnDevice(device: GpuDevice, out: DeviceArray, expr: string): Promise<void> {
+  const n = out.length;
+  if (n === 0) return;
   const k = fragment({
-    name: `bench_fill_${type}`,
-    code: `struct P { n: u32, seed: u32 }
+    name: `bench_fill_${out.type}_${[...expr].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7)}`,
+    code: `${HASH_WGSL}
+struct P { n: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read_write> a: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> a: array<${out.type}>;
 @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  for (var i = g.x; i < p.n; i += nw.x * 256u) {
-    var x = (i * 2654435761u) ^ p.seed;
-    x ^= x >> 13u;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15u;
-    a[i] = ${store};
-  }
+  let n = p.n;
+  for (var i = g.x; i < n; i += nw.x * 256u) { a[i] = ${expr}; }
 }`,
   });
   const pipeline = await getPipeline(device, k);
-  await device.queue.submit('bench generate', (rec) => {
+  await device.queue.submit('bench fill', (rec) => {
     const pass = rec.beginPass();
     pass.setPipeline(pipeline);
     pass.setBindGroup(
@@ -66,13 +81,12 @@ export async function generateOnDevice(
       device.gpu.createBindGroup({
         layout: pipeline.getBindGroupLayout(0),
         entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, seed])) } },
-          { binding: 1, resource: { buffer: out.buffer, offset: 0, size: Math.ceil((n * 4) / 16) * 16 } },
+          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0])) } },
+          { binding: 1, resource: { buffer: out.buffer, offset: out.byteOffset, size: n * 4 } },
         ],
       }),
     );
     pass.dispatchWorkgroups(Math.min(4096, Math.ceil(n / 256)));
     pass.end();
   });
-  return out;
 }
