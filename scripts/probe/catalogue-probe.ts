@@ -21,6 +21,28 @@ async function main() {
   out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
   device.queue.setProfiling(true);
   const api = algorithms as unknown as Record<string, ((...a: unknown[]) => Promise<unknown>) | undefined>;
+  // PROBE_ONLY=histogram,merge,gather: those cases only (the copy always runs).
+  const only = process.env.PROBE_ONLY?.split(',');
+  const want = (c: string) => !only || only.includes(c);
+  // PROBE_HIST_SWEEP=1: histogram under each tuning of this list too (labelled by its JSON).
+  const histSweep: Record<string, number | boolean>[] = process.env.PROBE_HIST_SWEEP
+    ? [
+        { exactBins: false, vectorize: false },
+        { vectorize: false },
+        { subgroups: false },
+        { subHistograms: 2 },
+        { subHistograms: 4 },
+        { itemsPerThread: 16 },
+        { itemsPerThread: 4 },
+        { maxWorkgroups: 264 },
+        { maxWorkgroups: 528 },
+        { maxWorkgroups: 2048 },
+        { subgroups: false, subHistograms: 2 },
+        { subgroups: false, itemsPerThread: 16 },
+        { workgroupSize: 512 },
+        { workgroupSize: 128, maxWorkgroups: 2048 },
+      ]
+    : [];
   const sizes = (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number);
   for (const lg of sizes) {
     const n = 2 ** lg;
@@ -33,7 +55,7 @@ async function main() {
     const host = check ? await a.read() : undefined;
 
     const map = DeviceArray.create(device, 'u32', n);
-    for (const kind of ['random', 'blocked'] as const) {
+    for (const kind of want('gather') ? (['random', 'blocked'] as const) : []) {
       const expr = kind === 'random' ? '(i * 2654435761u) & (n - 1u)' : 'i ^ 31u';
       await fillOnDevice(device, map, expr);
       const m = check ? ((await map.read()) as Uint32Array) : undefined;
@@ -60,7 +82,8 @@ async function main() {
     map.destroy();
 
     // histogram: samples a[i] >> 8 in [0, 2^24), 256 even bins over [0, 2^24)
-    if (api.histogram) {
+    if (!want('histogram')) {
+    } else if (api.histogram) {
       const s = DeviceArray.create(device, 'u32', n);
       await (api.transform as (...x: unknown[]) => Promise<unknown>)(policy, a, s, (x: number) => x >>> 8);
       const hist = DeviceArray.create(device, 'u32', 256);
@@ -74,12 +97,18 @@ async function main() {
         ok = want.every((v, i) => v === got[i]);
       }
       out({ case: 'histogram u32 256 bins', lg, ms: t, gbs: (4 * n) / t / 1e6, ok });
+      for (const tuning of histSweep) {
+        const p = makeDevicePolicy(device, { fallback: 'error', tuning: { histogram: tuning } });
+        const ts = await timeIt(device, reps, () => hf(p, s, { bins: 256, lo: 0, hi: 2 ** 24 }, hist));
+        out({ case: 'histogram u32 256 bins', tuning, lg, ms: ts, gbs: (4 * n) / ts / 1e6 });
+      }
       s.destroy();
       hist.destroy();
     } else out({ case: 'histogram u32 256 bins', lg, missing: true });
 
     // merge: two sorted halves of n/2 random keys each
-    if (api.merge && api.sort) {
+    if (!want('merge')) {
+    } else if (api.merge && api.sort) {
       const h = n / 2;
       const u = DeviceArray.create(device, 'u32', n);
       await (api.copy as (...x: unknown[]) => Promise<unknown>)(policy, a, u);

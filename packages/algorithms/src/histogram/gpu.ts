@@ -6,11 +6,11 @@
  * in one dispatch) or at an offset no binding can start at is filled through a temporary.
  */
 import { ArgumentError, type DeviceArray, getPipeline, type NumericType, UnsupportedOnDeviceError } from '@webdpl/core';
-import { segmentsFor, windowEntry, windowOf } from '../common/segments';
+import { segmentsFor, type Window, windowEntry, windowOf } from '../common/segments';
 import { bindingLimit, resolveTuning, useSubgroups } from '../common/tuning';
 import type { GpuCall } from '../pattern/dispatch';
 import type { BinEdges } from './bins';
-import { histogramKernel } from './kernels';
+import { type HistogramBinKind, histogramKernel } from './kernels';
 import { histogramTuning } from './tuning';
 
 const f32 = new Float32Array(1);
@@ -21,6 +21,26 @@ function bitsOfF32(v: number): number {
   return f32Bits[0] as number;
 }
 
+/**
+ * Integer even bins whose edges are exactly lo + k * width (width an integer, in the u32 key order
+ * of the type: i32 keys are biased by 2^31): the kernel divides (or shifts when width is a power of
+ * two) instead of reading edges. Checked against the edges every backend uses, so the bins are the
+ * same. A hi one past the type's greatest value (open: the last bin runs to its end) fits too.
+ */
+function exactBins(type: NumericType, b: BinEdges): { ulo: number; width: number; shift: number } | undefined {
+  if (!b.even || type === 'f32') return undefined;
+  const [min, max] = type === 'u32' ? [0, 2 ** 32 - 1] : [-(2 ** 31), 2 ** 31 - 1];
+  const lo = b.edges[0] as number;
+  const width = ((b.edges[1] ?? max + 1) as number) - lo;
+  if (!(width >= 1 && width < 2 ** 32) || b.lo !== lo || lo < min) return undefined;
+  if (b.edges.length !== (b.open ? b.bins : b.bins + 1)) return undefined;
+  for (let k = 0; k < b.edges.length; k++) if (b.edges[k] !== lo + k * width) return undefined;
+  // Open: the real last edge lies beyond the type, so the last bin must end at the type's end.
+  if (b.open && lo + b.bins * width !== max + 1) return undefined;
+  const shift = Number.isInteger(Math.log2(width)) ? Math.log2(width) : -1;
+  return { ulo: lo - min, width, shift };
+}
+
 /** Counts of `x` per bin of `b` into `y` (b.bins elements, overwritten). */
 export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray, b: BinEdges): Promise<void> {
   const { device } = call;
@@ -29,7 +49,7 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
   if (!Number.isInteger(w) || w < 1 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
     throw new ArgumentError('tuning.histogram.workgroupSize', 'a positive integer within the device limit', String(w));
   }
-  for (const k of ['itemsPerThread', 'maxWorkgroups'] as const) {
+  for (const k of ['itemsPerThread', 'maxWorkgroups', 'subHistograms'] as const) {
     if (!Number.isInteger(t[k]) || t[k] < 1)
       throw new ArgumentError(`tuning.histogram.${k}`, 'a positive integer', String(t[k]));
   }
@@ -46,20 +66,33 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
   const room = device.limits.maxComputeWorkgroupStorageSize - (subgroups ? 16 : 0);
   const pow2 = Math.max(64, 2 ** Math.ceil(Math.log2(bins)));
   const privateBins = t.privateBins > 0 && bins <= t.privateBins && pow2 * 4 <= room ? pow2 : 0;
+  const exact = t.exactBins ? exactBins(type, b) : undefined;
+  const kind: HistogramBinKind = exact ? (exact.shift >= 0 ? 'shift' : 'div') : b.even ? 'even' : 'edges';
   // The edges next to the bins in workgroup memory when they fit (edge reads are most of binning).
-  const cacheEdges = t.cacheEdges && privateBins > 0 && (2 * pow2 + 1) * 4 <= room;
+  const cacheEdges = !exact && t.cacheEdges && privateBins > 0 && (2 * pow2 + 1) * 4 <= room;
+  let copies = privateBins ? t.subHistograms : 1;
+  while (copies > 1 && (copies * pow2 + (cacheEdges ? pow2 + 1 : 0)) * 4 > room) copies--;
   const run = n > 0 && m > 0;
+  const loads = t.vectorize ? Math.ceil(t.itemsPerThread / 4) : t.itemsPerThread;
+  const tile = w * t.itemsPerThread;
+  const granule = t.vectorize ? w * loads * 4 : tile;
+  const segments = run ? segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), granule) : [];
+  const windows = segments.map((s) => windowOf(device, x, s));
+  // The vec4 binding needs 16 bytes (an adopted buffer need not be padded).
+  const vector = t.vectorize && windows.every((win) => win.size >= 16);
   const pipeline = run
     ? await getPipeline(
         device,
         histogramKernel({
           type: type as 'u32',
-          even: b.even,
+          kind,
           privateBins,
+          subHistograms: copies,
           cacheEdges,
           subgroups,
           workgroupSize: w,
-          itemsPerThread: t.itemsPerThread,
+          loads: vector ? loads : t.itemsPerThread,
+          vector,
         }),
       )
     : undefined;
@@ -68,27 +101,33 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
   const align = device.limits.minStorageBufferOffsetAlignment;
   const target = y.buffer === x.buffer || y.byteOffset % align !== 0 ? call.temp('u32', bins) : y;
   let edges: DeviceArray | undefined;
-  if (run) {
+  if (run && !exact) {
     edges = call.temp(type, m);
     const e =
       type === 'u32' ? new Uint32Array(b.edges) : type === 'i32' ? new Int32Array(b.edges) : new Float32Array(b.edges);
     (edges as DeviceArray<'u32'>).write(e as Uint32Array);
   }
-  const tile = w * t.itemsPerThread;
-  const segments = run ? segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile) : [];
   let rb: { data(): ArrayBuffer } | undefined;
   await device.queue.submit('histogram', (rec) => {
     rec.encoder.clearBuffer(target.buffer, target.byteOffset, bins * 4);
-    if (pipeline && edges) {
+    if (pipeline) {
       const pass = rec.beginPass('histogram');
       pass.setPipeline(pipeline);
-      for (const s of segments) {
-        const win = windowOf(device, x, s);
-        const tiles = Math.ceil(s.length / tile);
-        const wgs = Math.min(tiles, t.maxWorkgroups);
+      for (const [i, s] of segments.entries()) {
+        const win = windows[i] as Window;
+        // Vector: whole vec4s [a, z) of the window through the tiles, [base, a) and [z, end) one by one.
+        const first = win.localBase;
+        const end = first + s.length;
+        let a = Math.ceil(first / 4) * 4;
+        let z = Math.floor(end / 4) * 4;
+        if (a >= z) [a, z] = [end, end];
+        const vcount = vector ? (z - a) / 4 : 0;
+        const tiles = vector ? Math.ceil(vcount / (w * loads)) : Math.ceil(s.length / tile);
+        const wgs = Math.max(1, Math.min(tiles, t.maxWorkgroups));
+        const head = vector ? Math.min(a, end) - first : 0;
         const params = new Uint32Array([
           s.length,
-          win.localBase,
+          first,
           m,
           b.open ? 1 : 0,
           bitsOfF32(b.lo),
@@ -96,22 +135,27 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
           bins,
           wgs,
           tiles,
-          0,
-          0,
-          0,
+          exact?.ulo ?? 0,
+          exact ? (exact.shift >= 0 ? exact.shift : exact.width) : 0,
+          a / 4,
+          vcount,
+          head,
+          z,
+          vector ? head + (end - z) : 0,
         ]);
-        pass.setBindGroup(
-          0,
-          device.gpu.createBindGroup({
-            layout: pipeline.getBindGroupLayout(0),
-            entries: [
-              { binding: 0, resource: { buffer: rec.uniform(params) } },
-              windowEntry(1, x, win),
-              { binding: 2, resource: { buffer: edges.buffer, offset: edges.byteOffset, size: m * 4 } },
-              { binding: 3, resource: { buffer: target.buffer, offset: target.byteOffset, size: bins * 4 } },
-            ],
-          }),
-        );
+        const entries: GPUBindGroupEntry[] = [
+          { binding: 0, resource: { buffer: rec.uniform(params) } },
+          windowEntry(1, x, win),
+          { binding: 3, resource: { buffer: target.buffer, offset: target.byteOffset, size: bins * 4 } },
+        ];
+        // The exact kinds read no edges (an unused binding is not in the layout).
+        if (!exact)
+          entries.push({
+            binding: 2,
+            resource: { buffer: (edges as DeviceArray).buffer, offset: (edges as DeviceArray).byteOffset, size: m * 4 },
+          });
+        if (vector) entries.push(windowEntry(4, x, win));
+        pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
         rec.dispatch(pass, wgs);
       }
       pass.end();

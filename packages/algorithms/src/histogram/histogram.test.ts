@@ -141,6 +141,54 @@ describe.each(matrix)('histogram under $name', ({ name, policy, gpu }) => {
   }
 });
 
+describe('histogram kernel variants on the GPU', () => {
+  if (!testDevice) return;
+  const device = testDevice;
+  const variants: Record<string, unknown>[] = [
+    { subgroups: true },
+    { subgroups: true, workgroupSize: 32, itemsPerThread: 6, maxWorkgroups: 3, subHistograms: 3 },
+    { vectorize: false, subHistograms: 2 },
+    { exactBins: false, subHistograms: 4, itemsPerThread: 3, workgroupSize: 32, maxWorkgroups: 2 },
+    { workgroupSize: 32, itemsPerThread: 4, maxWorkgroups: 2, maxBindingBytes: 4096 },
+    { workgroupSize: 4, itemsPerThread: 4, maxWorkgroups: 2 },
+  ];
+  // Exact integer bins (shift, division, open to the type's end), the estimate, explicit edges.
+  const cases: [T3, HistogramBins][] = [
+    ['u32', { bins: 256, lo: 0, hi: 2 ** 24 }],
+    ['u32', { bins: 7, lo: 3, hi: 3 + 7 * 1000 }],
+    ['u32', { bins: 16, lo: 2 ** 32 - 16 * 2 ** 20, hi: 2 ** 32 }],
+    ['i32', { bins: 64, lo: -(2 ** 31), hi: 2 ** 31 }],
+    ['i32', { bins: 10, lo: -5, hi: 25 }],
+    ['i32', { bins: 100, lo: -(2 ** 30), hi: 2 ** 31 - 7 }],
+    ['u32', { boundaries: [5, 2 ** 20, 2 ** 30, 3e9] }],
+    ['f32', { bins: 50, lo: -0.75, hi: 0.9 }],
+  ];
+  it('vec4 loads at offsets 0..3 and lengths not multiples of 4, sub-histograms, aggregation, scalar loads, exact bins', async () => {
+    for (const [vi, tuning] of variants.entries()) {
+      const policy = makeDevicePolicy(device, { fallback: 'error', tuning: { histogram: tuning } });
+      for (const [ci, [type, bins]] of cases.entries()) {
+        for (const n of [1, 3, 6, 130, 1029, 5003]) {
+          const kind = (n + ci) % 3 === 0 ? 'constant' : (n + ci) % 3 === 1 ? 'random' : 'small';
+          const d = makeData(type, n, kind === 'constant' ? 'random' : kind, n + ci);
+          if (kind === 'constant') d.fill(d[0] as number);
+          // Integer data near the bins' range for the narrow cases.
+          if (type !== 'f32' && 'bins' in bins && bins.hi - bins.lo < 2 ** 20) {
+            for (let i = 0; i < n; i++) d[i] = bins.lo - 3 + (((d[i] as number) >>> 0) % (bins.hi - bins.lo + 6));
+          }
+          const off = (n + vi) % 4;
+          const a = place(device, d, off);
+          expectSameArray(
+            await histogram(policy, a.view, bins),
+            histogramRef(d, bins),
+            `${JSON.stringify(tuning)} ${type} case ${ci} n=${n} @${off}`,
+          );
+          a.parent.destroy();
+        }
+      }
+    }
+  });
+});
+
 describe('histogram: bad input', () => {
   const seq = execution.seq;
   it('names the argument and leaves the output untouched', async () => {

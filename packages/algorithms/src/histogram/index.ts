@@ -6,10 +6,12 @@
  * See bins.ts for how edges are compared exactly in the element type on every backend.
  *
  * Strategy: CPU: one generated loop per type and bin kind (even: arithmetic estimate plus an edge
- * check; boundaries: binary search); par: per-chunk bins on the pool, summed. GPU: one kernel with
- * bins privatized in workgroup memory (up to the `privateBins` tuning and the device's workgroup
- * memory) merged into the counts with global atomics, subgroup aggregation of equal bins, global
- * atomics for more bins; inputs beyond one storage binding in segments.
+ * check; boundaries: binary search); par: per-chunk bins on the pool, summed. GPU: one kernel over a
+ * capped grid with vec4 loads, bins privatized in workgroup memory (up to the `privateBins` tuning
+ * and the device's workgroup memory; optional sub-histograms) merged into the counts with global
+ * atomics, global atomics for more bins; integer even bins of an integer width by one division or
+ * shift (no edge reads), other even bins by an f32 estimate and edge check; optional subgroup
+ * aggregation of equal bins; inputs beyond one storage binding in segments.
  * Size tiers: an empty input only clears the counts; otherwise one pass (one dispatch per segment).
  */
 import type { DeviceArray, HostArray } from '@webdpl/core';

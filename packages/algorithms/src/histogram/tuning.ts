@@ -1,14 +1,26 @@
 /**
- * Tuning of histogram on the GPU (4-byte elements). Provenance: the transform-reduce engine's
- * geometry (256 threads, several coalesced items each) and CUB's HistogramEven shape (privatized
- * bins in workgroup memory merged with global atomics, a capped persistent grid); not measured yet
- * (2026-11-23, webdpl issue 16).
+ * Tuning of histogram on the GPU (4-byte elements). Shape: CUB's HistogramEven (privatized bins in
+ * workgroup memory merged with global atomics, a capped persistent grid), vec4 loads.
+ * Provenance: NVIDIA H100 (Dawn/Vulkan, driver 580.159.04), 2026-11-23, u32 (hash >> 8), 256 even
+ * bins over [0, 2^24), device time through the public API: `node scripts/probe/build.mjs`, then on
+ * the GPU machine `PROBE_SIZES=24,28 PROBE_HIST_SWEEP=1 node .probe/catalogue-probe.mjs` (second
+ * process). These defaults: 0.0744 ms at 2^24 / 0.356 ms at 2^28 (CUB HistogramEven 0.0555 / 0.592).
+ * Subgroup aggregation on: 0.268 / 1.206; 2 or 4 sub-histograms, itemsPerThread 16, maxWorkgroups
+ * 264..2048, workgroupSize 128 or 512: within 3% either way, or slower; scalar loads with exact
+ * bins 0.506 / 2.531 (with subgroups), the f32 estimate and edge check 0.433 / 1.722 (with subgroups).
  */
 export const histogramTuning = {
   /** Threads per workgroup. */
   workgroupSize: 256,
-  /** Elements each thread bins per tile (strided by workgroupSize, coalesced). */
+  /**
+   * Elements each thread bins per tile (strided by workgroupSize, coalesced; the vector path loads
+   * ceil(itemsPerThread / 4) vec4s).
+   */
   itemsPerThread: 8,
+  /** Load the input as vec4s (the elements before the first and after the last whole vec4 one by one). */
+  vectorize: true,
+  /** Copies of the privatized bins per workgroup (thread i adds into copy i % subHistograms), >= 1. */
+  subHistograms: 1,
   /** Most workgroups of a dispatch; each loops over tiles and merges its bins once. */
   maxWorkgroups: 1024,
   /**
@@ -18,8 +30,17 @@ export const histogramTuning = {
   privateBins: 4096,
   /** Copy the edges into workgroup memory next to the privatized bins, where they fit. */
   cacheEdges: true,
-  /** Subgroup aggregation: a subgroup whose elements all fall in one bin adds once. */
-  subgroups: true,
+  /**
+   * Integer even bins of an integer width bin by one division (a shift for powers of two) without
+   * reading edges; false: the f32 estimate and edge check of other even bins (tests, sweeps).
+   */
+  exactBins: true,
+  /**
+   * Subgroup aggregation: a subgroup whose elements all fall in one bin adds once. Off by default:
+   * on the H100 its two subgroup operations per element cost 3.6x (2^24) to 3.4x (2^28) on random
+   * data (see the provenance above); the tests turn it on.
+   */
+  subgroups: false,
   /** Bytes per storage binding, below the device's limit when > 0 (tests: segmented runs at small n). */
   maxBindingBytes: 0,
 };
