@@ -226,6 +226,14 @@ describe.each(deviceArrayPolicies)('by-key on DeviceArrays under $name', ({ poli
       expect(await reduceByKey(policy, k.view, v.view, ko.view, vo.view)).toBe(want.keys.length);
       expectSameArray(await ko.read(), want.keys, `reduce keys n=${n}`);
       expectSameArray(await vo.read(), want.values, `reduce values n=${n}`);
+      // Outputs of n elements in buffers of their own: the fused one-pass reduceByKey.
+      const kb = DeviceArray.create(device, 'u32', n);
+      const vb = DeviceArray.create(device, 'u32', n);
+      expect(await reduceByKey(policy, k.view, v.view, kb, vb)).toBe(want.keys.length);
+      expectSameArray((await kb.read()).subarray(0, want.keys.length), want.keys, `fused keys n=${n}`);
+      expectSameArray((await vb.read()).subarray(0, want.keys.length), want.values, `fused values n=${n}`);
+      kb.destroy();
+      vb.destroy();
       if (want.keys.length > 1) {
         const short = DeviceArray.create(device, 'u32', want.keys.length - 1);
         const big = DeviceArray.create(device, 'u32', n);

@@ -3,8 +3,11 @@
  * beside the input, heads or tails from `keyEq` of neighbouring keys):
  * - scans by key: one chained scan over (head, value) pairs (`segmentedCombiner`); in place on a
  *   DeviceArray it scans into a temporary and copies it back in the same queue order;
- * - reduceByKey: the inclusive scan by key into a temporary, then two compactions: the scanned
- *   values at run ends (tails) and the keys at run starts (heads);
+ * - reduceByKey: one pass where both outputs can be bound whole beside the inputs (host outputs, or
+ *   DeviceArrays of n or more elements in buffers of their own): the engine's 'by-key-runs' write, a
+ *   chained scan of (head count, value) pairs writing each run's first key and fold at its head
+ *   (CUB's reduce-by-key); otherwise the inclusive scan by key into a temporary, then two
+ *   compactions: the scanned values at run ends (tails) and the keys at run starts (heads);
  * - uniqueByKey: two compactions of the heads (values, keys).
  * Each compaction reads its count back; the counts agree (one run, one head, one tail).
  */
@@ -18,7 +21,7 @@ import {
   type WgslFragment,
 } from '@webdpl/core';
 import type { CheckedArray } from '../common/args';
-import { compactDevice, scanDevice, segmentedCombiner } from '../engines/scan';
+import { compactDevice, runsByKeyDevice, scanDevice, segmentedCombiner } from '../engines/scan';
 import type { GpuCall } from '../pattern/dispatch';
 
 /** Raw bits of `x` stored as `type`. */
@@ -67,6 +70,53 @@ export async function gpuScanByKey(
   deliver(0, bytes, n);
 }
 
+/**
+ * reduceByKey in one pass (the engine's 'by-key-runs' write: each run's key and fold written at its
+ * head), when both outputs can be bound whole beside the inputs: host outputs (n-element
+ * temporaries), or DeviceArrays of at least n elements in buffers of their own. Else undefined (the
+ * caller composes a scan and compactions).
+ */
+async function fusedReduceByKey(
+  call: GpuCall,
+  p: GpuByKey,
+  op: GpuFunction,
+  keysOut: CheckedArray,
+  valuesOut: CheckedArray,
+): Promise<number | undefined> {
+  const { device, tuning, readBack, deliver, temp } = call;
+  const [keys, values] = call.inputs as [DeviceArray, DeviceArray];
+  const n = keys.length;
+  const side = (o: CheckedArray, k: number): DeviceArray | undefined => {
+    if (o.kind === 'host') return temp(o.type, n);
+    const d = call.outputs[k] as DeviceArray;
+    return o.length >= n && d.buffer !== keys.buffer && d.buffer !== values.buffer ? d : undefined;
+  };
+  const ks = side(keysOut, 0);
+  const vs = side(valuesOut, 1);
+  if (!ks || !vs || ks.buffer === vs.buffer) return undefined;
+  const value = combinerOf(op, p.valueType);
+  const r = await runsByKeyDevice(device, {
+    label: p.label,
+    input: values,
+    keys,
+    gen: { kind: 'by-key', keyType: p.keyType, keyEq: p.keyEq, edge: 'head', scan: { op: value.combine } },
+    combiner: segmentedCombiner(value, true),
+    valuesOut: vs,
+    keysOut: ks,
+    readBack: readBack(0) || readBack(1),
+    tuning,
+    tuningName: p.label,
+  });
+  for (const o of [keysOut, valuesOut]) if (r.count > o.length) throw tooShort(o, r.count);
+  deliver(0, r.keys, r.count);
+  deliver(1, r.values, r.count);
+  return r.count;
+}
+
+function tooShort(o: CheckedArray, runs: number): ArgumentError {
+  return new ArgumentError(o.name ?? 'output', `at least ${runs} elements (the number of runs)`, `${o.length}`);
+}
+
 async function copyBack(device: GpuDevice, label: string, src: DeviceArray, dst: DeviceArray): Promise<void> {
   await device.queue.enqueue(label, (rec) => {
     rec.encoder.copyBufferToBuffer(src.buffer, src.byteOffset, dst.buffer, dst.byteOffset, src.length * 4);
@@ -96,6 +146,10 @@ export async function gpuRunsByKey(
   const { device, tuning, readBack, deliver, temp } = call;
   const [keys, values] = call.inputs as [DeviceArray, DeviceArray];
   const n = keys.length;
+  if (op) {
+    const fused = await fusedReduceByKey(call, p, op, keysOut, valuesOut);
+    if (fused !== undefined) return fused;
+  }
   let source = values;
   if (op) {
     const value = combinerOf(op, p.valueType);
@@ -140,15 +194,7 @@ export async function gpuRunsByKey(
     runs = r.count;
     results.push({ bytes: r.bytes, index: o.index });
   }
-  for (const o of outs) {
-    if (runs > o.arg.length) {
-      throw new ArgumentError(
-        o.arg.name ?? 'output',
-        `at least ${runs} elements (the number of runs)`,
-        `${o.arg.length}`,
-      );
-    }
-  }
+  for (const o of outs) if (runs > o.arg.length) throw tooShort(o.arg, runs);
   for (const r of results) deliver(r.index, r.bytes, runs);
   return runs;
 }

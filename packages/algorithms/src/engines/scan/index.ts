@@ -47,6 +47,7 @@ import {
   genFnName,
   isCompaction,
   PARAMS_WORDS,
+  runsCountWord,
   spineKernel,
   type TileKernelParams,
   type TilePhase,
@@ -138,6 +139,8 @@ interface EngineCall {
   readonly label: string;
   readonly input: DeviceArray;
   readonly output: DeviceArray;
+  /** The keys output of 'by-key-runs'. */
+  readonly keysOut?: DeviceArray;
   readonly stencil?: DeviceArray;
   readonly gen: GenerateHook;
   readonly write: WriteHook;
@@ -176,6 +179,50 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
 
 const U32_PLUS = combinerOf(plus, 'u32');
 
+export interface RunsByKeyDeviceRequest extends CommonRequest {
+  /** The keys: the input's length, on its device. */
+  readonly keys: DeviceArray;
+  /** The 'by-key' head hook with the value operator (`scan`). */
+  readonly gen: Extract<GenerateHook, { kind: 'by-key' }>;
+  /** `segmentedCombiner(value, true)`. */
+  readonly combiner: Combiner;
+  /** Each run's fold: at least the input's length, bound whole, in no input's buffer. */
+  readonly valuesOut: DeviceArray;
+  /** Each run's first key: at least the input's length, bound whole, in no input's buffer. */
+  readonly keysOut: DeviceArray;
+  /** Read both outputs' first n elements back in the same submission. @default false */
+  readonly readBack?: boolean;
+}
+
+export interface RunsByKeyResult {
+  /** Number of runs. */
+  readonly count: number;
+  readonly keys?: ArrayBuffer;
+  readonly values?: ArrayBuffer;
+}
+
+/**
+ * reduceByKey in one pass (write 'by-key-runs'): a chained scan of (head count, value) pairs that
+ * writes each run's first key and fold at its head, reading the number of runs back.
+ */
+export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceRequest): Promise<RunsByKeyResult> {
+  const r = await run(device, {
+    label: req.label,
+    input: req.input,
+    output: req.valuesOut,
+    keysOut: req.keysOut,
+    stencil: req.keys,
+    gen: req.gen,
+    write: 'by-key-runs',
+    combiner: req.combiner,
+    initBits: 0,
+    tuning: req.tuning ?? {},
+    tuningName: req.tuningName ?? SCAN_ENGINE,
+    readBack: req.readBack ?? false,
+  });
+  return { count: r.count, values: r.bytes, keys: r.keyBytes };
+}
+
 /** Runs a compaction and returns the number of kept elements (and the output's bytes when asked). */
 export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Promise<CompactResult> {
   return run(device, {
@@ -209,6 +256,8 @@ interface ScanPlan extends Owned {
   readonly ctrlBytes: number;
   readonly state: GPUBuffer;
   readonly stateBytes: number;
+  /** Words of look-back state per tile (cleared per call). */
+  readonly stateWordsPerTile: number;
   /** Segments, all tiles, and tiles of chained segments (their states are cleared per call). */
   readonly segments: number;
   readonly totalTiles: number;
@@ -250,8 +299,10 @@ function defaultsFor(device: GpuDevice, compaction: boolean): ScanTuning {
  * is built: pipelines, bind groups and parameter buffers come from a per-device cache. A call that
  * reads nothing back (a scan of DeviceArrays) does not wait for the GPU (core's `Queue.enqueue`).
  */
-async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> {
+async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult & { keyBytes?: ArrayBuffer }> {
   const compaction = isCompaction(call.write);
+  // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
+  const counted = compaction || call.write === 'by-key-runs';
   const t: ScanTuning = cachedTuning(call.tuningName, defaultsFor(device, compaction), call.tuning);
   const n = call.input.length;
   const inPlace = !compaction && sameView(call.input, call.output);
@@ -279,6 +330,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
   if (call.stencil) key += `|st${call.stencil.type}:${bufferId(call.stencil.buffer)}@${call.stencil.offset}`;
+  if (call.keysOut) key += `|ko:${bufferId(call.keysOut.buffer)}@${call.keysOut.offset}+${call.keysOut.length}`;
   const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
   const stencil = copyStencil ? DeviceArray.create(device, (call.stencil as DeviceArray).type, n) : call.stencil;
   const cache = dispatchCache<ScanPlan>(device, 'scan');
@@ -306,6 +358,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
     const p = plan;
     let countRb: { data(): ArrayBuffer } | undefined;
     let outRb: { data(): ArrayBuffer } | undefined;
+    let keysRb: { data(): ArrayBuffer } | undefined;
     const S = p.segments;
     const record = (rec: Recorder) => {
       const enc = rec.encoder;
@@ -316,7 +369,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
       if (p.chainedTiles > 0) {
         enc.clearBuffer(p.ctrl, 0, S * 4);
         // Tile states of chained segments (their slots lie anywhere in [0, totalTiles)).
-        enc.clearBuffer(p.state, 0, p.totalTiles * 8);
+        enc.clearBuffer(p.state, 0, p.totalTiles * p.stateWordsPerTile * 4);
       }
       const pass = rec.beginPass(call.label);
       recordSteps(rec, pass, p.steps);
@@ -331,12 +384,16 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult> 
         );
       }
       if (compaction) countRb = rec.readback(p.ctrl, (2 * S - 1) * 4, 4);
+      else if (counted) countRb = rec.readback(p.ctrl, runsCountWord(S - 1, S) * 4, 4);
       if (call.readBack) outRb = rec.readback(call.output.buffer, call.output.byteOffset, n * 4);
+      if (call.readBack && call.keysOut) {
+        keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, n * 4);
+      }
     };
-    if (compaction || call.readBack) await device.queue.submit(call.label, record, turn);
+    if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
     else await device.queue.enqueue(call.label, record, turn);
     const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
-    return outRb ? { count, bytes: outRb.data() } : { count };
+    return { count, bytes: outRb?.data(), keyBytes: keysRb?.data() };
   } finally {
     if (copyInput) input.discard();
     if (copyStencil) stencil?.discard();
@@ -357,12 +414,13 @@ async function buildPlan(
 ): Promise<ScanPlan> {
   const n = call.input.length;
   const compaction = isCompaction(call.write);
+  const counted = compaction || call.write === 'by-key-runs';
   const w = t.workgroupSize;
   const k = t.itemsPerThread;
   const tile = w * k;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
-  const vec = k % 4 === 0 && input.offset % 4 === 0 && (compaction || call.output.offset % 4 === 0);
+  const vec = k % 4 === 0 && input.offset % 4 === 0 && (counted || call.output.offset % 4 === 0);
   // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
   // reduce-then-scan hold 4-byte values).
   const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
@@ -387,7 +445,7 @@ async function buildPlan(
       kind: rts ? (tiles === 1 ? 'direct' : 'rts') : 'chained',
       inWin,
       inBase: inWin.localBase + (extend ? 1 : 0),
-      outWin: compaction ? outWhole : windowOf(device, call.output, seg),
+      outWin: counted ? outWhole : windowOf(device, call.output, seg),
       stWin,
       stBase: (stWin?.localBase ?? 0) + (seg.start - stStart),
     };
@@ -442,11 +500,14 @@ async function buildPlan(
 
   const S = plans.length;
   const ctrlBytes = ctrlWords(S) * 4;
-  const stateBytes = Math.max(totalTiles, 1) * 8;
+  // Two state words per tile; four for 'by-key-runs' (value and head count).
+  const stateWordsPerTile = call.write === 'by-key-runs' ? 4 : 2;
+  const stateBytes = Math.max(totalTiles, 1) * stateWordsPerTile * 4;
+  const koutWin = call.keysOut ? windowOf(device, call.keysOut, { start: 0, length: call.keysOut.length }) : undefined;
   const ctrl = scratchBuffer(device, 'scan-ctrl', ctrlBytes);
   const state = scratchBuffer(device, 'scan-state', stateBytes);
   const chainedTiles = plans.filter((p) => p.kind === 'chained').reduce((a, p) => a + p.tiles, 0);
-  const tailCount = !compaction && vec ? n % 4 : 0;
+  const tailCount = !counted && vec ? n % 4 : 0;
   return device.queue.guard(call.label, () => {
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
@@ -467,7 +528,7 @@ async function buildPlan(
           n,
           plan.kind === 'direct' ? 1 : 0,
           plan.stBase,
-          0,
+          koutWin?.localBase ?? 0,
           0,
           0,
         ]).subarray(0, PARAMS_WORDS),
@@ -477,13 +538,15 @@ async function buildPlan(
       const tileStep = (phase: TilePhase) => {
         const pipeline = pipelines.get(phase) as GPUComputePipeline;
         const entries: GPUBindGroupEntry[] = [];
-        for (const b of tileBindings({ phase, vec, inPlace, gen: call.gen })) {
+        for (const b of tileBindings({ phase, vec, inPlace, gen: call.gen, write: call.write })) {
           if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params } });
           else if (b === BINDING.state) entries.push({ binding: b, resource: { buffer: state } });
           else if (b === BINDING.ctrl) entries.push({ binding: b, resource: { buffer: ctrl } });
           else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
           else if (b === BINDING.stencil) {
             entries.push(windowEntry(b, stencil as DeviceArray, plan.stWin as Window));
+          } else if (b === BINDING.keysOut) {
+            entries.push(windowEntry(b, call.keysOut as DeviceArray, koutWin as Window));
           } else entries.push(windowEntry(b, call.output, plan.outWin));
         }
         const group = device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
@@ -516,6 +579,7 @@ async function buildPlan(
       ctrlBytes,
       state,
       stateBytes,
+      stateWordsPerTile,
       segments: S,
       totalTiles,
       chainedTiles,

@@ -89,7 +89,15 @@ export type WriteHook =
   /** Kept elements to output[number kept before them]. */
   | 'compact'
   /** As 'compact', and rejected elements to output[n_total - 1 - number rejected before them]. */
-  | 'partition';
+  | 'partition'
+  /**
+   * reduceByKey in one pass: with a 'by-key' head hook and `segmentedCombiner(value, true)` (the
+   * pair's first word counts heads), at each head i the exclusive prefix e holds the number of runs
+   * before i and the previous run's fold: output[e.x - 1] = e.y (i > 0) and keysOut[e.x] = key[i];
+   * the last element writes its own run's fold. Outputs bound whole; the number of runs is the last
+   * segment's count carry.
+   */
+  | 'by-key-runs';
 
 export type TilePhase = 'chained' | 'reduce' | 'downsweep';
 
@@ -136,7 +144,7 @@ export const PARAMS_STRUCT = `struct ScnParams {
   n_total: u32,
   direct: u32,
   st_base: u32,
-  pad0: u32,
+  kout_base: u32,
   pad1: u32,
   pad2: u32,
 }`;
@@ -146,10 +154,16 @@ export const PARAMS_WORDS = 16;
 
 /**
  * Layout of the control buffer (u32 words) for S segments: [0, S) tile counters, [S, 2S) carry out
- * of each segment (value bits), [2S, 2S + 4) the results of the last partial vec4 (scans).
+ * of each segment (value bits), [2S, 2S + 4) the results of the last partial vec4 (scans),
+ * [2S + 4, 3S + 4) the count carried out of each segment ('by-key-runs').
  */
 export function ctrlWords(segments: number): number {
-  return 2 * segments + 4;
+  return 3 * segments + 4;
+}
+
+/** The ctrl word of segment `seg`'s count carry ('by-key-runs'; the last one is the number of runs). */
+export function runsCountWord(seg: number, segments: number): number {
+  return 2 * segments + 4 + seg;
 }
 
 export function isCompaction(write: WriteHook): boolean {
@@ -167,10 +181,12 @@ export const BINDING = {
   out: 5,
   /** The stencil (compaction by a stencil), scalar view, read-only. */
   stencil: 6,
+  /** The keys output of 'by-key-runs', bound whole. */
+  keysOut: 7,
 } as const;
 
 /** Binding numbers a tile kernel declares (and uses), in order. */
-export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace' | 'gen'>): number[] {
+export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace' | 'gen' | 'write'>): number[] {
   const b: number[] = [BINDING.params, BINDING.state, BINDING.ctrl];
   if (!p.inPlace) {
     if (p.vec) b.push(BINDING.inVec);
@@ -178,6 +194,7 @@ export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlac
   }
   if (p.gen.kind === 'stencil' || p.gen.kind === 'by-key') b.push(BINDING.stencil);
   if (p.phase !== 'reduce' || p.inPlace) b.push(BINDING.out);
+  if (p.write === 'by-key-runs') b.push(BINDING.keysOut);
   return b;
 }
 
@@ -210,12 +227,13 @@ export function genFnName(g: GenerateHook): string {
  * The combiner of a scan by key over (head, value) pairs, `vec2<u32>(head, value bits)` for the
  * value combiner `value` (over a 4-byte type V): (a, b) = b when b holds a head, else
  * (a.head | b.head, a op b). Associative, not commutative; it keeps `value`'s order. Its identity is
- * (0, value's identity). 8 bytes, no subgroup built-in (lane-ordered shuffles).
+ * (0, value's identity). 8 bytes, no subgroup built-in (lane-ordered shuffles). With `countHeads` the
+ * first word counts the heads (a.x + b.x) instead of flagging them: reduceByKey's run indices.
  */
-export function segmentedCombiner(value: Combiner): Combiner {
+export function segmentedCombiner(value: Combiner, countHeads = false): Combiner {
   const V = value.wgslType;
   const f = value.combine;
-  const name = mangle('scn_seg', value.name);
+  const name = mangle(countHeads ? 'scn_segc' : 'scn_seg', value.name);
   return {
     name,
     wgslType: 'vec2<u32>',
@@ -226,7 +244,7 @@ export function segmentedCombiner(value: Combiner): Combiner {
       deps: [f],
       code: `fn ${name}(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
   let v = bitcast<u32>(${f.name}(bitcast<${V}>(a.y), bitcast<${V}>(b.y)));
-  return vec2<u32>(a.x | b.x, select(v, b.y, b.x != 0u));
+  return vec2<u32>(a.x ${countHeads ? '+' : '|'} b.x, select(v, b.y, b.x != 0u));
 }`,
     }),
   };
@@ -283,6 +301,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // A scan by key: V is the (head, value bits) pair, the output holds the values (the input's type).
   const pair = byKey !== undefined && !compaction;
   const excl = p.write === 'exclusive';
+  // reduceByKey's fused write: head counts in the pair, 4-word tile states, scattered outputs.
+  const runsW = p.write === 'by-key-runs';
+  if (runsW && !pair) throw new Error("scan engine: 'by-key-runs' needs the 'by-key' hook");
   const OutT = pair ? T : V;
   if (byKey && (p.phase !== 'chained' || p.inPlace)) {
     throw new Error('scan engine: scans and compaction by key run the chained phase, never in place');
@@ -297,7 +318,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const scan = p.phase === 'reduce' ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
-  const vecStores = p.vec && !compaction;
+  const vecStores = p.vec && !compaction && !runsW;
   const inV = p.inPlace ? 'out_v' : 'in_v';
   const inS = p.inPlace ? (vecStores ? '' : 'out_s') : 'in_s';
   if (p.inPlace && p.phase === 'chained') throw new Error('scan engine: the chained phase never runs in place');
@@ -327,6 +348,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         : `@group(0) @binding(5) var<storage, read_write> out_s: array<${compaction ? T : OutT}>;`,
     );
   }
+  if (runsW) lines.push(`@group(0) @binding(7) var<storage, read_write> kout_s: array<${byKey?.keyType}>;`);
   const declared = lines.map((l) => /var<[^>]*> (\w+):/.exec(l)?.[1]).filter((x): x is string => !!x);
   const needsScalarIn = !p.vec || p.gen.kind === 'adjacent-different' || p.phase === 'chained';
   if (p.inPlace && needsScalarIn && vecStores) {
@@ -501,7 +523,20 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const writeLines: string[] = [];
   if (p.phase !== 'reduce') {
     for (let r = 0; r < R; r++) {
-      if (!compaction) {
+      if (runsW) {
+        writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
+        for (let j = 0; j < C; j++) {
+          const it = item(r, j);
+          writeLines.push(
+            `if (hd${it}) {
+    if (prm.seg_start + b${r} + ${j}u > 0u) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }
+    kout_s[prm.kout_base + run${r}.x] = ky${it};
+  }`,
+            `run${r} = ${comb}(run${r}, v${it});`,
+            `if (ok${it} && prm.seg_start + b${r} + ${j + 1}u == prm.n_total) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`,
+          );
+        }
+      } else if (!compaction) {
         writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
         for (let j = 0; j < C; j++) {
           const v = `v${item(r, j)}`;
@@ -552,15 +587,25 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   let helpers = '';
   // By key the carry is the leftmost operand of every fold (its head flag never matters): its value
   // bits only, as for other scans.
-  const carryFn = pair
+  const carryFn = runsW
     ? `fn scn_carry() -> vec2<u32> {
+  if (prm.first_seg != 0u) { return vec2<u32>(0u, prm.init); }
+  let s = prm.seg - 1u;
+  return vec2<u32>(atomicLoad(&ctrl[2u * prm.num_segs + 4u + s]), atomicLoad(&ctrl[prm.num_segs + s]));
+}
+fn scn_carry_out(v: vec2<u32>) {
+  atomicStore(&ctrl[prm.num_segs + prm.seg], v.y);
+  atomicStore(&ctrl[2u * prm.num_segs + 4u + prm.seg], v.x);
+}`
+    : pair
+      ? `fn scn_carry() -> vec2<u32> {
   if (prm.first_seg != 0u) { return vec2<u32>(0u, prm.init); }
   return vec2<u32>(0u, atomicLoad(&ctrl[prm.num_segs + prm.seg - 1u]));
 }
 fn scn_carry_out(v: vec2<u32>) {
   atomicStore(&ctrl[prm.num_segs + prm.seg], v.y);
 }`
-    : `fn scn_carry() -> ${V} {
+      : `fn scn_carry() -> ${V} {
   if (prm.first_seg != 0u) { return bitcast<${V}>(prm.init); }
   return bitcast<${V}>(atomicLoad(&ctrl[prm.num_segs + prm.seg - 1u]));
 }
@@ -590,8 +635,30 @@ const SCN_INCL = 2u;
 var<workgroup> scn_prefix: ${V};
 
 ${
-  pair
-    ? `/** By key: the pair's head flag rides in bit 18 of the first word. */
+  runsW
+    ? `/** reduceByKey: four words, value bits then head count, 16 bits each beside the flag. */
+fn scn_publish(t: u32, flag: u32, v: vec2<u32>) {
+  let s = 4u * (prm.tile_offset + t);
+  let f = flag << 16u;
+  atomicStore(&state[s], f | (v.y & 0xffffu));
+  atomicStore(&state[s + 1u], f | (v.y >> 16u));
+  atomicStore(&state[s + 2u], f | (v.x & 0xffffu));
+  atomicStore(&state[s + 3u], f | (v.x >> 16u));
+}
+
+/** (flag, value bits, head count) of tile t; flag 0 (not ready) unless all four words carry the same flag. */
+fn scn_read(t: u32) -> vec3<u32> {
+  let s = 4u * (prm.tile_offset + t);
+  let a = atomicLoad(&state[s]);
+  let b = atomicLoad(&state[s + 1u]);
+  let c = atomicLoad(&state[s + 2u]);
+  let d = atomicLoad(&state[s + 3u]);
+  let fa = a >> 16u;
+  let same = fa == (b >> 16u) && fa == (c >> 16u) && fa == (d >> 16u);
+  return vec3<u32>(select(0u, fa, same), (a & 0xffffu) | (b << 16u), (c & 0xffffu) | (d << 16u));
+}`
+    : pair
+      ? `/** By key: the pair's head flag rides in bit 18 of the first word. */
 fn scn_publish(t: u32, flag: u32, v: vec2<u32>) {
   let bits = v.y;
   let s = 2u * (prm.tile_offset + t);
@@ -608,7 +675,7 @@ fn scn_read(t: u32) -> vec3<u32> {
   let f = select(0u, fa, fa == (b >> 16u));
   return vec3<u32>(f, (a & 0xffffu) | (b << 16u), (a >> 18u) & 1u);
 }`
-    : `fn scn_publish(t: u32, flag: u32, v: ${V}) {
+      : `fn scn_publish(t: u32, flag: u32, v: ${V}) {
   let bits = bitcast<u32>(v);
   let s = 2u * (prm.tile_offset + t);
   atomicStore(&state[s], (flag << 16u) | (bits & 0xffffu));
