@@ -8,7 +8,8 @@
  *   chained scan of (head count, value) pairs writing each run's first key and fold at its head
  *   (CUB's reduce-by-key); otherwise the inclusive scan by key into a temporary, then two
  *   compactions: the scanned values at run ends (tails) and the keys at run starts (heads);
- * - uniqueByKey: two compactions of the heads (values, keys).
+ * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), under the
+ *   same condition; otherwise two compactions of the heads (values, keys).
  * Each compaction reads its count back; the counts agree (one run, one head, one tail).
  */
 import {
@@ -71,15 +72,16 @@ export async function gpuScanByKey(
 }
 
 /**
- * reduceByKey in one pass (the engine's 'by-key-runs' write: each run's key and fold written at its
- * head), when both outputs can be bound whole beside the inputs: host outputs (n-element
- * temporaries), or DeviceArrays of at least n elements in buffers of their own. Else undefined (the
- * caller composes a scan and compactions).
+ * reduceByKey (`op`) or uniqueByKey in one pass (the engine's 'by-key-runs' write: each run's key
+ * and fold written at its head; 'by-key-firsts': a compaction of the heads writing key and value),
+ * when both outputs can be bound whole beside the inputs: host outputs (n-element temporaries), or
+ * DeviceArrays of at least n elements in buffers of their own. Else undefined (the caller composes
+ * a scan and compactions).
  */
-async function fusedReduceByKey(
+async function fusedRunsByKey(
   call: GpuCall,
   p: GpuByKey,
-  op: GpuFunction,
+  op: GpuFunction | undefined,
   keysOut: CheckedArray,
   valuesOut: CheckedArray,
 ): Promise<number | undefined> {
@@ -94,13 +96,20 @@ async function fusedReduceByKey(
   const ks = side(keysOut, 0);
   const vs = side(valuesOut, 1);
   if (!ks || !vs || ks.buffer === vs.buffer) return undefined;
-  const value = combinerOf(op, p.valueType);
+  const value = op ? combinerOf(op, p.valueType) : undefined;
   const r = await runsByKeyDevice(device, {
     label: p.label,
     input: values,
     keys,
-    gen: { kind: 'by-key', keyType: p.keyType, keyEq: p.keyEq, edge: 'head', scan: { op: value.combine } },
-    combiner: segmentedCombiner(value, true),
+    write: value ? 'by-key-runs' : 'by-key-firsts',
+    gen: {
+      kind: 'by-key',
+      keyType: p.keyType,
+      keyEq: p.keyEq,
+      edge: 'head',
+      scan: value ? { op: value.combine } : undefined,
+    },
+    combiner: value ? segmentedCombiner(value, true) : undefined,
     valuesOut: vs,
     keysOut: ks,
     readBack: readBack(0) || readBack(1),
@@ -146,10 +155,8 @@ export async function gpuRunsByKey(
   const { device, tuning, readBack, deliver, temp } = call;
   const [keys, values] = call.inputs as [DeviceArray, DeviceArray];
   const n = keys.length;
-  if (op) {
-    const fused = await fusedReduceByKey(call, p, op, keysOut, valuesOut);
-    if (fused !== undefined) return fused;
-  }
+  const fused = await fusedRunsByKey(call, p, op, keysOut, valuesOut);
+  if (fused !== undefined) return fused;
   let source = values;
   if (op) {
     const value = combinerOf(op, p.valueType);

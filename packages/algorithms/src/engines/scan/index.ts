@@ -182,11 +182,16 @@ const U32_PLUS = combinerOf(plus, 'u32');
 export interface RunsByKeyDeviceRequest extends CommonRequest {
   /** The keys: the input's length, on its device. */
   readonly keys: DeviceArray;
-  /** The 'by-key' head hook with the value operator (`scan`). */
+  /**
+   * 'by-key-runs' (reduceByKey: each run's fold) or 'by-key-firsts' (uniqueByKey: each run's first
+   * element). @default 'by-key-runs'
+   */
+  readonly write?: 'by-key-runs' | 'by-key-firsts';
+  /** The 'by-key' head hook; with the value operator (`scan`) for 'by-key-runs'. */
   readonly gen: Extract<GenerateHook, { kind: 'by-key' }>;
-  /** `segmentedCombiner(value, true)`. */
-  readonly combiner: Combiner;
-  /** Each run's fold: at least the input's length, bound whole, in no input's buffer. */
+  /** 'by-key-runs': `segmentedCombiner(value, true)`; ignored for 'by-key-firsts' (u32 plus). */
+  readonly combiner?: Combiner;
+  /** Each run's fold (or first element): at least the input's length, bound whole, in no input's buffer. */
   readonly valuesOut: DeviceArray;
   /** Each run's first key: at least the input's length, bound whole, in no input's buffer. */
   readonly keysOut: DeviceArray;
@@ -202,8 +207,9 @@ export interface RunsByKeyResult {
 }
 
 /**
- * reduceByKey in one pass (write 'by-key-runs'): a chained scan of (head count, value) pairs that
- * writes each run's first key and fold at its head, reading the number of runs back.
+ * reduceByKey or uniqueByKey in one pass: a chained scan of (head count, value) pairs that writes
+ * each run's first key and fold at its head ('by-key-runs'), or a compaction of the heads writing
+ * their elements and keys ('by-key-firsts'); the number of runs is read back.
  */
 export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceRequest): Promise<RunsByKeyResult> {
   const r = await run(device, {
@@ -213,8 +219,8 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
     keysOut: req.keysOut,
     stencil: req.keys,
     gen: req.gen,
-    write: 'by-key-runs',
-    combiner: req.combiner,
+    write: req.write ?? 'by-key-runs',
+    combiner: req.write === 'by-key-firsts' ? U32_PLUS : (req.combiner as Combiner),
     initBits: 0,
     tuning: req.tuning ?? {},
     tuningName: req.tuningName ?? SCAN_ENGINE,

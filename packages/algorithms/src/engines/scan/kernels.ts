@@ -97,7 +97,12 @@ export type WriteHook =
    * the last element writes its own run's fold. Outputs bound whole; the number of runs is the last
    * segment's count carry.
    */
-  | 'by-key-runs';
+  | 'by-key-runs'
+  /**
+   * uniqueByKey in one pass: a compaction of the heads of a 'by-key' hook (u32 plus over 1/0) that
+   * writes each head's element to output[number of heads before it] and its key to keysOut[same].
+   */
+  | 'by-key-firsts';
 
 export type TilePhase = 'chained' | 'reduce' | 'downsweep';
 
@@ -167,7 +172,7 @@ export function runsCountWord(seg: number, segments: number): number {
 }
 
 export function isCompaction(write: WriteHook): boolean {
-  return write === 'compact' || write === 'partition';
+  return write === 'compact' || write === 'partition' || write === 'by-key-firsts';
 }
 
 /** Binding numbers of the tile and spine kernels. */
@@ -194,7 +199,7 @@ export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlac
   }
   if (p.gen.kind === 'stencil' || p.gen.kind === 'by-key') b.push(BINDING.stencil);
   if (p.phase !== 'reduce' || p.inPlace) b.push(BINDING.out);
-  if (p.write === 'by-key-runs') b.push(BINDING.keysOut);
+  if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') b.push(BINDING.keysOut);
   return b;
 }
 
@@ -348,7 +353,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         : `@group(0) @binding(5) var<storage, read_write> out_s: array<${compaction ? T : OutT}>;`,
     );
   }
-  if (runsW) lines.push(`@group(0) @binding(7) var<storage, read_write> kout_s: array<${byKey?.keyType}>;`);
+  const firstsW = p.write === 'by-key-firsts';
+  if (firstsW && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
+  if (runsW || firstsW) {
+    lines.push(`@group(0) @binding(7) var<storage, read_write> kout_s: array<${byKey?.keyType}>;`);
+  }
   const declared = lines.map((l) => /var<[^>]*> (\w+):/.exec(l)?.[1]).filter((x): x is string => !!x);
   const needsScalarIn = !p.vec || p.gen.kind === 'adjacent-different' || p.phase === 'chained';
   if (p.inPlace && needsScalarIn && vecStores) {
@@ -575,7 +584,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
             p.write === 'partition'
               ? ` else if (ok${item(r, j)}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})] = ${x}; }`
               : '';
-          writeLines.push(`if (k${item(r, j)}) { out_s[prm.out_base + run${r}] = ${x}; }${rejected}`);
+          const key = firstsW ? ` kout_s[prm.kout_base + run${r}] = ky${item(r, j)};` : '';
+          writeLines.push(`if (k${item(r, j)}) { out_s[prm.out_base + run${r}] = ${x};${key} }${rejected}`);
           writeLines.push(`run${r} += v${item(r, j)};`);
         }
       }
