@@ -245,7 +245,7 @@ describe.each(deviceArrayPolicies)('by-key on DeviceArrays under $name', ({ poli
       // Keys, values and outputs as distinct views of one buffer (read from copies by the engine).
       const one = DeviceArray.create(device, 'u32', 5 * n);
       one.view(0, n).write(keys as Uint32Array);
-      one.view(n, n).write(vals);
+      one.view(n, n).write(vals as Uint32Array);
       await inclusiveScanByKey(policy, one.view(0, n), one.view(n, n), one.view(2 * n, n));
       expectSameArray(await one.view(2 * n, n).read(), refScanByKey(keys, vals, u32Plus, sameKey), `one buffer n=${n}`);
       const m = await reduceByKey(policy, one.view(0, n), one.view(n, n), one.view(3 * n, n), one.view(4 * n, n));
