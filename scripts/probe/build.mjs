@@ -12,6 +12,7 @@ await build({
     'per-call-probe': 'scripts/probe/per-call-probe.ts',
     'per-call-breakdown': 'scripts/probe/per-call-breakdown.ts',
     'catalogue-probe': 'scripts/probe/catalogue-probe.ts',
+    'by-key-probe': 'scripts/probe/by-key-probe.ts',
   },
   bundle: true,
   platform: 'node',

@@ -1,0 +1,73 @@
+/**
+ * GPU-machine probe for the by-key family (issue 16): device time of inclusiveScanByKey and
+ * reduceByKey through the public API on DeviceArrays, with the data of scripts/probe/cub_catalogue.cu
+ * (keys[i] = i >> 4: runs of 16; values: the anchor's hash; plus), on warm clocks. Checked against a
+ * host reference at 2^20 and 2^24. One JSON line per measurement; compare with cub_catalogue's
+ * `reduce_by_key u32 runs16` and `scan_by_key u32 runs16` rows of the same device run.
+ * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=20,24,26,28 node .probe/by-key-probe.mjs
+ */
+import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/index';
+import { CUB_SEED } from '../../packages/bench/src/data';
+import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
+import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
+import { makeDevicePolicy } from '../../packages/policies/src/index';
+import { timeIt } from './timing';
+
+const out = (o: object) => console.log(JSON.stringify(o));
+
+async function main() {
+  const device = (await selectDevice(gpuSelector)) as GpuDevice;
+  const policy = makeDevicePolicy(device, { fallback: 'error' });
+  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
+  device.queue.setProfiling(true);
+  for (const lg of (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number)) {
+    const n = 2 ** lg;
+    const reps = lg >= 28 ? 10 : 30;
+    const check = lg <= 24;
+    const values = await generateOnDevice(device, 'u32', n, CUB_SEED);
+    const keys = DeviceArray.create(device, 'u32', n);
+    await fillOnDevice(device, keys, 'i >> 4u');
+    const scanned = DeviceArray.create(device, 'u32', n);
+    const runs = Math.ceil(n / 16);
+    const keysOut = DeviceArray.create(device, 'u32', runs);
+    const sums = DeviceArray.create(device, 'u32', runs);
+    const v = check ? ((await values.read()) as Uint32Array) : undefined;
+
+    const ts = await timeIt(device, reps, () => inclusiveScanByKey(policy, keys, values, scanned));
+    let ok: boolean | undefined;
+    if (v) {
+      const got = (await scanned.read()) as Uint32Array;
+      ok = true;
+      let s = 0;
+      for (let i = 0; i < n && ok; i++) {
+        s = i % 16 === 0 ? (v[i] as number) : (s + (v[i] as number)) >>> 0;
+        if (got[i] !== s) ok = false;
+      }
+    }
+    out({ case: 'inclusiveScanByKey u32 runs16', lg, ms: ts, gbs: (12 * n) / ts / 1e6, ok });
+
+    let count = 0;
+    const tr = await timeIt(device, reps, async () => {
+      count = (await reduceByKey(policy, keys, values, keysOut, sums)) as number;
+    });
+    ok = undefined;
+    if (v) {
+      const gk = (await keysOut.read()) as Uint32Array;
+      const gs = (await sums.read()) as Uint32Array;
+      ok = count === runs;
+      for (let r = 0; r < runs && ok; r++) {
+        let s = 0;
+        for (let i = r * 16; i < Math.min(n, r * 16 + 16); i++) s = (s + (v[i] as number)) >>> 0;
+        if (gk[r] !== r || gs[r] !== s) ok = false;
+      }
+    }
+    out({ case: 'reduceByKey u32 runs16', lg, ms: tr, gbs: (8 * n + (8 * n) / 16) / tr / 1e6, runs: count, ok });
+    for (const a of [values, keys, scanned, keysOut, sums]) a.destroy();
+  }
+  releaseDevices();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
