@@ -347,3 +347,27 @@ describe.runIf(testDevice)('gather / scatter at 2^24+1 (2-D grids past 65,535 wo
     }
   });
 });
+
+describe.runIf(testDevice)('gather: masked vec4 writes', () => {
+  it('into outputs longer than the map (host and device), a stencil failing inside vec4s, at offsets', async () => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    const policy = makeDevicePolicy(device, { fallback: 'error' });
+    for (const n of [1, 4, 5, 8, 37, 1031]) {
+      const input = makeData('f32', n + 3, 'random');
+      const map = randomMap(n, n + 3, 11);
+      const st = Uint32Array.from({ length: n }, (_, i) => (i % 5 === 2 || i % 7 === 0 ? 0 : 1));
+      // Host output of n + 6 elements: the 6 past the map keep their values.
+      const host = filled('f32', n + 6);
+      await gather(policy, map, input, host);
+      expectSameArray(host, refGather(map, input, filled('f32', n + 6)), `host n=${n}`);
+      for (const off of [0, 2, 4]) {
+        const dout = place(device, filled('f32', n + 6), off);
+        const dmap = place(device, map, off);
+        const dst = place(device, st, off);
+        await gatherIf(policy, dmap.view, dst.view, input, dout.view);
+        expectSameArray(await dout.read(), refGather(map, input, filled('f32', n + 6), st), `gatherIf n=${n} @${off}`);
+        for (const p of [dout, dmap, dst]) p.parent.destroy();
+      }
+    }
+  });
+});

@@ -89,13 +89,25 @@ function gatherElement(
   const m = kind === 'gather' ? 'x0' : 'x1';
   const s = st === 'counting' ? 'i' : kind === 'gather' ? 'x1' : 'x2';
   const test = pred ? ` && ${pred.name}(${s})` : '';
-  const write = kind === 'gather' ? 'map_store(i, map_load0(j));' : 'map_store(j, x0);';
+  if (kind === 'gather') {
+    // The map engine's 'masked' write: out[i] = input[j] where ok (a vec4 store for four in a row).
+    return fragment({
+      name,
+      deps: pred ? [pred] : [],
+      code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>, ok: ptr<function, bool>) -> ${type} {
+  let j = bitcast<u32>(${m});
+  *ok = j < c.x${test};
+  if (*ok) { return map_load0(j); }
+  return ${type}();
+}`,
+    });
+  }
   return fragment({
     name,
     deps: pred ? [pred] : [],
     code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>) {
   let j = bitcast<u32>(${m});
-  if (j < c.x${test}) { ${write} }
+  if (j < c.x${test}) { map_store(j, x0); }
 }`,
   });
 }
@@ -164,15 +176,17 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
         n,
         inputs: sides.slice(0, streamed.length),
         gathered: kind === 'gather' ? [sides[streamed.length] as DeviceArray] : [],
-        output: dst,
-        write: 'store',
+        // gather writes out[i], i < n: the engine's 'masked' write over the first n elements (vec4
+        // stores); scatter writes anywhere in the output ('store', bound whole).
+        output: kind === 'gather' && dst.length !== n ? dst.view(0, n) : dst,
+        write: kind === 'gather' ? 'masked' : 'store',
         elem: gatherElement(kind, map.type, t, pred, st),
         constants: [limit, 0],
         tuning,
         tuningName: g.algorithm,
         readBack: readBack(0),
       });
-      deliver(0, bytes, dst.length);
+      deliver(0, bytes, kind === 'gather' ? n : dst.length);
     },
   };
 }
