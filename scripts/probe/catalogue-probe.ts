@@ -27,6 +27,7 @@ async function main() {
   // PROBE_HIST_SWEEP=1: histogram under each tuning of this list too (labelled by its JSON).
   const histSweep: Record<string, number | boolean>[] = process.env.PROBE_HIST_SWEEP
     ? [
+        { subHistograms: 1 },
         { exactBins: false, vectorize: false },
         { vectorize: false },
         { subgroups: false },
@@ -42,6 +43,10 @@ async function main() {
         { workgroupSize: 512 },
         { workgroupSize: 128, maxWorkgroups: 2048 },
       ]
+    : [];
+  // PROBE_MERGE_SWEEP=1: merge under each of these tunings too.
+  const mergeSweep: Record<string, number>[] = process.env.PROBE_MERGE_SWEEP
+    ? [128, 256, 512].flatMap((workgroupSize) => [7, 8].map((itemsPerThread) => ({ workgroupSize, itemsPerThread })))
     : [];
   const sizes = (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number);
   for (const lg of sizes) {
@@ -89,6 +94,11 @@ async function main() {
       const hist = DeviceArray.create(device, 'u32', 256);
       const hf = api.histogram;
       const t = await timeIt(device, reps, () => hf(policy, s, { bins: 256, lo: 0, hi: 2 ** 24 }, hist));
+      // The f32 estimate and edge check with scalar loads and subgroups off: the sweep's reference.
+      const refPolicy = makeDevicePolicy(device, {
+        fallback: 'error',
+        tuning: { histogram: { exactBins: false, vectorize: false, subgroups: false } },
+      });
       let ok: boolean | undefined;
       if (host) {
         const want = new Uint32Array(256);
@@ -100,7 +110,35 @@ async function main() {
       for (const tuning of histSweep) {
         const p = makeDevicePolicy(device, { fallback: 'error', tuning: { histogram: tuning } });
         const ts = await timeIt(device, reps, () => hf(p, s, { bins: 256, lo: 0, hi: 2 ** 24 }, hist));
-        out({ case: 'histogram u32 256 bins', tuning, lg, ms: ts, gbs: (4 * n) / ts / 1e6 });
+        const got = (await hist.read()) as Uint32Array;
+        await hf(refPolicy, s, { bins: 256, lo: 0, hi: 2 ** 24 }, hist);
+        const ref = (await hist.read()) as Uint32Array;
+        out({
+          case: 'histogram u32 256 bins',
+          tuning,
+          lg,
+          ms: ts,
+          gbs: (4 * n) / ts / 1e6,
+          same: ref.every((v, i) => v === got[i]),
+        });
+      }
+      // PROBE_HIST_CONST=1: constant data (every element in one bin: the atomics' worst case), with
+      // and without subgroup aggregation.
+      if (process.env.PROBE_HIST_CONST) {
+        await fillOnDevice(device, s, '123457u');
+        for (const subgroups of [false, true]) {
+          const p = makeDevicePolicy(device, { fallback: 'error', tuning: { histogram: { subgroups } } });
+          const tc = await timeIt(device, reps, () => hf(p, s, { bins: 256, lo: 0, hi: 2 ** 24 }, hist));
+          const got = (await hist.read()) as Uint32Array;
+          out({
+            case: 'histogram u32 256 bins constant',
+            subgroups,
+            lg,
+            ms: tc,
+            gbs: (4 * n) / tc / 1e6,
+            ok: got[1] === n,
+          });
+        }
       }
       s.destroy();
       hist.destroy();
@@ -117,14 +155,22 @@ async function main() {
       await api.sort(policy, lo);
       await api.sort(policy, hi);
       const mf = api.merge;
-      const t = await timeIt(device, reps, () => mf(policy, lo, hi, b));
-      let ok: boolean | undefined;
-      if (host) {
-        const want = Uint32Array.from(host).sort();
-        const got = (await b.read()) as Uint32Array;
-        ok = want.every((v, i) => v === got[i]);
+      const want = host ? Uint32Array.from(host).sort() : undefined;
+      // The default tuning ({}), then the sweep's; checked against the host's sort where cheap.
+      for (const tuning of [{}, ...mergeSweep]) {
+        const p = makeDevicePolicy(device, { fallback: 'error', tuning: { merge: tuning } });
+        const t = await timeIt(device, reps, () => mf(p, lo, hi, b));
+        const got = want ? ((await b.read()) as Uint32Array) : undefined;
+        const ok = want && got ? want.every((v, i) => v === got[i]) : undefined;
+        out({
+          case: 'merge u32 keys',
+          ...(Object.keys(tuning).length ? { tuning } : {}),
+          lg,
+          ms: t,
+          gbs: (8 * n) / t / 1e6,
+          ok,
+        });
       }
-      out({ case: 'merge u32 keys', lg, ms: t, gbs: (8 * n) / t / 1e6, ok });
       u.destroy();
     } else out({ case: 'merge u32 keys', lg, missing: true });
     a.destroy();

@@ -17,6 +17,9 @@ import {
 import { makeDevicePolicy } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyIf, removeIf } from '../compaction';
+import { gather } from '../gather';
+import { histogram } from '../histogram';
+import { merge, mergeByKey } from '../merge';
 import { minElement } from '../min-element';
 import { reduce } from '../reduce';
 import { exclusiveScan, inclusiveScan } from '../scans';
@@ -89,6 +92,33 @@ async function everyFamily(device: GpuDevice): Promise<void> {
   const k3 = big.slice(0, 5000);
   await sort(strict, k3, (a: number, b: number) => a > b);
   expect(Array.from(k3)).toEqual(Array.from(sortReference(big.slice(0, 5000), false)).reverse());
+  // Merge (its own tile: 512 threads x 7 keys, fitted to the threads and workgroup memory), with
+  // values; histogram with sub-histograms; gather's masked vec4 writes.
+  const a = sortReference(big.slice(0, 9000), false);
+  const b = sortReference(big.slice(9000), false);
+  const merged = new Uint32Array(big.length);
+  await merge(strict, a, b, merged);
+  expect(Array.from(merged)).toEqual(Array.from(sorted));
+  const mk = new Uint32Array(big.length);
+  const mv = new Uint32Array(big.length);
+  await mergeByKey(
+    strict,
+    a,
+    b,
+    a.map((x) => x ^ 1),
+    b.map((x) => x ^ 1),
+    mk,
+    mv,
+  );
+  expect(Array.from(mk)).toEqual(Array.from(sorted));
+  expect(Array.from(mv)).toEqual(Array.from(sorted, (x) => (x ^ 1) >>> 0));
+  const sub = makeDevicePolicy(device, { fallback: 'error', tuning: { histogram: { subHistograms: 4 } } });
+  const counts = await histogram(sub, data, { bins: 1000, lo: 0, hi: 1000 });
+  for (const [k, c] of counts.entries()) expect(c).toBe(data.filter((x) => x === k).length);
+  const map = Uint32Array.from(data.keys(), (i) => (i * 7) % n);
+  const g = new Uint32Array(n);
+  await gather(strict, map, data, g);
+  expect(Array.from(g)).toEqual(Array.from(map, (i) => data[i] as number));
 }
 
 describe.skipIf(!testDevice)('tuning from device limits', () => {

@@ -18,10 +18,10 @@ import {
   type Recorder,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { resolveTuning } from '../common/tuning';
-import { mergeKernel, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
-import { mergeSortTuning } from '../engines/merge-sort/tuning';
+import { fitThreads, fitWorkgroupMemory, resolveTuning } from '../common/tuning';
+import { mergeKernel, mergeSortFootprint, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
 import type { GpuCall } from '../pattern/dispatch';
+import { mergeTuning } from './tuning';
 
 /** Inputs and outputs of one merge on the device (values: both inputs' and the output's, or none). */
 export interface DeviceMerge {
@@ -38,8 +38,8 @@ function entry(binding: number, x: DeviceArray): GPUBindGroupEntry {
 /** Merges m.a and m.b into m.out by `comp` (stable: ties from a first); `algorithm` names the tuning. */
 export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge, comp: GpuFunction): Promise<void> {
   const { device } = call;
-  const t = resolveTuning(algorithm, mergeSortTuning, call.tuning);
-  const w = t.workgroupSize;
+  const t = resolveTuning(algorithm, fitThreads(device, mergeTuning), call.tuning);
+  let w = t.workgroupSize;
   if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
     throw new ArgumentError(
       `tuning.${algorithm}.workgroupSize`,
@@ -85,16 +85,24 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   const both = na > 0 && nb > 0;
   const out = both ? writable(m.out) : m.out;
   const vout = m.values ? (both ? writable(m.values.out) : m.values.out) : undefined;
-  const tile = w * t.itemsPerThread;
+  const base = { keyType, comparator: comp.wgsl([keyType, keyType]), hasValues: m.values !== undefined };
+  // Fitted to the device's workgroup memory: fewer keys per thread, then fewer threads (fields the
+  // caller overrode stay as given).
+  const fit = fitWorkgroupMemory(
+    device,
+    { workgroupSize: w, itemsPerThread: t.itemsPerThread },
+    (c) => mergeSortFootprint({ ...base, ...c }),
+    (c) =>
+      !('itemsPerThread' in call.tuning) && c.itemsPerThread > 1
+        ? { ...c, itemsPerThread: c.itemsPerThread - Math.ceil(c.itemsPerThread / 4) }
+        : !('workgroupSize' in call.tuning) && c.workgroupSize > 32
+          ? { ...c, workgroupSize: c.workgroupSize / 2 }
+          : undefined,
+  );
+  w = fit.workgroupSize;
+  const tile = w * fit.itemsPerThread;
   const tiles = Math.ceil(n / tile);
-  const kp = {
-    keyType,
-    comparator: comp.wgsl([keyType, keyType]),
-    hasValues: m.values !== undefined,
-    workgroupSize: w,
-    itemsPerThread: t.itemsPerThread,
-    twoInputs: true,
-  };
+  const kp = { ...base, ...fit, twoInputs: true };
   const [partPipe, mergePipe] = both
     ? await Promise.all([getPipeline(device, partitionKernel(kp)), getPipeline(device, mergeKernel(kp))])
     : [undefined, undefined];

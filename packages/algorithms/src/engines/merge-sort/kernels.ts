@@ -121,13 +121,22 @@ fn ms_merge_serial(a_end: u32, b_end: u32, i0: u32, j0: u32, count: u32, rk: ptr
   }) {
   var i = i0;
   var j = j0;
+  // The next key of each side in registers: one workgroup-memory read per output (past a side's
+  // end the key read is any in the tile and never taken).
+  var ka = ms_keys[min(i, MS_TILE - 1u)];
+  var kb = ms_keys[min(j, MS_TILE - 1u)];
   for (var k = 0u; k < MS_K; k++) {
     if (k < count) {
-      let take_a = i < a_end && (j >= b_end || !${cmp}(ms_keys[j], ms_keys[i]));
-      let s = select(j, i, take_a);
-      (*rk)[k] = ms_keys[s];
-      ${v ? '(*rv)[k] = ms_vals[s];' : ''}
-      if (take_a) { i++; } else { j++; }
+      let take_a = i < a_end && (j >= b_end || !${cmp}(kb, ka));
+      (*rk)[k] = select(kb, ka, take_a);
+      ${v ? '(*rv)[k] = ms_vals[select(j, i, take_a)];' : ''}
+      if (take_a) {
+        i++;
+        ka = ms_keys[min(i, MS_TILE - 1u)];
+      } else {
+        j++;
+        kb = ms_keys[min(j, MS_TILE - 1u)];
+      }
     }
   }
 }`;
@@ -145,9 +154,13 @@ function vIf(p: MergeKernelParams, code: string): string {
 
 /** WGSL: the thread's merged run (`rk`, `rv`: `cnt` elements) into the tile at `out0`. */
 function writeRun(p: MergeKernelParams): string {
-  return `for (var k = 0u; k < cnt; k++) {
-    ms_keys[out0 + k] = rk[k];
-    ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
+  // A constant trip count, so the loop unrolls and rk stays in registers (a runtime bound indexes
+  // it dynamically: local memory on some GPUs).
+  return `for (var k = 0u; k < MS_K; k++) {
+    if (k < cnt) {
+      ms_keys[out0 + k] = rk[k];
+      ${vIf(p, 'ms_vals[out0 + k] = rv[k];')}
+    }
   }`;
 }
 

@@ -1,0 +1,20 @@
+/**
+ * Tuning of merge and mergeByKey on the GPU (4-byte keys): the merge sort engine's fields (its
+ * partition and tile-merge kernels), with merge's own defaults; a policy's 'merge-sort' entries
+ * apply too (the engine's), then 'merge' / 'mergeByKey' entries. Tiles are fitted to the device's
+ * workgroup memory (fewer keys per thread, then fewer threads) unless the field was overridden.
+ *
+ * Provenance: NVIDIA H100 (Dawn/Vulkan, driver 580.159.04), 2026-11-23, u32 keys, two sorted halves
+ * of n/2, device time through the public API: `node scripts/probe/build.mjs`, then on the GPU
+ * machine `PROBE_SIZES=24,28 PROBE_MERGE_SWEEP=1 node .probe/catalogue-probe.mjs` (second process).
+ * 2^28: 512 x 7 1.501 ms, 512 x 8 1.587, 256 x 7 1.550, 256 x 8 1.572, 128 x 7 1.656, 128 x 8 (the
+ * merge sort's) 1.694 (CUB DeviceMerge 0.791 in the same session); 12 to 24 keys per thread were
+ * slower (2.0 to 3.7 ms). At 2^24 the figures varied up to 2x between runs (0.15 to 0.45 ms).
+ */
+import { mergeSortTuning } from '../engines/merge-sort/tuning';
+
+export const mergeTuning: typeof mergeSortTuning = {
+  ...mergeSortTuning,
+  workgroupSize: 512,
+  itemsPerThread: 7,
+};
