@@ -371,3 +371,37 @@ describe.runIf(testDevice)('gather: masked vec4 writes', () => {
     }
   });
 });
+
+describe.runIf(testDevice)('scatter: indexed vec4 writes', () => {
+  it('blocked maps (each aligned vec4 filled in any order) and mixed ones, stencils failing inside vec4s, at offsets', async () => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    const policy = makeDevicePolicy(device, { fallback: 'error' });
+    for (const n of [4, 7, 64, 1030]) {
+      const input = makeData('i32', n, 'random');
+      const m = n - (n % 4);
+      // i ^ 3 and i ^ 1 inside the whole vec4s (the tail maps to itself), then a shifted map.
+      const maps = [
+        Uint32Array.from({ length: n }, (_, i) => (i < m ? i ^ 3 : i)),
+        Uint32Array.from({ length: n }, (_, i) => (i < m ? i ^ 1 : i)),
+        Uint32Array.from({ length: n }, (_, i) => (i + 1) % n),
+      ];
+      const st = Uint32Array.from({ length: n }, (_, i) => (i % 6 === 5 ? 0 : 1));
+      for (const [k, map] of maps.entries()) {
+        for (const off of [0, 1, 4]) {
+          const dout = place(device, filled('i32', n + 2), off);
+          await scatter(policy, input, map, dout.view);
+          expectSameArray(await dout.read(), refScatter(input, map, filled('i32', n + 2)), `map ${k} n=${n} @${off}`);
+          dout.parent.destroy();
+          const dout2 = place(device, filled('i32', n + 2), off);
+          await scatterIf(policy, input, map, st, dout2.view);
+          expectSameArray(
+            await dout2.read(),
+            refScatter(input, map, filled('i32', n + 2), st),
+            `if map ${k} n=${n} @${off}`,
+          );
+          dout2.parent.destroy();
+        }
+      }
+    }
+  });
+});

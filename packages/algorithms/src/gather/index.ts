@@ -102,12 +102,14 @@ function gatherElement(
 }`,
     });
   }
+  // The map engine's 'indexed' write: out[j] = x0 where j is in range (and the stencil passes).
   return fragment({
     name,
     deps: pred ? [pred] : [],
-    code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>) {
+    code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>, e: ptr<function, u32>) -> ${type} {
   let j = bitcast<u32>(${m});
-  if (j < c.x${test}) { map_store(j, x0); }
+  *e = select(0xffffffffu, j, j < c.x${test});
+  return x0;
 }`,
   });
 }
@@ -177,9 +179,10 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
         inputs: sides.slice(0, streamed.length),
         gathered: kind === 'gather' ? [sides[streamed.length] as DeviceArray] : [],
         // gather writes out[i], i < n: the engine's 'masked' write over the first n elements (vec4
-        // stores); scatter writes anywhere in the output ('store', bound whole).
+        // stores); scatter writes anywhere in the output ('indexed', bound whole; a vec4 store where
+        // four elements fill one aligned vec4).
         output: kind === 'gather' && dst.length !== n ? dst.view(0, n) : dst,
-        write: kind === 'gather' ? 'masked' : 'store',
+        write: kind === 'gather' ? 'masked' : 'indexed',
         elem: gatherElement(kind, map.type, t, pred, st),
         constants: [limit, 0],
         tuning,
