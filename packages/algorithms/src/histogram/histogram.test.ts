@@ -144,7 +144,7 @@ describe.each(matrix)('histogram under $name', ({ name, policy, gpu }) => {
 describe('histogram kernel variants on the GPU', () => {
   if (!testDevice) return;
   const device = testDevice;
-  const variants: Record<string, unknown>[] = [
+  const variants: Record<string, number | boolean>[] = [
     { subgroups: true },
     { subgroups: true, workgroupSize: 32, itemsPerThread: 6, maxWorkgroups: 3, subHistograms: 3 },
     { vectorize: false, subHistograms: 2 },

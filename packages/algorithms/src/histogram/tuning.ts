@@ -4,10 +4,13 @@
  * Provenance: NVIDIA H100 (Dawn/Vulkan, driver 580.159.04), 2026-11-23, u32 (hash >> 8), 256 even
  * bins over [0, 2^24), device time through the public API: `node scripts/probe/build.mjs`, then on
  * the GPU machine `PROBE_SIZES=24,28 PROBE_HIST_SWEEP=1 node .probe/catalogue-probe.mjs` (second
- * process). These defaults: 0.0744 ms at 2^24 / 0.356 ms at 2^28 (CUB HistogramEven 0.0555 / 0.592).
- * Subgroup aggregation on: 0.268 / 1.206; 2 or 4 sub-histograms, itemsPerThread 16, maxWorkgroups
- * 264..2048, workgroupSize 128 or 512: within 3% either way, or slower; scalar loads with exact
- * bins 0.506 / 2.531 (with subgroups), the f32 estimate and edge check 0.433 / 1.722 (with subgroups).
+ * process). These defaults: 0.355 ms at 2^28 in each of five runs, 0.039..0.087 ms at 2^24 (CUB
+ * HistogramEven 0.592 / 0.0549 in the final run: docs/benchmarks/catalogue-h100.md). Sweep (2^24 /
+ * 2^28, one run): 2 or 4 sub-histograms, itemsPerThread 4 or 16, workgroupSize 512: within 1%;
+ * maxWorkgroups 264 0.056 / 0.430, 528 0.048 / 0.360, 2048 0.066 / 0.367; scalar loads 0.069 /
+ * 0.475; the f32 estimate and edge check with scalar loads 0.103 / 0.708. Subgroup aggregation on
+ * (an earlier run): 0.268 / 1.206 on this data, and 1.535 vs 0.357 ms at 2^28 on constant data
+ * (every element in one bin), so it stays off.
  */
 export const histogramTuning = {
   /** Threads per workgroup. */
@@ -37,8 +40,8 @@ export const histogramTuning = {
   exactBins: true,
   /**
    * Subgroup aggregation: a subgroup whose elements all fall in one bin adds once. Off by default:
-   * on the H100 its two subgroup operations per element cost 3.6x (2^24) to 3.4x (2^28) on random
-   * data (see the provenance above); the tests turn it on.
+   * on the H100 it was 3.4x slower at 2^28 on random data and 4.3x on constant data (see the
+   * provenance above); the tests turn it on.
    */
   subgroups: false,
   /** Bytes per storage binding, below the device's limit when > 0 (tests: segmented runs at small n). */
