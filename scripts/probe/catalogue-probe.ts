@@ -44,9 +44,20 @@ async function main() {
         { workgroupSize: 128, maxWorkgroups: 2048 },
       ]
     : [];
-  // PROBE_MERGE_SWEEP=1: merge under each of these tunings too.
+  // PROBE_MERGE_SWEEP=1 (or 2: the second list): merge under each of these tunings too.
   const mergeSweep: Record<string, number>[] = process.env.PROBE_MERGE_SWEEP
-    ? [128, 256, 512].flatMap((workgroupSize) => [7, 8].map((itemsPerThread) => ({ workgroupSize, itemsPerThread })))
+    ? (process.env.PROBE_MERGE_SWEEP === '2'
+        ? [
+            [512, 5],
+            [512, 6],
+            [512, 7],
+            [1024, 5],
+            [1024, 7],
+            [1024, 8],
+            [256, 5],
+          ]
+        : [128, 256, 512].flatMap((w) => [7, 8].map((k) => [w, k]))
+      ).map(([workgroupSize, itemsPerThread]) => ({ workgroupSize, itemsPerThread }))
     : [];
   const sizes = (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number);
   for (const lg of sizes) {
