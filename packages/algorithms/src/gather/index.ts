@@ -89,27 +89,13 @@ function gatherElement(
   const m = kind === 'gather' ? 'x0' : 'x1';
   const s = st === 'counting' ? 'i' : kind === 'gather' ? 'x1' : 'x2';
   const test = pred ? ` && ${pred.name}(${s})` : '';
-  if (kind === 'gather') {
-    // The map engine's 'masked' write: out[i] = input[j] where ok (a vec4 store for four in a row).
-    return fragment({
-      name,
-      deps: pred ? [pred] : [],
-      code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>, ok: ptr<function, bool>) -> ${type} {
-  let j = bitcast<u32>(${m});
-  *ok = j < c.x${test};
-  if (*ok) { return map_load0(j); }
-  return ${type}();
-}`,
-    });
-  }
-  // The map engine's 'indexed' write: out[j] = x0 where j is in range (and the stencil passes).
+  const write = kind === 'gather' ? 'map_store(i, map_load0(j));' : 'map_store(j, x0);';
   return fragment({
     name,
     deps: pred ? [pred] : [],
-    code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>, e: ptr<function, u32>) -> ${type} {
+    code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>) {
   let j = bitcast<u32>(${m});
-  *e = select(0xffffffffu, j, j < c.x${test});
-  return x0;
+  if (j < c.x${test}) { ${write} }
 }`,
   });
 }
@@ -178,18 +164,15 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
         n,
         inputs: sides.slice(0, streamed.length),
         gathered: kind === 'gather' ? [sides[streamed.length] as DeviceArray] : [],
-        // gather writes out[i], i < n: the engine's 'masked' write over the first n elements (vec4
-        // stores); scatter writes anywhere in the output ('indexed', bound whole; a vec4 store where
-        // four elements fill one aligned vec4).
-        output: kind === 'gather' && dst.length !== n ? dst.view(0, n) : dst,
-        write: kind === 'gather' ? 'masked' : 'indexed',
+        output: dst,
+        write: 'store',
         elem: gatherElement(kind, map.type, t, pred, st),
         constants: [limit, 0],
         tuning,
         tuningName: g.algorithm,
         readBack: readBack(0),
       });
-      deliver(0, bytes, kind === 'gather' ? n : dst.length);
+      deliver(0, bytes, dst.length);
     },
   };
 }

@@ -109,7 +109,7 @@ interface MapPlan extends Owned {
 export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<ArrayBuffer | undefined> {
   const t: MapTuning = cachedTuning(req.tuningName ?? 'map', fitThreads(device, mapTuning), req.tuning);
   const { n, output } = req;
-  const store = req.write === 'store' || req.write === 'indexed';
+  const store = req.write === 'store';
   const gathered = req.gathered ?? [];
   if (req.inputs.length > MAP_MAX_INPUTS || gathered.length > MAP_MAX_GATHERED) {
     throw new Error(`map engine: at most ${MAP_MAX_INPUTS} inputs and ${MAP_MAX_GATHERED} gathered arrays`);
@@ -184,7 +184,7 @@ async function buildPlan(
   [c0, c1]: readonly [number, number],
 ): Promise<MapPlan> {
   const { n, output } = req;
-  const store = req.write === 'store' || req.write === 'indexed';
+  const store = req.write === 'store';
   const kernelSources = req.inputs.map(
     (a, k): InputSource =>
       !copies[k] && a.buffer === output.buffer && a.offset === output.offset ? 'output' : 'binding',
@@ -194,10 +194,7 @@ async function buildPlan(
   const inTypes = inputs.map((a) => a.type as NumericType);
   const gatheredTypes = gathered.map((a) => a.type as NumericType);
   // A 'store' output is bound whole: only the streamed inputs decide the vec4 path.
-  const aligned =
-    (store ? inputs : [output, ...inputs]).every((a) => a.offset % 4 === 0) &&
-    // 'indexed' binds the whole output as vec4s on the vec path: every element must be in them.
-    (req.write !== 'indexed' || windowOf(device, output, { start: 0, length: output.length }).size % 16 === 0);
+  const aligned = (store ? inputs : [output, ...inputs]).every((a) => a.offset % 4 === 0);
   const n4 = aligned ? n - (n % 4) : 0;
   const limit = bindingLimit(device, t.maxBindingBytes);
   const w = t.workgroupSize;

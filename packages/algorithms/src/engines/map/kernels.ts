@@ -36,13 +36,9 @@ export type InputSource = 'binding' | 'output';
 
 /**
  * How the output is written: 'value', out[i] = elem(...); 'store', elem(...) returns nothing and
- * writes through `map_store(j, v)` (the output bound whole); 'masked', out[i] = elem(..., &ok)
- * where the element sets ok (else out[i] keeps its value): a vec4 store where all four are set;
- * 'indexed', out[j] = elem(..., &j) where the element sets j (0xffffffff: no write; the output bound
- * whole): on the vec path the output is bound as vec4s (its window a multiple of 16 bytes) and four
- * elements whose j fill one aligned vec4 in any order are one vec4 store (blocked scatters).
+ * writes through `map_store(j, v)` (the output bound whole).
  */
-export type MapWrite = 'value' | 'store' | 'masked' | 'indexed';
+export type MapWrite = 'value' | 'store';
 
 /** Most streamed inputs and most gathered arrays of one kernel. */
 export const MAP_MAX_INPUTS = 4;
@@ -54,9 +50,8 @@ export interface MapKernelParams {
   readonly sources: readonly InputSource[];
   readonly outType: NumericType;
   /**
-   * Declares `fn <elem.name>([x0: T0, ...,] i: u32, c: vec2<u32>) -> outType` ('value'), the same
-   * without a result ('store'), or with a last parameter `ok: ptr<function, bool>` ('masked') or
-   * `j: ptr<function, u32>` ('indexed').
+   * Declares `fn <elem.name>([x0: T0, ...,] i: u32, c: vec2<u32>) -> outType` ('value'), or the same
+   * without a result ('store').
    */
   readonly elem: WgslFragment;
   /** @default 'value' */
@@ -107,9 +102,7 @@ export const mapGatheredBinding = (k: number): number => 2 + MAP_MAX_INPUTS + k;
 export function mapKernel(p: MapKernelParams): WgslFragment {
   const w = p.workgroupSize;
   const vec = p.path === 'vec';
-  const indexed = p.write === 'indexed';
-  // Outputs bound whole, written at any index.
-  const store = p.write === 'store' || indexed;
+  const store = p.write === 'store';
   const gathered = p.gathered ?? [];
   if (p.inTypes.length > MAP_MAX_INPUTS || gathered.length > MAP_MAX_GATHERED) {
     throw new Error(`map engine: at most ${MAP_MAX_INPUTS} inputs and ${MAP_MAX_GATHERED} gathered arrays`);
@@ -120,7 +113,7 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const vt = (t: NumericType) => (vec ? `vec4<${t}>` : t);
   const lines = [
     '@group(0) @binding(0) var<uniform> prm: MapParams;',
-    `@group(0) @binding(1) var<storage, read_write> out_d: array<${store && !(indexed && vec) ? p.outType : vt(p.outType)}>;`,
+    `@group(0) @binding(1) var<storage, read_write> out_d: array<${store ? p.outType : vt(p.outType)}>;`,
   ];
   p.inTypes.forEach((t, k) => {
     if (p.sources[k] === 'binding') {
@@ -131,13 +124,11 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     lines.push(`@group(0) @binding(${mapGatheredBinding(k)}) var<storage, read> gat${k}_d: array<${t}>;`);
     lines.push(`fn map_load${k}(j: u32) -> ${t} { return gat${k}_d[prm.gbase${k} + j]; }`);
   });
-  if (p.write === 'store') lines.push(`fn map_store(j: u32, v: ${p.outType}) { out_d[prm.base_out + j] = v; }`);
+  if (store) lines.push(`fn map_store(j: u32, v: ${p.outType}) { out_d[prm.base_out + j] = v; }`);
   const div = vec ? ' / 4u' : '';
   const load = (k: number, idx: string) =>
     p.sources[k] === 'output' ? `out_d[ob + ${idx}]` : `in${k}_d[b${k} + ${idx}]`;
-  const masked = p.write === 'masked';
-  const call = (args: string[], idx: string, ok?: string) =>
-    `${p.elem.name}(${[...args, idx, 'c', ...(ok ? [`&${ok}`] : [])].join(', ')})`;
+  const call = (args: string[], idx: string) => `${p.elem.name}(${[...args, idx, 'c'].join(', ')})`;
   const ks = p.inTypes.map((_, k) => k);
   const comps = ['x', 'y', 'z', 'w'];
   const value = (j: string, idxVar: string) => {
@@ -168,84 +159,8 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const full: string[] = [];
   for (let j = 0; j < per; j++) full.push(`let v${j} = t + ${j * w}u + ids.lid;`);
   for (let j = 0; j < per; j++) for (const k of ks) full.push(`let a${k}_${j} = ${load(k, `v${j}`)};`);
-  // Masked: each element's result and flag; a vec4 store when all four are set, else the set ones.
-  const maskedWrite = (j: string, idxVar: string) => {
-    if (!vec) {
-      return `{
-        var ok = false;
-        let r = ${call(
-          ks.map((k) => `a${k}_${j}`),
-          `prm.index_start + ${idxVar}`,
-          'ok',
-        )};
-        if (ok) { out_d[ob + ${idxVar}] = r; }
-      }`;
-    }
-    const each = comps.map(
-      (cc, q) => `var ok${q} = false;
-        let r${q} = ${call(
-          ks.map((k) => `a${k}_${j}.${cc}`),
-          `prm.index_start + ${idxVar} * 4u + ${q}u`,
-          `ok${q}`,
-        )};`,
-    );
-    return `{
-        ${each.join('\n        ')}
-        if (ok0 && ok1 && ok2 && ok3) {
-          out_d[ob + ${idxVar}] = vec4<${p.outType}>(r0, r1, r2, r3);
-        } else {
-          ${comps.map((cc, q) => `if (ok${q}) { out_d[ob + ${idxVar}].${cc} = r${q}; }`).join('\n          ')}
-        }
-      }`;
-  };
-  // Indexed: each element's result and target; one vec4 store when the four targets fill one
-  // aligned vec4 (any order), else a component store each.
-  const indexedWrite = (j: string, idxVar: string) => {
-    if (!vec) {
-      return `{
-        var e = 0xffffffffu;
-        let r = ${call(
-          ks.map((k) => `a${k}_${j}`),
-          `prm.index_start + ${idxVar}`,
-          'e',
-        )};
-        if (e != 0xffffffffu) { out_d[ob + e] = r; }
-      }`;
-    }
-    const each = comps.map(
-      (cc, q) => `var e${q} = 0xffffffffu;
-        let r${q} = ${call(
-          ks.map((k) => `a${k}_${j}.${cc}`),
-          `prm.index_start + ${idxVar} * 4u + ${q}u`,
-          `e${q}`,
-        )};
-        let g${q} = ob + e${q};`,
-    );
-    return `{
-        ${each.join('\n        ')}
-        let all = e0 != 0xffffffffu && e1 != 0xffffffffu && e2 != 0xffffffffu && e3 != 0xffffffffu;
-        let one = (g0 >> 2u) == (g1 >> 2u) && (g0 >> 2u) == (g2 >> 2u) && (g0 >> 2u) == (g3 >> 2u);
-        let fill = ((1u << (g0 & 3u)) | (1u << (g1 & 3u)) | (1u << (g2 & 3u)) | (1u << (g3 & 3u))) == 15u;
-        if (all && one && fill) {
-          var w: vec4<${p.outType}>;
-          w[g0 & 3u] = r0;
-          w[g1 & 3u] = r1;
-          w[g2 & 3u] = r2;
-          w[g3 & 3u] = r3;
-          out_d[g0 >> 2u] = w;
-        } else {
-          ${[0, 1, 2, 3].map((q) => `if (e${q} != 0xffffffffu) { out_d[g${q} >> 2u][g${q} & 3u] = r${q}; }`).join('\n          ')}
-        }
-      }`;
-  };
   const write = (j: string, idxVar: string) =>
-    masked
-      ? maskedWrite(j, idxVar)
-      : indexed
-        ? indexedWrite(j, idxVar)
-        : store
-          ? `${value(j, idxVar)};`
-          : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
+    store ? `${value(j, idxVar)};` : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
   for (let j = 0; j < per; j++) full.push(write(String(j), `v${j}`));
   const partial = [
     `for (var j = 0u; j < ${per}u; j++) {`,
@@ -261,7 +176,7 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     p.path,
     p.inTypes.map((t, k) => `${t}${p.sources[k] === 'output' ? 'o' : 'b'}`).join('_') || 'none',
     gathered.join('_') || 'nog',
-    p.write ?? 'value',
+    store ? 'store' : 'value',
     p.outType,
     p.elem.name,
     w,
