@@ -16,17 +16,30 @@ import { runPar } from './staging';
 export const PAR_BIN_WORDS = 1 << 22;
 
 /**
+ * How the CPU loop finds an element's bin: 'even' estimates (v - lo) * scale and corrects it against
+ * the edges, 'edges' binary-searches them, 'shift' / 'div' (integer types whose edges are exactly
+ * lo + k * width, bins.ts `exactBins`) compute (v - lo) >>> shift or floor((v - lo) / width) with no
+ * edge read (then `scale` holds the shift or the width).
+ */
+export type CpuBinKind = 'even' | 'edges' | 'shift' | 'div';
+
+/**
  * The kernel source: over x[b, e) into f[c + bin]; x2 holds the parameters
  * [lo, scale, edge count m, open (1/0), edge 0 .. edge m-1] (a Float64Array).
  */
-function histogramSource(type: NumericType, even: boolean): string {
-  const find = even
-    ? `const q = (v - lo) * scale;
+function histogramSource(type: NumericType, kind: CpuBinKind): string {
+  const find =
+    kind === 'shift'
+      ? 'k = (v - lo) >>> scale;'
+      : kind === 'div'
+        ? 'k = Math.floor((v - lo) / scale);'
+        : kind === 'even'
+          ? `const q = (v - lo) * scale;
         // Clamped before the conversion, so k stays a small integer (NaN: 0).
         k = q < 0 ? 0 : q >= top - 1 ? top - 1 : Math.floor(q) | 0;
         while (k > 0 && P[4 + k] > v) k--;
         while (P[5 + k] <= v) k++;`
-    : `let l = 0;
+          : `let l = 0;
         let r = top;
         while (r - l > 1) {
           const mid = (l + r) >>> 1;
@@ -36,7 +49,7 @@ function histogramSource(type: NumericType, even: boolean): string {
         k = l;`;
   return `(function () {
   'use strict';
-  return function histogram_${type}_${even ? 'even' : 'edges'}(x, P, y, b, e, h, c, f) {
+  return function histogram_${type}_${kind}(x, P, y, b, e, h, c, f) {
     const lo = P[0], scale = P[1], m = P[2] | 0, open = P[3] === 1;
     const top = m - 1, e0 = P[4], eTop = P[4 + top];
     for (let i = b; i < e; i++) {
@@ -64,7 +77,7 @@ export async function cpuHistogram(
   backend: CpuBackend,
   x: HostArray,
   type: NumericType,
-  even: boolean,
+  kind: CpuBinKind,
   params: Float64Array,
   counts: Uint32Array,
   bins: number,
@@ -72,7 +85,7 @@ export async function cpuHistogram(
   counts.fill(0, 0, bins);
   const n = x.length;
   if (n === 0 || params[2] === 0) return;
-  const source = histogramSource(type, even);
+  const source = histogramSource(type, kind);
   const kernel = compileOnce<Kernel>(source);
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable() || chunks.length * bins > PAR_BIN_WORDS) {

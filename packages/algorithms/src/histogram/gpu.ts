@@ -9,7 +9,7 @@ import { ArgumentError, type DeviceArray, getPipeline, type NumericType, Unsuppo
 import { segmentsFor, type Window, windowEntry, windowOf } from '../common/segments';
 import { bindingLimit, resolveTuning, useSubgroups } from '../common/tuning';
 import type { GpuCall } from '../pattern/dispatch';
-import type { BinEdges } from './bins';
+import { type BinEdges, exactBins } from './bins';
 import { type HistogramBinKind, histogramKernel } from './kernels';
 import { histogramTuning } from './tuning';
 
@@ -19,26 +19,6 @@ const f32Bits = new Uint32Array(f32.buffer);
 function bitsOfF32(v: number): number {
   f32[0] = v;
   return f32Bits[0] as number;
-}
-
-/**
- * Integer even bins whose edges are exactly lo + k * width (width an integer, in the u32 key order
- * of the type: i32 keys are biased by 2^31): the kernel divides (or shifts when width is a power of
- * two) instead of reading edges. Checked against the edges every backend uses, so the bins are the
- * same. A hi one past the type's greatest value (open: the last bin runs to its end) fits too.
- */
-function exactBins(type: NumericType, b: BinEdges): { ulo: number; width: number; shift: number } | undefined {
-  if (!b.even || type === 'f32') return undefined;
-  const [min, max] = type === 'u32' ? [0, 2 ** 32 - 1] : [-(2 ** 31), 2 ** 31 - 1];
-  const lo = b.edges[0] as number;
-  const width = ((b.edges[1] ?? max + 1) as number) - lo;
-  if (!(width >= 1 && width < 2 ** 32) || b.lo !== lo || lo < min) return undefined;
-  if (b.edges.length !== (b.open ? b.bins : b.bins + 1)) return undefined;
-  for (let k = 0; k < b.edges.length; k++) if (b.edges[k] !== lo + k * width) return undefined;
-  // Open: the real last edge lies beyond the type, so the last bin must end at the type's end.
-  if (b.open && lo + b.bins * width !== max + 1) return undefined;
-  const shift = Number.isInteger(Math.log2(width)) ? Math.log2(width) : -1;
-  return { ulo: lo - min, width, shift };
 }
 
 /** Counts of `x` per bin of `b` into `y` (b.bins elements, overwritten). */

@@ -16,10 +16,10 @@
  */
 import type { DeviceArray, HostArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
-import { cpuHistogram } from '../bricks/histogram';
+import { type CpuBinKind, cpuHistogram } from '../bricks/histogram';
 import { type ArrayArg, type CheckedArray, checkArray, checkNoAlias, checkOutput } from '../common/args';
 import { dispatch } from '../pattern/dispatch';
-import { binEdges, type HistogramBins } from './bins';
+import { binEdges, exactBins, type HistogramBins } from './bins';
 import { gpuHistogram } from './gpu';
 
 export type { HistogramBins } from './bins';
@@ -57,8 +57,11 @@ export async function histogram(
       checkNoAlias(a, out, 'input', 'output');
     }
     const m = b.edges.length;
+    // Integer bins of exact integer width: the CPU loop shifts or divides (no edge reads).
+    const exact = exactBins(a.type, b);
+    const kind: CpuBinKind = exact ? (exact.shift >= 0 ? 'shift' : 'div') : b.even ? 'even' : 'edges';
     const params = new Float64Array(4 + m);
-    params.set([b.lo, b.scale, m, b.open ? 1 : 0]);
+    params.set([b.lo, exact ? (exact.shift >= 0 ? exact.shift : exact.width) : b.scale, m, b.open ? 1 : 0]);
     params.set(b.edges, 4);
     return {
       algorithm: 'histogram',
@@ -69,7 +72,7 @@ export async function histogram(
       outputs: [{ arg: out, length: b.bins }],
       empty: () => undefined,
       cpu: ({ backend, inputs: [x], outputs: [y] }) =>
-        cpuHistogram(backend, x as HostArray, a.type, b.even, params, y as Uint32Array, b.bins),
+        cpuHistogram(backend, x as HostArray, a.type, kind, params, y as Uint32Array, b.bins),
       gpu: (call) => gpuHistogram(call, call.inputs[0] as DeviceArray, call.outputs[0] as DeviceArray, b),
     };
   });
