@@ -10,7 +10,7 @@
 import type { HostArray, NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
-import { runPar } from './staging';
+import { plainMemoryBoundSeq, runPar } from './staging';
 
 /** Most words of per-chunk bins a par call allocates (16 MiB); beyond it the call runs seq. */
 export const PAR_BIN_WORDS = 1 << 22;
@@ -87,7 +87,8 @@ export async function cpuHistogram(
   if (n === 0 || params[2] === 0) return;
   const source = histogramSource(type, kind);
   const kernel = compileOnce<Kernel>(source);
-  const chunks = planParallel(backend, n);
+  // Memory-bound like reduce: on plain arrays the pool pays from large n only (staging.ts).
+  const chunks = plainMemoryBoundSeq(backend, n, [x]) ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable() || chunks.length * bins > PAR_BIN_WORDS) {
     kernel(x, params as unknown as HostArray, undefined, 0, n, false, 0, counts);
     return;
