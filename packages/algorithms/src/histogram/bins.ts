@@ -113,13 +113,20 @@ export function binEdges(spec: unknown, type: NumericType): BinEdges {
   return { bins: real.length - 1, even, lo, scale, edges, open: edges.length < real.length };
 }
 
+/** Exact integer bins (see exactBins): lo in the u32 key order, the width, log2 of it or -1. */
+export interface ExactBins {
+  readonly ulo: number;
+  readonly width: number;
+  readonly shift: number;
+}
+
 /**
  * Integer even bins whose edges are exactly lo + k * width (width an integer, in the u32 key order
  * of the type: i32 keys are biased by 2^31): the GPU kernel and the CPU loop divide (or shift when width
  * is a power of two) instead of reading edges. Checked against the edges every backend uses, so the bins are the
  * same. A hi one past the type's greatest value (open: the last bin runs to its end) fits too.
  */
-export function exactBins(type: NumericType, b: BinEdges): { ulo: number; width: number; shift: number } | undefined {
+export function exactBins(type: NumericType, b: BinEdges): ExactBins | undefined {
   if (!b.even || type === 'f32') return undefined;
   const [min, max] = type === 'u32' ? [0, 2 ** 32 - 1] : [-(2 ** 31), 2 ** 31 - 1];
   const lo = b.edges[0] as number;

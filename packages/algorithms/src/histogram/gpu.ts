@@ -9,7 +9,7 @@ import { ArgumentError, type DeviceArray, getPipeline, type NumericType, Unsuppo
 import { segmentsFor, type Window, windowEntry, windowOf } from '../common/segments';
 import { bindingLimit, resolveTuning, useSubgroups } from '../common/tuning';
 import type { GpuCall } from '../pattern/dispatch';
-import { type BinEdges, exactBins } from './bins';
+import type { BinEdges, ExactBins } from './bins';
 import { type HistogramBinKind, histogramKernel } from './kernels';
 import { histogramTuning } from './tuning';
 
@@ -21,8 +21,17 @@ function bitsOfF32(v: number): number {
   return f32Bits[0] as number;
 }
 
-/** Counts of `x` per bin of `b` into `y` (b.bins elements, overwritten). */
-export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray, b: BinEdges): Promise<void> {
+/**
+ * Counts of `x` per bin of `b` into `y` (b.bins elements, overwritten); `exactOf` is `exactBins(type, b)`,
+ * computed once by the front (the CPU loop uses it too).
+ */
+export async function gpuHistogram(
+  call: GpuCall,
+  x: DeviceArray,
+  y: DeviceArray,
+  b: BinEdges,
+  exactOf: ExactBins | undefined,
+): Promise<void> {
   const { device } = call;
   const t = resolveTuning('histogram', histogramTuning, call.tuning);
   const w = t.workgroupSize;
@@ -46,7 +55,7 @@ export async function gpuHistogram(call: GpuCall, x: DeviceArray, y: DeviceArray
   const room = device.limits.maxComputeWorkgroupStorageSize - (subgroups ? 16 : 0);
   const pow2 = Math.max(64, 2 ** Math.ceil(Math.log2(bins)));
   const privateBins = t.privateBins > 0 && bins <= t.privateBins && pow2 * 4 <= room ? pow2 : 0;
-  const exact = t.exactBins ? exactBins(type, b) : undefined;
+  const exact = t.exactBins ? exactOf : undefined;
   const kind: HistogramBinKind = exact ? (exact.shift >= 0 ? 'shift' : 'div') : b.even ? 'even' : 'edges';
   // The edges next to the bins in workgroup memory when they fit (edge reads are most of binning).
   const cacheEdges = !exact && t.cacheEdges && privateBins > 0 && (2 * pow2 + 1) * 4 <= room;

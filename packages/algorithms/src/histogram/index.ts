@@ -73,7 +73,7 @@ export async function histogram(
       empty: () => undefined,
       cpu: ({ backend, inputs: [x], outputs: [y] }) =>
         cpuHistogram(backend, x as HostArray, a.type, kind, params, y as Uint32Array, b.bins),
-      gpu: (call) => gpuHistogram(call, call.inputs[0] as DeviceArray, call.outputs[0] as DeviceArray, b),
+      gpu: (call) => gpuHistogram(call, call.inputs[0] as DeviceArray, call.outputs[0] as DeviceArray, b, exact),
     };
   });
   return counts;
