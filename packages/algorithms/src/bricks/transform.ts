@@ -26,16 +26,30 @@ export async function cpuTransform(
 ): Promise<void> {
   const { x, x2, types, n } = checkInputs(input);
   const outType = checkOutput(output, n);
-  const f = checkFn(fn, types.length as 1 | 2, types, 'fn');
+  const spec = mapSpec(fn, types, [types[0], types[1], outType]);
   if (n === 0) return;
-  const spec: KernelSpec = {
+  return runMap(backend, spec, x, x2, output, n);
+}
+
+/**
+ * The map kernel of `fn` over arguments of `types` (checked: 1 or 2 of them, named `fn` in errors),
+ * reading `arrays`; `indexArg` is the argument that gets the element's index instead of a load.
+ */
+function mapSpec(
+  fn: GpuFunction,
+  types: NumericType[],
+  arrays: KernelSpec['arrays'],
+  indexArg?: KernelSpec['indexArg'],
+): KernelSpec {
+  const f = checkFn(fn, types.length as 1 | 2, types, 'fn');
+  return {
     kind: 'map',
     t: { fn: f, argTypes: types },
     inputs: types.length as 1 | 2,
+    ...(indexArg === undefined ? {} : { indexArg }),
     bit: f.resultType(types) === 'bool',
-    arrays: [types[0], types[1], outType],
+    arrays,
   };
-  return runMap(backend, spec, x, x2, output, n);
 }
 
 /**
@@ -103,15 +117,7 @@ export async function cpuTransformIndex(
 ): Promise<void> {
   const outType = checkOutput(output, n);
   const types: NumericType[] = input ? [checkInputs(input).types[0] as NumericType, 'u32'] : ['u32'];
-  const f = checkFn(fn, types.length as 1 | 2, types, 'fn');
+  const spec = mapSpec(fn, types, [input ? types[0] : undefined, undefined, outType], input ? 1 : 0);
   if (n === 0) return;
-  const spec: KernelSpec = {
-    kind: 'map',
-    t: { fn: f, argTypes: types },
-    inputs: types.length as 1 | 2,
-    indexArg: input ? 1 : 0,
-    bit: f.resultType(types) === 'bool',
-    arrays: [input ? types[0] : undefined, undefined, outType],
-  };
   return runMap(backend, spec, input, undefined, output, n);
 }
