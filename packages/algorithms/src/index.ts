@@ -10,6 +10,8 @@ export type { KeyEqualArg } from './by-key/index';
 export { exclusiveScanByKey, inclusiveScanByKey, keyEqual, reduceByKey, uniqueByKey } from './by-key/index';
 export type { Counting } from './common/counting';
 export { counting } from './common/counting';
+export type { Zip } from './common/zip';
+export { zip } from './common/zip';
 export type { PredicateArg } from './compaction/index';
 export { copyIf, partition, removeIf, stablePartition, unique } from './compaction/index';
 export { copy } from './copy/index';

@@ -48,6 +48,8 @@ export {
 export { getGpu, gpuUnavailableReason, releaseGpu } from './gpu-instance';
 export type { ExplicitFunction, LambdaFn, LambdaOptions } from './lambda/lambda';
 export { lambda, toGpuFunction } from './lambda/lambda';
+export type { TupleFunction, TupleLambdaOptions } from './lambda/tuple';
+export { isTupleFunction, tupleFunction, tupleLambda } from './lambda/tuple';
 export type { BinaryOp, GpuFunction, ResultType, SubgroupOp } from './operators';
 export {
   BUILTIN_OPERATORS,

@@ -21,7 +21,11 @@ export type SubgroupOp = 'Add' | 'Mul' | 'Min' | 'Max' | 'And' | 'Or' | 'Xor';
  */
 export interface GpuFunction {
   readonly kind: 'function';
-  readonly arity: 1 | 2;
+  /**
+   * Number of arguments: 1 or 2 (the components of a tuple lambda, see `tupleFunction`, take one
+   * argument per flattened parameter: up to 8).
+   */
+  readonly arity: number;
   /** Stable identity: built-in name, or a hash of a lambda's source and captures. */
   readonly name: string;
   /** True for built-in operators. */

@@ -28,10 +28,12 @@ import {
 import { type Counting, isCounting } from '../common/counting';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { checkBuiltinArgTypes, resultTypeOf } from '../common/predicates';
+import { isZip, type Zip } from '../common/zip';
 import { functionElement, indexFunctionElement } from '../engines/map/elements';
 import { mapPattern } from '../engines/map/pattern';
 import { dispatch } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
+import { zipTransformPattern } from './zip';
 
 /** transform over checked inputs, with `names` of the inputs for errors. */
 function transformPattern(inputs: CheckedArray[], names: readonly string[], outputArg: unknown, fn: GpuFunction) {
@@ -90,6 +92,19 @@ function indexPattern(input: CheckedArray | Counting, outputArg: unknown, fn: Gp
  */
 export function transform(policy: Policy, input: ArrayArg | Counting, output: ArrayArg, fn: FunctionArg): Promise<void>;
 /**
+ * transform over zipped arrays (see `zip`): `fn` takes one parameter per zipped input array
+ * (`(x, y, z) => ...`, then optionally the element's index as u32), and into a zip of outputs returns
+ * a tuple `[a, b, ...]` with one element per output array, each of that output's element type (a
+ * bool goes to any type as 1/0). Every output needs at least input.length elements; an output may be
+ * one of the inputs (in place) but must not otherwise overlap an input or another output.
+ */
+export function transform(
+  policy: Policy,
+  input: ArrayArg | Zip,
+  output: ArrayArg | Zip,
+  fn: FunctionArg,
+): Promise<void>;
+/**
  * Writes `fn(input1[i], input2[i])` to `output[i]` for every i < input1.length (oneDPL's binary
  * transform). `input2` must have the length of `input1`.
  * @param output at least input1.length elements of fn's result type; may be one of the inputs
@@ -104,6 +119,12 @@ export function transform(
 ): Promise<void>;
 export function transform(policy: Policy, ...args: unknown[]): Promise<void> {
   return dispatch(policy, () => {
+    if (isZip(args[0]) || isZip(args[1])) {
+      if (args[3] !== undefined) {
+        throw new ArgumentError('fn', 'the last argument: transform(policy, input, output, fn)', describe(args[3]));
+      }
+      return zipTransformPattern(args[0], args[1], args[2]);
+    }
     if (isArrayArg(args[2])) {
       const [input1, input2, output, fn] = args;
       const a = checkArray(input1, 'input1');

@@ -33,7 +33,8 @@ export function jsLiteral(v: number | boolean): string {
   return v < 0 ? `(${v})` : String(v);
 }
 
-const PARAMS = ['a', 'b'];
+/** Parameter names: a, b, then p2.. (tuple lambdas flatten up to 8 scalar parameters). */
+const PARAMS = ['a', 'b', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'];
 
 class JsEmitter {
   readonly helpers = new Set<string>();
@@ -166,13 +167,13 @@ class JsEmitter {
 }
 
 /**
- * Source of a self-contained JS function expression for `body` with `arity` parameters (a, b).
+ * Source of a self-contained JS function expression for `body` with `arity` parameters (a, b, p2, ...).
  * Helpers, when needed, live in an immediately invoked arrow function around it.
  */
-export function jsFunctionSource(body: TExpr, arity: 1 | 2): string {
+export function jsFunctionSource(body: TExpr, arity: number): string {
   const em = new JsEmitter();
   const expr = em.emit(body);
-  const head = arity === 1 ? '(a)' : '(a, b)';
+  const head = `(${PARAMS.slice(0, arity).join(', ')})`;
   if (em.helpers.size === 0) return `${head} => ${expr}`;
   return `(() => {\n${em.prelude()}\nreturn ${head} => ${expr};\n})()`;
 }

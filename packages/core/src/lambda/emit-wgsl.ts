@@ -325,7 +325,8 @@ function literal(type: ValueType, v: number | boolean): string {
 const ZERO: Readonly<Record<NumericType, string>> = { u32: '0u', i32: '0i', f32: '0.0f' };
 const ONE: Readonly<Record<NumericType, string>> = { u32: '1u', i32: '1i', f32: '1.0f' };
 
-const PARAMS = ['a', 'b'];
+/** Parameter names: a, b, then p2.. (tuple lambdas flatten up to 8 scalar parameters). */
+const PARAMS = ['a', 'b', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'];
 
 const CMP_OPS: Readonly<Record<string, string>> = { lt: '<', le: '<=', gt: '>', ge: '>=', eq: '==', ne: '!=' };
 const SWAPPED: Readonly<Record<string, string>> = { lt: 'gt', le: 'ge', gt: 'lt', ge: 'le', eq: 'eq', ne: 'ne' };

@@ -89,6 +89,16 @@ function capturesKey(captures: Readonly<Record<string, number | boolean>>): stri
     .join(',');
 }
 
+/** Whether `f` returns without throwing (a function's `supports`: whether it translates for some types). */
+export function succeeds(f: () => unknown): boolean {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Bounded map: drops the oldest entry when full. */
 function remember<V>(map: Map<string, V>, key: string, value: V): V {
   if (map.size >= CACHE_LIMIT) map.delete(map.keys().next().value as string);
@@ -105,7 +115,7 @@ interface Translation {
 }
 
 /** A parsed lambda shared by every `lambda()` call with the same source and captures. */
-interface LambdaCore {
+export interface LambdaCore {
   readonly parsed: ParsedLambda;
   /** Hash of source and captures: names the WGSL fragments. */
   readonly hash: string;
@@ -169,7 +179,7 @@ function translate(core: LambdaCore, types: readonly NumericType[]): Translation
   let tr = core.translations.get(key);
   if (!tr) {
     const body = inferTypes(core.parsed, types);
-    const arity = core.parsed.params.length as 1 | 2;
+    const arity = core.parsed.params.length;
     tr = {
       resultType: body.type,
       jsSource: jsFunctionSource(body, arity),
@@ -256,22 +266,30 @@ export function lambda(fn: LambdaFn, options: LambdaOptions = {}): GpuFunction {
   const name = `lambda_${hashString(
     `${source}\u0000${capturesKey(captures)}\u0000${identity === undefined ? '' : numberKey(identity)}\u0000${commutative}`,
   )}`;
+  return functionOfCore(core, name, { identity, commutative, captures });
+}
+
+/**
+ * The GpuFunction of a parsed lambda (`lambda`, and each element of a tuple lambda's result, whose
+ * core holds the flattened parameters): translated per list of argument types, cached in `core`.
+ * `captures` marks a function that tuple lambdas may parse again from its source.
+ */
+export function functionOfCore(
+  core: LambdaCore,
+  name: string,
+  o: { identity?: number; commutative: boolean; captures?: Readonly<Record<string, number | boolean>> },
+): GpuFunction {
+  const arity = core.parsed.params.length;
   const get = (argTypes: readonly NumericType[]) => translate(core, resolveTypes(argTypes, arity, `lambda ${name}`));
+  const identity = o.identity;
   const f: GpuFunction & { [JS_FROM_SOURCE]: true } = {
     [JS_FROM_SOURCE]: true,
     kind: 'function',
     arity,
     name,
     builtin: false,
-    commutative,
-    supports: (argTypes) => {
-      try {
-        get(argTypes);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    commutative: o.commutative,
+    supports: (argTypes) => succeeds(() => get(argTypes)),
     resultType: (argTypes) => get(argTypes).resultType,
     identity: (type) => (identity === undefined ? undefined : coerce(type, identity)),
     js: (argTypes) => {
@@ -282,8 +300,8 @@ export function lambda(fn: LambdaFn, options: LambdaOptions = {}): GpuFunction {
     jsSource: (argTypes) => get(argTypes).jsSource,
     wgsl: (argTypes) => get(argTypes).wgsl,
     subgroupOp: () => undefined,
-    source,
-    captures,
+    source: core.parsed.source,
+    ...(o.captures ? { captures: o.captures } : {}),
   };
   return f;
 }
@@ -359,14 +377,7 @@ function explicitFunction(x: ExplicitFunction, argument: string, arity: 1 | 2): 
     name,
     builtin: false,
     commutative: x.commutative ?? false,
-    supports: (argTypes) => {
-      try {
-        resultType(argTypes);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    supports: (argTypes) => succeeds(() => resultType(argTypes)),
     resultType,
     identity: (type) => (identity === undefined ? undefined : coerce(type, identity)),
     js: (argTypes) => {

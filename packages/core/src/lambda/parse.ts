@@ -60,7 +60,14 @@ const MATH_CONSTANTS: Readonly<Record<string, number>> = { PI: Math.PI, E: Math.
 export type Expr =
   | { readonly kind: 'number'; readonly value: number; readonly pos: number }
   | { readonly kind: 'boolean'; readonly value: boolean; readonly pos: number }
-  | { readonly kind: 'param'; readonly index: number; readonly name: string; readonly pos: number }
+  | {
+      readonly kind: 'param';
+      readonly index: number;
+      readonly name: string;
+      readonly pos: number;
+      /** Tuple lambdas: `p[component]`, a component of a tuple parameter. */
+      readonly component?: number;
+    }
   | { readonly kind: 'unary'; readonly op: UnaryOp; readonly arg: Expr; readonly pos: number }
   | { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Expr; readonly right: Expr; readonly pos: number }
   | {
@@ -82,10 +89,15 @@ export type Expr =
 export interface ParsedLambda {
   /** The function's source, as Function.prototype.toString gives it. */
   readonly source: string;
-  /** Parameter names, in order (1 or 2). */
+  /** Parameter names, in order (1 or 2; up to TUPLE_MAX_PARAMS for tuple lambdas). */
   readonly params: readonly string[];
   readonly body: Expr;
+  /** Tuple lambdas whose body is an array literal `[e0, e1, ...]`: its elements (`body` is the first). */
+  readonly items?: readonly Expr[];
 }
+
+/** Most parameters of a tuple lambda (zip arguments: 4 arrays and an index). */
+export const TUPLE_MAX_PARAMS = 5;
 
 /** A LambdaError for `source` at `pos`, with a caret under the offending spot. */
 export function lambdaError(source: string, pos: number, message: string): LambdaError {
@@ -205,7 +217,11 @@ const BODY_HINT = 'the body must be a single expression, or a block holding one 
  * Parses `source` (from functionSource) into a ParsedLambda. `captures` are outside values the body
  * may name; they become constants. Throws LambdaError naming the first unsupported construct.
  */
-export function parseLambda(source: string, captures: Readonly<Record<string, number | boolean>>): ParsedLambda {
+export function parseLambda(
+  source: string,
+  captures: Readonly<Record<string, number | boolean>>,
+  tuples = false,
+): ParsedLambda {
   const { fn, offset } = parseFunction(source);
   const at = (node: acorn.Node) => node.start - offset;
   const fail = (node: acorn.Node, message: string): never => {
@@ -230,7 +246,11 @@ export function parseLambda(source: string, captures: Readonly<Record<string, nu
     }
     params.push((p as acorn.Identifier).name);
   }
-  if (params.length < 1 || params.length > 2) {
+  if (tuples) {
+    if (params.length < 1 || params.length > TUPLE_MAX_PARAMS) {
+      fail(f, `a lambda takes 1 to ${TUPLE_MAX_PARAMS} parameters, this one takes ${params.length}`);
+    }
+  } else if (params.length < 1 || params.length > 2) {
     fail(f, `a lambda takes 1 or 2 parameters, this one takes ${params.length}`);
   }
 
@@ -326,7 +346,18 @@ export function parseLambda(source: string, captures: Readonly<Record<string, nu
         return { kind: 'conditional', test: visit(c.test), yes: visit(c.consequent), no: visit(c.alternate), pos };
       }
       case 'MemberExpression': {
-        const name = mathMember(node as acorn.MemberExpression);
+        const m = node as acorn.MemberExpression;
+        // Tuple lambdas: `p[k]`, component k of a tuple parameter (checked against the shape later).
+        if (tuples && m.computed && m.object.type === 'Identifier' && isLocal(m.object.name)) {
+          const k = m.property;
+          if (m.optional) return fail(node, 'optional chaining is not supported');
+          if (k.type !== 'Literal' || typeof k.value !== 'number' || !Number.isInteger(k.value) || k.value < 0) {
+            return fail(node, `a tuple parameter is indexed by a literal whole number, e.g. ${m.object.name}[0]`);
+          }
+          const name = m.object.name;
+          return { kind: 'param', index: paramIndex.get(name) as number, name, pos, component: k.value };
+        }
+        const name = mathMember(m);
         const value = MATH_CONSTANTS[name];
         if (value === undefined) {
           return fail(
@@ -372,6 +403,15 @@ export function parseLambda(source: string, captures: Readonly<Record<string, nu
     }
   };
 
+  if (tuples && bodyExpr.type === 'ArrayExpression') {
+    const items = bodyExpr.elements.map((el) => {
+      if (el === null) return fail(bodyExpr, 'a hole in the result tuple is not supported');
+      if (el.type === 'SpreadElement') return fail(el, 'a spread element in the result tuple is not supported');
+      return visit(el);
+    });
+    if (items.length === 0) fail(bodyExpr, 'an empty result tuple: return [a, b, ...] with 1 to 4 elements');
+    return { source, params, body: items[0] as Expr, items };
+  }
   return { source, params, body: visit(bodyExpr) };
 }
 

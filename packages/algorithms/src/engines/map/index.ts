@@ -35,11 +35,13 @@ import { type Segment, segmentsFor, windowEntry, windowOf } from '../../common/s
 import { bindingLimit, fitThreads } from '../../common/tuning';
 import {
   type InputSource,
+  MAP_MAX_EXTRA_OUTPUTS,
   MAP_MAX_GATHERED,
   MAP_MAX_INPUTS,
   MAP_PARAMS_WORDS,
   type MapPath,
   type MapWrite,
+  mapExtraOutputBinding,
   mapGatheredBinding,
   mapInputBinding,
   mapKernel,
@@ -88,6 +90,15 @@ export interface MapRequest {
   readonly after?: (rec: Recorder) => void;
   /** Reads the output back (in the same command buffer) and returns its bytes. @default false */
   readonly readBack?: boolean;
+  /**
+   * Outputs 1.. of a zip output ('value' writes, no gathered arrays): exactly `n` elements each,
+   * written at the element's index from component k of the element function's `vec{1 + K}<u32>`
+   * result (see MapKernelParams.extraOuts). An input in any of their buffers is read from a copy.
+   * @default []
+   */
+  readonly extraOutputs?: readonly DeviceArray[];
+  /** Which of `extraOutputs` to read back (`mapDeviceAll` returns their bytes). @default none */
+  readonly readBackExtra?: readonly boolean[];
 }
 
 /** One call's dispatches, reused by every later call of the same shape on the same arrays. */
@@ -107,12 +118,27 @@ interface MapPlan extends Owned {
  * pipelines, bind groups and parameter buffers come from a per-device cache.
  */
 export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<ArrayBuffer | undefined> {
+  return (await mapDeviceAll(device, req))[0];
+}
+
+/**
+ * `mapDevice` returning the bytes read back of every output: the first, then each of `extraOutputs`
+ * (undefined where not read back).
+ */
+export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<(ArrayBuffer | undefined)[]> {
   const t: MapTuning = cachedTuning(req.tuningName ?? 'map', fitThreads(device, mapTuning), req.tuning);
   const { n, output } = req;
   const store = req.write === 'store';
   const gathered = req.gathered ?? [];
-  if (req.inputs.length > MAP_MAX_INPUTS || gathered.length > MAP_MAX_GATHERED) {
-    throw new Error(`map engine: at most ${MAP_MAX_INPUTS} inputs and ${MAP_MAX_GATHERED} gathered arrays`);
+  const extras = req.extraOutputs ?? [];
+  if (
+    req.inputs.length > MAP_MAX_INPUTS ||
+    gathered.length > MAP_MAX_GATHERED ||
+    extras.length > MAP_MAX_EXTRA_OUTPUTS
+  ) {
+    throw new Error(
+      `map engine: at most ${MAP_MAX_INPUTS} inputs, ${MAP_MAX_GATHERED} gathered arrays and ${MAP_MAX_EXTRA_OUTPUTS} more outputs`,
+    );
   }
   const [c0, c1] = req.constants ?? [0, 0];
   let copyNeeded = false;
@@ -121,7 +147,8 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
   // bound both read-only and writable in one dispatch); so is any array in the output's buffer of
   // a 'store' call (its output is bound whole). Such calls build their plan each time.
   const needsCopy = (a: DeviceArray, streamed: boolean) =>
-    a.buffer === output.buffer && (store || !streamed || a.offset !== output.offset);
+    (a.buffer === output.buffer && (store || !streamed || a.offset !== output.offset)) ||
+    extras.some((o) => o.buffer === a.buffer);
   for (const a of req.inputs) {
     if (needsCopy(a, true)) copyNeeded = true;
     key += `|${a.type}:${bufferId(a.buffer)}@${a.offset}`;
@@ -130,6 +157,7 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
     if (needsCopy(a, false)) copyNeeded = true;
     key += `|g${a.type}:${bufferId(a.buffer)}@${a.offset}+${a.length}`;
   }
+  for (const a of extras) key += `|o${a.type}:${bufferId(a.buffer)}@${a.offset}`;
   const copyOf = (a: DeviceArray, streamed: boolean) =>
     needsCopy(a, streamed) ? DeviceArray.create(device, a.type, a.length) : undefined;
   const copies = copyNeeded ? req.inputs.map((a) => copyOf(a, true)) : [];
@@ -151,6 +179,8 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
     }
     const steps = plan.steps;
     let rb: { data(): ArrayBuffer } | undefined;
+    const rbs: ({ data(): ArrayBuffer } | undefined)[] = [];
+    const readExtra = req.readBackExtra ?? [];
     const record = (rec: Recorder) => {
       req.before?.(rec);
       const copyIn = (a: DeviceArray, copy: DeviceArray | undefined) => {
@@ -163,10 +193,14 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
       pass.end();
       req.after?.(rec);
       if (req.readBack) rb = rec.readback(output.buffer, output.byteOffset, (store ? output.length : n) * 4);
+      extras.forEach((o, k) => {
+        rbs[k] = readExtra[k] ? rec.readback(o.buffer, o.byteOffset, n * 4) : undefined;
+      });
     };
-    if (req.readBack || req.before || req.after) await device.queue.submit(req.label, record, turn);
-    else await device.queue.enqueue(req.label, record, turn);
-    return rb?.data();
+    if (req.readBack || readExtra.includes(true) || req.before || req.after) {
+      await device.queue.submit(req.label, record, turn);
+    } else await device.queue.enqueue(req.label, record, turn);
+    return [rb?.data(), ...extras.map((_, k) => rbs[k]?.data())];
   } finally {
     for (const c of copies) c?.discard();
     for (const c of gatheredCopies) c?.discard();
@@ -193,8 +227,10 @@ async function buildPlan(
   const gathered = (req.gathered ?? []).map((a, k) => gatheredCopies[k] ?? a);
   const inTypes = inputs.map((a) => a.type as NumericType);
   const gatheredTypes = gathered.map((a) => a.type as NumericType);
+  const extras = req.extraOutputs ?? [];
+  const extraTypes = extras.map((a) => a.type as NumericType);
   // A 'store' output is bound whole: only the streamed inputs decide the vec4 path.
-  const aligned = (store ? inputs : [output, ...inputs]).every((a) => a.offset % 4 === 0);
+  const aligned = (store ? inputs : [output, ...extras, ...inputs]).every((a) => a.offset % 4 === 0);
   const n4 = aligned ? n - (n % 4) : 0;
   const limit = bindingLimit(device, t.maxBindingBytes);
   const w = t.workgroupSize;
@@ -203,7 +239,7 @@ async function buildPlan(
   if (n4 < n) ranges.push({ path: 'scalar', start: n4, length: n - n4 });
   const pipelines: GPUComputePipeline[] = [];
   for (const r of ranges) {
-    const key = `map|${r.path}|${req.write ?? 'value'}|${req.elem.name}|${inTypes.join(',')}|${gatheredTypes.join(',')}|${kernelSources.join(',')}|${output.type}|${w}|${t.vecsPerThread}|${t.itemsPerThread}`;
+    const key = `map|${r.path}|${req.write ?? 'value'}|${req.elem.name}|${inTypes.join(',')}|${gatheredTypes.join(',')}|${kernelSources.join(',')}|${[output.type, ...extraTypes].join(',')}|${w}|${t.vecsPerThread}|${t.itemsPerThread}`;
     pipelines.push(
       await pipelineFor(device, key, [req.elem], () =>
         mapKernel({
@@ -213,6 +249,7 @@ async function buildPlan(
           elem: req.elem,
           write: req.write ?? 'value',
           gathered: gatheredTypes,
+          extraOuts: extraTypes,
           path: r.path,
           workgroupSize: w,
           vecsPerThread: t.vecsPerThread,
@@ -249,6 +286,10 @@ async function buildPlan(
         gwins.forEach((win, k) => {
           words[7 + MAP_MAX_INPUTS + k] = win.localBase;
         });
+        const ewins = extras.map((a) => windowOf(device, a, abs));
+        ewins.forEach((win, k) => {
+          words[MAP_PARAMS_WORDS - MAP_MAX_EXTRA_OUTPUTS + k] = win.localBase;
+        });
         const params = paramsBuffer(device, words, `${req.label} params`);
         owned.push(params);
         const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: params } }, windowEntry(1, output, wo)];
@@ -257,6 +298,9 @@ async function buildPlan(
         });
         gathered.forEach((a, k) => {
           entries.push(windowEntry(mapGatheredBinding(k), a, gwins[k] as typeof wo));
+        });
+        extras.forEach((a, k) => {
+          entries.push(windowEntry(mapExtraOutputBinding(k + 1), a, ewins[k] as typeof wo));
         });
         steps.push({ pipeline, group: device.gpu.createBindGroup({ layout, entries }), wgs });
       }

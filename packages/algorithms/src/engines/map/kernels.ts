@@ -7,7 +7,9 @@
  *    `gathered` arrays bound whole and read at any index through `fn map_load<k>(j: u32) -> T`;
  *  - "write output": 'value' stores the element function's result at the element's index; 'store'
  *    binds the output whole and leaves the write to the element function, through
- *    `fn map_store(j: u32, v: O)` (any index, or none: scatter, conditional writes).
+ *    `fn map_store(j: u32, v: O)` (any index, or none: scatter, conditional writes); with up to 3
+ *    `extraOuts` (zip outputs), 'value' stores element k of the element function's `vecK<u32>`
+ *    result (the bits of each output's element) in output k, all at the element's index.
  *
  *  - 'vec': every array starts on a 16-byte boundary and the range is a multiple of 4 elements.
  *    Each thread loads `vecsPerThread` vec4s per input (coalesced: consecutive threads read
@@ -40,9 +42,10 @@ export type InputSource = 'binding' | 'output';
  */
 export type MapWrite = 'value' | 'store';
 
-/** Most streamed inputs and most gathered arrays of one kernel. */
+/** Most streamed inputs, gathered arrays and outputs beside the first of one kernel. */
 export const MAP_MAX_INPUTS = 4;
 export const MAP_MAX_GATHERED = 2;
+export const MAP_MAX_EXTRA_OUTPUTS = 3;
 
 export interface MapKernelParams {
   /** Element types of the streamed inputs (0 to MAP_MAX_INPUTS). */
@@ -58,6 +61,11 @@ export interface MapKernelParams {
   readonly write?: MapWrite;
   /** Element types of the gathered arrays (bound whole, read through `map_load<k>`). @default [] */
   readonly gathered?: readonly NumericType[];
+  /**
+   * Element types of outputs 1.. ('value' only; never read as inputs): the element function then
+   * returns `vec{1 + extraOuts.length}<u32>`, output k's element bits in component k. @default []
+   */
+  readonly extraOuts?: readonly NumericType[];
   readonly path: MapPath;
   readonly workgroupSize: number;
   readonly vecsPerThread: number;
@@ -83,9 +91,9 @@ export const MAP_PARAMS_STRUCT = `struct MapParams {
   num_tiles: u32,
   gbase0: u32,
   gbase1: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
+  base_o1: u32,
+  base_o2: u32,
+  base_o3: u32,
 }`;
 
 /** Number of u32 words of MAP_PARAMS_STRUCT. */
@@ -94,10 +102,12 @@ export const MAP_PARAMS_WORDS = 16;
 /** Binding of streamed input k and of gathered array k. */
 export const mapInputBinding = (k: number): number => 2 + k;
 export const mapGatheredBinding = (k: number): number => 2 + MAP_MAX_INPUTS + k;
+/** Binding of output k >= 1 (zip outputs). */
+export const mapExtraOutputBinding = (k: number): number => 1 + MAP_MAX_INPUTS + MAP_MAX_GATHERED + k;
 
 /**
  * Builds the kernel. Bindings: 0 params, 1 output, 2 + k streamed input k (when read from its own
- * binding), 6 + k gathered array k.
+ * binding), 6 + k gathered array k, 7 + k output k >= 1.
  */
 export function mapKernel(p: MapKernelParams): WgslFragment {
   const w = p.workgroupSize;
@@ -108,6 +118,12 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     throw new Error(`map engine: at most ${MAP_MAX_INPUTS} inputs and ${MAP_MAX_GATHERED} gathered arrays`);
   }
   if (store && p.sources.includes('output')) throw new Error('map engine: store kernels never read the output');
+  const extra = p.extraOuts ?? [];
+  if (extra.length > MAP_MAX_EXTRA_OUTPUTS || (extra.length > 0 && (store || gathered.length > 0))) {
+    throw new Error(
+      `map engine: at most ${MAP_MAX_EXTRA_OUTPUTS} more outputs, with 'value' writes and no gathered arrays`,
+    );
+  }
   const per = vec ? p.vecsPerThread : p.itemsPerThread;
   const tile = w * per;
   const vt = (t: NumericType) => (vec ? `vec4<${t}>` : t);
@@ -125,6 +141,11 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     lines.push(`fn map_load${k}(j: u32) -> ${t} { return gat${k}_d[prm.gbase${k} + j]; }`);
   });
   if (store) lines.push(`fn map_store(j: u32, v: ${p.outType}) { out_d[prm.base_out + j] = v; }`);
+  extra.forEach((t, k) => {
+    lines.push(
+      `@group(0) @binding(${mapExtraOutputBinding(k + 1)}) var<storage, read_write> out${k + 1}_d: array<${vt(t)}>;`,
+    );
+  });
   const div = vec ? ' / 4u' : '';
   const load = (k: number, idx: string) =>
     p.sources[k] === 'output' ? `out_d[ob + ${idx}]` : `in${k}_d[b${k} + ${idx}]`;
@@ -159,8 +180,41 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const full: string[] = [];
   for (let j = 0; j < per; j++) full.push(`let v${j} = t + ${j * w}u + ids.lid;`);
   for (let j = 0; j < per; j++) for (const k of ks) full.push(`let a${k}_${j} = ${load(k, `v${j}`)};`);
+  const outTypes = [p.outType, ...extra];
+  const outArr = (k: number) => (k === 0 ? 'out_d' : `out${k}_d`);
+  const outBase = (k: number) => (k === 0 ? 'ob' : `ob${k}`);
+  /** Zip outputs: the element's tuple(s), then each output's element (or vec4 of four elements). */
+  const multiWrite = (j: string, idxVar: string) => {
+    if (!vec) {
+      const r = `r_${j}`;
+      const call0 = call(
+        ks.map((k) => `a${k}_${j}`),
+        `prm.index_start + ${idxVar}`,
+      );
+      return [
+        `let ${r} = ${call0};`,
+        ...outTypes.map((t, k) => `${outArr(k)}[${outBase(k)} + ${idxVar}] = bitcast<${t}>(${r}[${k}]);`),
+      ].join('\n      ');
+    }
+    const rs = comps.map((cc, q) => {
+      const c0 = call(
+        ks.map((k) => `a${k}_${j}.${cc}`),
+        `prm.index_start + ${idxVar} * 4u + ${q}u`,
+      );
+      return `let r_${j}_${q} = ${c0};`;
+    });
+    const stores = outTypes.map(
+      (t, k) =>
+        `${outArr(k)}[${outBase(k)} + ${idxVar}] = bitcast<vec4<${t}>>(vec4<u32>(${comps.map((_, q) => `r_${j}_${q}[${k}]`).join(', ')}));`,
+    );
+    return [...rs, ...stores].join('\n      ');
+  };
   const write = (j: string, idxVar: string) =>
-    store ? `${value(j, idxVar)};` : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
+    extra.length > 0
+      ? multiWrite(j, idxVar)
+      : store
+        ? `${value(j, idxVar)};`
+        : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
   for (let j = 0; j < per; j++) full.push(write(String(j), `v${j}`));
   const partial = [
     `for (var j = 0u; j < ${per}u; j++) {`,
@@ -177,7 +231,7 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     p.inTypes.map((t, k) => `${t}${p.sources[k] === 'output' ? 'o' : 'b'}`).join('_') || 'none',
     gathered.join('_') || 'nog',
     store ? 'store' : 'value',
-    p.outType,
+    [p.outType, ...extra].join('_'),
     p.elem.name,
     w,
     per,
@@ -193,6 +247,7 @@ ${entryPrologue(false)}
   let c = vec2<u32>(prm.c0, prm.c1);
   let count = prm.n${div};
   let ob = prm.base_out${store ? '' : div};
+${extra.map((_, k) => `  let ob${k + 1} = prm.base_o${k + 1}${div};`).join('\n')}
 ${ks.map((k) => `  let b${k} = prm.base${k}${div};`).join('\n')}
   for (var tl = wg_index; tl < prm.num_tiles; tl += prm.num_wg) {
     let t = tl * ${tile}u;

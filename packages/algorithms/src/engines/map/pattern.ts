@@ -8,7 +8,7 @@
 import type { WgslFragment } from '@webdpl/core';
 import type { CheckedArray } from '../../common/args';
 import type { CpuCall, FunctionUse, Pattern } from '../../pattern/dispatch';
-import { mapDevice } from './index';
+import { mapDeviceAll } from './index';
 
 export interface MapPatternCall {
   readonly algorithm: string;
@@ -16,6 +16,8 @@ export interface MapPatternCall {
   readonly n: number;
   readonly inputs: readonly CheckedArray[];
   readonly output: CheckedArray;
+  /** Outputs 1.. of a zip output (see MapRequest.extraOutputs). @default [] */
+  readonly extraOutputs?: readonly CheckedArray[];
   readonly functions?: readonly FunctionUse[];
   /** The map engine's element function (see MapRequest.elem). */
   readonly elem: () => WgslFragment;
@@ -31,13 +33,13 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
     engine: 'map',
     n: c.n,
     inputs: c.inputs,
-    outputs: [{ arg: c.output, shareInput: true, length: c.n }],
+    outputs: [c.output, ...(c.extraOutputs ?? [])].map((arg) => ({ arg, shareInput: true, length: c.n })),
     functions: c.functions,
     empty: () => undefined,
     recordable: true,
     cpu: c.cpu,
-    gpu: async ({ device, tuning, inputs, outputs: [output], readBack, deliver }) => {
-      const bytes = await mapDevice(device, {
+    gpu: async ({ device, tuning, inputs, outputs: [output, ...extraOutputs], readBack, deliver }) => {
+      const bytes = await mapDeviceAll(device, {
         label: c.algorithm,
         n: c.n,
         inputs,
@@ -47,8 +49,12 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
         tuning,
         tuningName: c.algorithm,
         readBack: readBack(0),
+        extraOutputs,
+        readBackExtra: extraOutputs.map((_, k) => readBack(k + 1)),
       });
-      deliver(0, bytes, c.n);
+      bytes.forEach((b, k) => {
+        deliver(k, b, c.n);
+      });
     },
   };
 }
