@@ -234,13 +234,38 @@ describe.each(deviceArrayPolicies)('by-key on DeviceArrays under $name', ({ poli
       expectSameArray((await vb.read()).subarray(0, want.keys.length), want.values, `fused values n=${n}`);
       kb.destroy();
       vb.destroy();
+      // Outputs of exactly the runs: written through temporaries copied when the runs fit (uniqueByKey
+      // too; a host output beside a DeviceArray one: only the DeviceArray is copied).
+      const first = refRuns(keys, vals, undefined, sameKey);
+      expect(await uniqueByKey(policy, k.view, v.view, ko.view, vo.view)).toBe(first.keys.length);
+      expectSameArray(await ko.read(), first.keys, `unique keys n=${n}`);
+      expectSameArray(await vo.read(), first.values, `unique values n=${n}`);
+      const hk = new Uint32Array(want.keys.length);
+      expect(await reduceByKey(policy, k.view, v.view, hk, vo.view)).toBe(want.keys.length);
+      expectSameArray(hk, want.keys, `host keys n=${n}`);
+      expectSameArray(await vo.read(), want.values, `device values beside host keys n=${n}`);
       if (want.keys.length > 1) {
         const short = DeviceArray.create(device, 'u32', want.keys.length - 1);
         const big = DeviceArray.create(device, 'u32', n);
+        short.write(new Uint32Array(want.keys.length - 1).fill(7));
+        big.write(new Uint32Array(n).fill(7));
         await expect(reduceByKey(policy, k.view, v.view, big, short)).rejects.toThrow(/valuesOut.*at least/);
+        await expect(uniqueByKey(policy, k.view, v.view, short, big)).rejects.toThrow(/keysOut.*at least/);
+        await expect(reduceByKey(policy, k.view, v.view, new Uint32Array(n), short)).rejects.toThrow(/valuesOut/);
+        expect([...(await short.read())].every((x) => x === 7)).toBe(true);
+        expect([...(await big.read())].every((x) => x === 7)).toBe(true);
         short.destroy();
         big.destroy();
       }
+      // Aligned arrays (the vec4 path: keys loaded as vec4s) with outputs of exactly the runs.
+      const ka = DeviceArray.from(device, keys as Uint32Array);
+      const va = DeviceArray.from(device, vals as Uint32Array);
+      const kr = DeviceArray.create(device, 'u32', want.keys.length);
+      const vr = DeviceArray.create(device, 'u32', want.keys.length);
+      expect(await reduceByKey(policy, ka, va, kr, vr)).toBe(want.keys.length);
+      expectSameArray(await kr.read(), want.keys, `aligned keys n=${n}`);
+      expectSameArray(await vr.read(), want.values, `aligned sums n=${n}`);
+      for (const a of [ka, va, kr, vr]) a.destroy();
       for (const a of [k, v, o, ko, vo]) a.parent.destroy();
       // Keys, values and outputs as distinct views of one buffer (read from copies by the engine).
       const one = DeviceArray.create(device, 'u32', 5 * n);

@@ -3,14 +3,12 @@
  * beside the input, heads or tails from `keyEq` of neighbouring keys):
  * - scans by key: one chained scan over (head, value) pairs (`segmentedCombiner`); in place on a
  *   DeviceArray it scans into a temporary and copies it back in the same queue order;
- * - reduceByKey: one pass where both outputs can be bound whole beside the inputs (host outputs, or
- *   DeviceArrays of n or more elements in buffers of their own): the engine's 'by-key-runs' write, a
- *   chained scan of (head count, value) pairs writing each run's first key and fold at its head
- *   (CUB's reduce-by-key); otherwise the inclusive scan by key into a temporary, then two
- *   compactions: the scanned values at run ends (tails) and the keys at run starts (heads);
- * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), under the
- *   same condition; otherwise two compactions of the heads (values, keys).
- * Each compaction reads its count back; the counts agree (one run, one head, one tail).
+ * - reduceByKey: one pass, the engine's 'by-key-runs' write (CUB's reduce-by-key): a chained scan of
+ *   (head count, value) pairs writing each run's first key and fold at its head, into the outputs
+ *   or (outputs that may be too short, or share a buffer) temporaries copied on the device when the
+ *   runs fit;
+ * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), likewise.
+ * The number of runs is read back in the same submission.
  */
 import {
   ArgumentError,
@@ -22,7 +20,7 @@ import {
   type WgslFragment,
 } from '@webdpl/core';
 import type { CheckedArray } from '../common/args';
-import { compactDevice, runsByKeyDevice, scanDevice, segmentedCombiner } from '../engines/scan';
+import { runsByKeyDevice, scanDevice, segmentedCombiner } from '../engines/scan';
 import type { GpuCall } from '../pattern/dispatch';
 
 /** Raw bits of `x` stored as `type`. */
@@ -72,30 +70,37 @@ export async function gpuScanByKey(
 }
 
 /**
- * reduceByKey (`op`) or uniqueByKey in one pass (the engine's 'by-key-runs' write: each run's key
- * and fold written at its head; 'by-key-firsts': a compaction of the heads writing key and value),
- * when both outputs can be bound whole beside the inputs: host outputs (n-element temporaries), or
- * DeviceArrays of at least n elements in buffers of their own. Else undefined (the caller composes
- * a scan and compactions).
+ * reduceByKey (`op` given) or uniqueByKey: writes each run's first key to keysOut and its fold
+ * (uniqueByKey: its first value) to valuesOut; returns the number of runs. One pass (the engine's
+ * 'by-key-runs' write: each run's key and fold written at its head; 'by-key-firsts': a compaction
+ * of the heads writing key and value); runs at min(keysOut.length, valuesOut.length) or beyond are
+ * not written. Host outputs are written into their staging arrays (delivered only after the count
+ * is checked). A DeviceArray output is written directly when both outputs have n or more elements
+ * (no run can fall outside them) and its buffer is no input's or the other output's; otherwise
+ * through a temporary of min(keysOut.length, valuesOut.length) elements whose first `runs` elements
+ * are copied on the device only when the runs fit both, so a short output is an ArgumentError
+ * with both outputs untouched.
  */
-async function fusedRunsByKey(
+export async function gpuRunsByKey(
   call: GpuCall,
   p: GpuByKey,
   op: GpuFunction | undefined,
   keysOut: CheckedArray,
   valuesOut: CheckedArray,
-): Promise<number | undefined> {
+): Promise<number> {
   const { device, tuning, readBack, deliver, temp } = call;
   const [keys, values] = call.inputs as [DeviceArray, DeviceArray];
   const n = keys.length;
-  const side = (o: CheckedArray, k: number): DeviceArray | undefined => {
-    if (o.kind === 'host') return temp(o.type, n);
-    const d = call.outputs[k] as DeviceArray;
-    return o.length >= n && d.buffer !== keys.buffer && d.buffer !== values.buffer ? d : undefined;
+  const [kd, vd] = call.outputs as [DeviceArray, DeviceArray];
+  const cap = Math.min(keysOut.length, valuesOut.length);
+  const side = (o: CheckedArray, d: DeviceArray, other: DeviceArray): { array: DeviceArray; copy?: DeviceArray } => {
+    if (o.kind === 'host') return { array: d };
+    const b = d.buffer;
+    if (cap >= n && b !== keys.buffer && b !== values.buffer && b !== other.buffer) return { array: d };
+    return { array: temp(o.type, Math.max(1, cap)), copy: d };
   };
-  const ks = side(keysOut, 0);
-  const vs = side(valuesOut, 1);
-  if (!ks || !vs || ks.buffer === vs.buffer) return undefined;
+  const ks = side(keysOut, kd, vd);
+  const vs = side(valuesOut, vd, kd);
   const value = op ? combinerOf(op, p.valueType) : undefined;
   const r = await runsByKeyDevice(device, {
     label: p.label,
@@ -110,8 +115,9 @@ async function fusedRunsByKey(
       scan: value ? { op: value.combine } : undefined,
     },
     combiner: value ? segmentedCombiner(value, true) : undefined,
-    valuesOut: vs,
-    keysOut: ks,
+    valuesOut: vs.array,
+    keysOut: ks.array,
+    copyTo: ks.copy || vs.copy ? { keys: ks.copy, values: vs.copy, cap } : undefined,
     readBack: readBack(0) || readBack(1),
     tuning,
     tuningName: p.label,
@@ -130,78 +136,4 @@ async function copyBack(device: GpuDevice, label: string, src: DeviceArray, dst:
   await device.queue.enqueue(label, (rec) => {
     rec.encoder.copyBufferToBuffer(src.buffer, src.byteOffset, dst.buffer, dst.byteOffset, src.length * 4);
   });
-}
-
-/** The device side of a reduceByKey / uniqueByKey output and how it reaches the caller. */
-interface RunOutput {
-  readonly arg: CheckedArray;
-  readonly side: DeviceArray;
-  readonly index: number;
-}
-
-/**
- * reduceByKey (`op` given) or uniqueByKey: writes each run's first key to keysOut and its fold
- * (uniqueByKey: its first value) to valuesOut; returns the number of runs. Outputs shorter than n
- * elements are written through temporaries copied only when the runs fit (else an ArgumentError,
- * the outputs untouched).
- */
-export async function gpuRunsByKey(
-  call: GpuCall,
-  p: GpuByKey,
-  op: GpuFunction | undefined,
-  keysOut: CheckedArray,
-  valuesOut: CheckedArray,
-): Promise<number> {
-  const { device, tuning, readBack, deliver, temp } = call;
-  const [keys, values] = call.inputs as [DeviceArray, DeviceArray];
-  const n = keys.length;
-  const fused = await fusedRunsByKey(call, p, op, keysOut, valuesOut);
-  if (fused !== undefined) return fused;
-  let source = values;
-  if (op) {
-    const value = combinerOf(op, p.valueType);
-    source = temp(p.valueType, n);
-    await scanDevice(device, {
-      label: p.label,
-      input: values,
-      keys,
-      output: source,
-      gen: { kind: 'by-key', keyType: p.keyType, keyEq: p.keyEq, edge: 'head', scan: { op: value.combine } },
-      write: 'inclusive',
-      combiner: segmentedCombiner(value),
-      initBits: bitsOf(p.valueType, 0),
-      tuning,
-      tuningName: p.label,
-    });
-  }
-  const outs: RunOutput[] = [
-    { arg: keysOut, side: call.outputs[0] as DeviceArray, index: 0 },
-    { arg: valuesOut, side: call.outputs[1] as DeviceArray, index: 1 },
-  ];
-  // Outputs of n elements or more are written directly; otherwise both go through temporaries, copied
-  // (on the device) only when the runs fit both, so a short output leaves both untouched.
-  const direct = keysOut.length >= n && valuesOut.length >= n;
-  const cap = Math.min(keysOut.length, valuesOut.length);
-  let runs = 0;
-  const results: { bytes?: ArrayBuffer; index: number }[] = [];
-  for (const o of outs) {
-    const isKeys = o.index === 0;
-    const r = await compactDevice(device, {
-      label: p.label,
-      input: isKeys ? keys : source,
-      output: direct ? o.side : temp(o.arg.type, n),
-      keep: { kind: 'by-key', keyType: p.keyType, keyEq: p.keyEq, edge: isKeys || !op ? 'head' : 'tail' },
-      stencil: keys,
-      write: 'compact',
-      finish: !direct && o.arg.kind === 'device' ? { dst: o.arg.array, mode: 'prefix', cap } : undefined,
-      readBack: readBack(o.index),
-      tuning,
-      tuningName: p.label,
-    });
-    runs = r.count;
-    results.push({ bytes: r.bytes, index: o.index });
-  }
-  for (const o of outs) if (runs > o.arg.length) throw tooShort(o.arg, runs);
-  for (const r of results) deliver(r.index, r.bytes, runs);
-  return runs;
 }

@@ -11,9 +11,8 @@
  * Strategy: CPU: bricks/by-key.ts (a generated loop; par: chunks with carries that flow into the next
  * chunk only while its first run continues). GPU (./gpu.ts): the scan engine's 'by-key' hook, a
  * chained scan over (head, value) pairs; reduceByKey one such pass writing each run at its head,
- * uniqueByKey one compaction of the heads writing keys and values (or, for DeviceArray outputs
- * shorter than n or sharing the inputs' buffers, the scan and compactions of the run ends and
- * starts).
+ * uniqueByKey one compaction of the heads writing keys and values (DeviceArray outputs shorter than
+ * n or sharing a buffer are written through temporaries, copied on the device when the runs fit).
  * Size tiers: n = 0 returns at once; otherwise see the engine (one workgroup, chained multi-tile,
  * segments beyond one storage binding; compaction outputs bound whole, so reduceByKey and
  * uniqueByKey are limited to one storage binding on the GPU, beyond which policies that allow it

@@ -150,6 +150,7 @@ interface EngineCall {
   readonly tuningName: string;
   readonly readBack: boolean;
   readonly finish?: CompactDeviceRequest['finish'];
+  readonly runsCopy?: RunsByKeyDeviceRequest['copyTo'];
 }
 
 function sameView(a: DeviceArray, b: DeviceArray): boolean {
@@ -191,10 +192,19 @@ export interface RunsByKeyDeviceRequest extends CommonRequest {
   readonly gen: Extract<GenerateHook, { kind: 'by-key' }>;
   /** 'by-key-runs': `segmentedCombiner(value, true)`; ignored for 'by-key-firsts' (u32 plus). */
   readonly combiner?: Combiner;
-  /** Each run's fold (or first element): at least the input's length, bound whole, in no input's buffer. */
+  /**
+   * Each run's fold (or first element), bound whole, in no input's buffer; runs beyond its length
+   * (or keysOut's) are not written.
+   */
   readonly valuesOut: DeviceArray;
-  /** Each run's first key: at least the input's length, bound whole, in no input's buffer. */
+  /** Each run's first key, bound whole, in no input's buffer. */
   readonly keysOut: DeviceArray;
+  /**
+   * Outputs written through temporaries (`valuesOut`/`keysOut`): afterwards, in the same submission,
+   * the first `count` elements of each are copied into these arrays when count <= `cap` (else
+   * nothing is copied, so they stay untouched).
+   */
+  readonly copyTo?: { readonly keys?: DeviceArray; readonly values?: DeviceArray; readonly cap: number };
   /** Read both outputs' first n elements back in the same submission. @default false */
   readonly readBack?: boolean;
 }
@@ -225,6 +235,7 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
     tuning: req.tuning ?? {},
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
+    runsCopy: req.copyTo,
   });
   return { count: r.count, values: r.bytes, keys: r.keyBytes };
 }
@@ -337,6 +348,11 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
   if (call.stencil) key += `|st${call.stencil.type}:${bufferId(call.stencil.buffer)}@${call.stencil.offset}`;
   if (call.keysOut) key += `|ko:${bufferId(call.keysOut.buffer)}@${call.keysOut.offset}+${call.keysOut.length}`;
+  const rc = call.runsCopy;
+  if (rc) {
+    const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}` : '-');
+    key += `|rc:${at(rc.keys)}:${at(rc.values)}:${rc.cap}`;
+  }
   const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
   const stencil = copyStencil ? DeviceArray.create(device, (call.stencil as DeviceArray).type, n) : call.stencil;
   const cache = dispatchCache<ScanPlan>(device, 'scan');
@@ -391,9 +407,11 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       }
       if (compaction) countRb = rec.readback(p.ctrl, (2 * S - 1) * 4, 4);
       else if (counted) countRb = rec.readback(p.ctrl, runsCountWord(S - 1, S) * 4, 4);
-      if (call.readBack) outRb = rec.readback(call.output.buffer, call.output.byteOffset, n * 4);
+      // Outputs bound whole may be shorter than n (runs by key): their length.
+      if (call.readBack)
+        outRb = rec.readback(call.output.buffer, call.output.byteOffset, Math.min(n, call.output.length) * 4);
       if (call.readBack && call.keysOut) {
-        keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, n * 4);
+        keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
       }
     };
     if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
@@ -426,7 +444,12 @@ async function buildPlan(
   const tile = w * k;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
-  const vec = k % 4 === 0 && input.offset % 4 === 0 && (counted || call.output.offset % 4 === 0);
+  // By key the keys are loaded as vec4s beside the values: they must be aligned too.
+  const vec =
+    k % 4 === 0 &&
+    input.offset % 4 === 0 &&
+    (counted || call.output.offset % 4 === 0) &&
+    (call.gen.kind !== 'by-key' || (stencil as DeviceArray).offset % 4 === 0);
   // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
   // reduce-then-scan hold 4-byte values).
   const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
@@ -498,6 +521,12 @@ async function buildPlan(
     : undefined;
   const finish = call.finish;
   const inType = input.type as TileKernelParams['inType'];
+  // Runs by key through temporaries: copies of 4-byte elements (as u32: the bits are kept).
+  const runsCopyPipeline = call.runsCopy
+    ? await pipelineFor(device, `scn_finish|u32|prefix|${finishThreads(device)}`, [], () =>
+        finishKernel('u32', 'prefix', finishThreads(device)),
+      )
+    : undefined;
   const finishPipeline = finish
     ? await pipelineFor(device, `scn_finish|${inType}|${finish.mode}|${finishThreads(device)}`, [], () =>
         finishKernel(inType, finish.mode, finishThreads(device)),
@@ -535,7 +564,8 @@ async function buildPlan(
           plan.kind === 'direct' ? 1 : 0,
           plan.stBase,
           koutWin?.localBase ?? 0,
-          0,
+          // 'by-key-runs' / 'by-key-firsts': runs at this index or beyond are not written.
+          call.keysOut ? Math.min(call.output.length, call.keysOut.length) : 0,
           0,
         ]).subarray(0, PARAMS_WORDS),
         `${call.label} params`,
@@ -576,7 +606,21 @@ async function buildPlan(
       }
     });
     if (finish && finishPipeline) {
-      steps.push(finishStep(device, finishPipeline, finish, call, ctrl, S, outWhole, owned));
+      const copy = { src: call.output, srcWin: outWhole, dst: finish.dst, n, cap: finish.cap ?? finish.dst.length };
+      steps.push(finishStep(device, finishPipeline, copy, 2 * S - 1, call.label, ctrl, owned));
+    }
+    const rc = call.runsCopy;
+    if (rc && runsCopyPipeline && call.keysOut && koutWin) {
+      // The runs' count: the last segment's count carry ('by-key-runs') or the compaction count.
+      const slot = call.write === 'by-key-runs' ? runsCountWord(S - 1, S) : 2 * S - 1;
+      for (const [src, srcWin, dst] of [
+        [call.keysOut, koutWin, rc.keys],
+        [call.output, outWhole, rc.values],
+      ] as const) {
+        if (!dst) continue;
+        const copy = { src, srcWin, dst, n: src.length, cap: rc.cap };
+        steps.push(finishStep(device, runsCopyPipeline, copy, slot, call.label, ctrl, owned));
+      }
     }
     return {
       steps,
@@ -600,24 +644,34 @@ function finishThreads(device: GpuDevice): number {
   return Math.min(256, maxWorkgroupThreads(device));
 }
 
-/** The dispatch of the finish kernel (in-place algorithms copy the compacted result back). */
+/** A copy by the finish kernel: `src` (bound as `srcWin`, `n` elements) into `dst`, up to `cap`. */
+interface FinishCopy {
+  readonly src: DeviceArray;
+  readonly srcWin: Window;
+  readonly dst: DeviceArray;
+  readonly n: number;
+  readonly cap: number;
+}
+
+/**
+ * The dispatch of the finish kernel (in-place algorithms copy the compacted result back; runs by
+ * key copy their temporaries), with the count read from ctrl word `countSlot`.
+ */
 function finishStep(
   device: GpuDevice,
   pipeline: GPUComputePipeline,
-  finish: NonNullable<CompactDeviceRequest['finish']>,
-  call: EngineCall,
+  copy: FinishCopy,
+  countSlot: number,
+  label: string,
   ctrl: GPUBuffer,
-  segments: number,
-  srcWin: Window,
   owned: GPUBuffer[],
 ): CachedStep {
-  const n = call.input.length;
-  const dst = finish.dst;
+  const dst = copy.dst;
   const dstWin = windowOf(device, dst, { start: 0, length: dst.length });
   const params = paramsBuffer(
     device,
-    new Uint32Array([n, 2 * segments - 1, srcWin.localBase, dstWin.localBase, finish.cap ?? dst.length, 0, 0, 0]),
-    `${call.label} finish params`,
+    new Uint32Array([copy.n, countSlot, copy.srcWin.localBase, dstWin.localBase, copy.cap, 0, 0, 0]),
+    `${label} finish params`,
   );
   owned.push(params);
   const group = device.gpu.createBindGroup({
@@ -625,9 +679,9 @@ function finishStep(
     entries: [
       { binding: 0, resource: { buffer: params } },
       { binding: 1, resource: { buffer: ctrl } },
-      windowEntry(2, call.output, srcWin),
+      windowEntry(2, copy.src, copy.srcWin),
       windowEntry(3, dst, dstWin),
     ],
   });
-  return { pipeline, group, wgs: Math.ceil(n / finishThreads(device)) };
+  return { pipeline, group, wgs: Math.ceil(copy.n / finishThreads(device)) };
 }

@@ -22,7 +22,8 @@
  * (WGSL's memory model), no ordering between locations. The state is cleared by the host each call.
  *
  * Tile layout: see `tileKernel` (striped vec4 rows with subgroups, one contiguous run per thread
- * without). Values stay in registers from the load to the write.
+ * without; scans by key with subgroups: subgroup rows, one contiguous part of the tile per
+ * subgroup). Values stay in registers from the load to the write.
  *
  * Look-back: one subgroup (thread 0 without subgroups) reads subgroup size x `lookbackPerLane`
  * predecessors per step.
@@ -39,6 +40,7 @@ import {
   fragment,
   mangle,
   type NumericType,
+  subgroupInclusiveScan,
   subgroupReduce,
   threadIds,
   type WgslFragment,
@@ -150,7 +152,7 @@ export const PARAMS_STRUCT = `struct ScnParams {
   direct: u32,
   st_base: u32,
   kout_base: u32,
-  pad1: u32,
+  cap: u32,
   pad2: u32,
 }`;
 
@@ -284,12 +286,15 @@ export function tileKernelName(p: TileKernelParams): string {
  * Builds one tile kernel. Bindings: 0 params, 1 state/sums, 2 ctrl, 3 input vec4 view, 4 input
  * scalar view (both read-only; absent in place), 5 output (vec4 for vec scans, else scalar; read_write).
  *
- * Needs: workgroup memory of one workgroup exclusive scan (or reduce) over V plus 8 bytes;
+ * Needs: workgroup memory of one workgroup exclusive scan (or reduce) over V plus 8 bytes (scans by
+ * key in subgroup rows: W / minSubgroupSize values of V instead of the scan);
  * subgroups optional (without them: one row per tile, so one workgroup scan of 2 log2(W) barriers,
  * and a look-back of `lookbackPerLane` predecessors per step on thread 0).
- * Performance: one read of the input and one write of the output per element ('chained'; 'reduce'
- * reads, 'downsweep' reads and writes); the look-back reads 8 bytes per predecessor polled and a
- * fallback re-reads one tile. One workgroup scan per row (itemsPerThread / 4 rows with subgroups).
+ * Performance: one read of the input (by key: and of the keys) and one write of the output per
+ * element ('chained'; 'reduce' reads, 'downsweep' reads and writes); the look-back reads 8 bytes
+ * per predecessor polled and a fallback re-reads one tile. One workgroup scan per row
+ * (itemsPerThread / 4 rows with subgroups); scans by key in subgroup rows: one subgroup scan per
+ * row and one workgroup step per tile.
  * H100 (Dawn/Vulkan), 2^24 u32 inclusive: ~1.6x the time of a striped vec4 copy.
  */
 export function tileKernel(p: TileKernelParams): WgslFragment {
@@ -320,7 +325,10 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const outOf = (r: string, h: string): string =>
     !pair ? r : excl ? `select(bitcast<${T}>(${r}.y), bitcast<${T}>(prm.init), ${h})` : `bitcast<${T}>(${r}.y)`;
   const wgp = { combiner: c, workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
-  const scan = p.phase === 'reduce' ? undefined : workgroupExclusiveScan(wgp);
+  // Scans by key on the vec4 path with subgroups scan in subgroup rows (see the layout below).
+  const sgRows = pair && p.subgroups && p.vec;
+  const scan = p.phase === 'reduce' || sgRows ? undefined : workgroupExclusiveScan(wgp);
+  const sgIncl = sgRows ? subgroupInclusiveScan({ combiner: c }) : undefined;
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
   const vecStores = p.vec && !compaction && !runsW;
@@ -342,7 +350,12 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     if (p.vec) lines.push(`@group(0) @binding(3) var<storage, read> in_v: array<vec4<${T}>>;`);
     lines.push(`@group(0) @binding(4) var<storage, read> in_s: array<${T}>;`);
   }
-  if (p.gen.kind === 'stencil' || byKey) {
+  // By key on the vec path the keys are bound as vec4s (loaded like the values) and read one by one
+  // through `scn_key`; else as scalars.
+  const vecKeys = byKey !== undefined && p.vec;
+  if (vecKeys) {
+    lines.push(`@group(0) @binding(6) var<storage, read> st_v: array<vec4<${byKey.keyType}>>;`);
+  } else if (p.gen.kind === 'stencil' || byKey) {
     const st = byKey ? byKey.keyType : (p.gen as { stencilType: NumericType }).stencilType;
     lines.push(`@group(0) @binding(6) var<storage, read> st_s: array<${st}>;`);
   }
@@ -373,6 +386,13 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // loads). Row r of the tile covers elements [r*W*C, (r+1)*W*C); thread t holds b{r} = tile start
   // + r*W*C + t*C .. + C - 1. Rows are scanned in order, threads in order within a row. The code is
   // unrolled into named registers (private arrays indexed in loops spilled on the H100).
+  // Scans by key with subgroups on the vec4 path ('subgroup rows', CUB's warp-striped arrangement):
+  // subgroup g owns the contiguous range [g*S*k, (g+1)*S*k) of the tile (S its size) in R rows of
+  // S vec4s (each row a coalesced S*16 bytes), lane l of row r holds b{r} = tile start + g*S*k +
+  // r*S*4 + l*4 .. + 3. Each row is one subgroup scan (the pair combiner has no built-in, so the
+  // scans are shuffles: independent across rows), the rows are chained in registers, and the tile
+  // needs one workgroup step (subgroup aggregates in workgroup memory) instead of one workgroup
+  // scan (2 barriers and two ordered subgroup folds) per row.
   const C = p.vec && p.subgroups ? 4 : k;
   const R = k / C;
   const item = (r: number, j: number) => `${r}_${j}`;
@@ -380,43 +400,67 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     if (p.gen.kind === 'value') return p.gen.fn ? `${p.gen.fn.name}(${x})` : x;
     return '';
   };
+  /** The WGSL expression of the key at window index `i` (by key). */
+  const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
+  /** Reads of vec4 `q` of row r from `arr` into registers `reg{r}_{4q+c}`, when it holds an element. */
+  const vecLoad = (r: number, q: number, arr: string, base: string, reg: string): string => {
+    const e = (c: number) => `${reg}${item(r, 4 * q + c)}`;
+    return `if (full || b${r} + ${4 * q}u < prm.n) { let a = ${arr}[(${base} + b${r}) / 4u + ${q}u]; ${e(0)} = a.x; ${e(1)} = a.y; ${e(2)} = a.z; ${e(3)} = a.w; }`;
+  };
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = [];
+  if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`);
   for (let r = 0; r < R; r++) {
-    loadLines.push(`let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`);
+    loadLines.push(
+      sgRows
+        ? `let b${r} = sgb + ${r * 4}u * ids.sg_size;`
+        : `let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`,
+    );
     for (let j = 0; j < C; j++) loadLines.push(`var x${item(r, j)}: ${T};`);
     if (p.vec) {
-      for (let q = 0; q < C / 4; q++) {
-        const e = (c: number) => `x${item(r, 4 * q + c)}`;
-        loadLines.push(
-          `if (full || b${r} + ${4 * q}u < prm.n) { let a = ${inV}[(prm.in_base + b${r}) / 4u + ${q}u]; ${e(0)} = a.x; ${e(1)} = a.y; ${e(2)} = a.z; ${e(3)} = a.w; }`,
-        );
-      }
+      for (let q = 0; q < C / 4; q++) loadLines.push(vecLoad(r, q, inV, 'prm.in_base', 'x'));
     } else {
       for (let j = 0; j < C; j++) {
         loadLines.push(`if (full || b${r} + ${j}u < prm.n) { x${item(r, j)} = ${inS}[prm.in_base + b${r} + ${j}u]; }`);
       }
     }
+    // By key: the keys of row r (ky).
+    if (byKey) {
+      for (let j = 0; j < C; j++) loadLines.push(`var ky${item(r, j)}: ${byKey.keyType};`);
+      if (vecKeys) {
+        for (let q = 0; q < C / 4; q++) loadLines.push(vecLoad(r, q, 'st_v', 'prm.st_base', 'ky'));
+      } else {
+        for (let j = 0; j < C; j++) {
+          loadLines.push(`if (full || b${r} + ${j}u < prm.n) { ky${item(r, j)} = st_s[prm.st_base + b${r} + ${j}u]; }`);
+        }
+      }
+    }
   }
   // Generate the values (v), kept flags (k, compaction), fold each thread's items of a row, scan
-  // (or reduce) the row; rb{r} is the fold of the rows before r, `total` the tile's aggregate.
+  // (or reduce) the row; rp{r} is the prefix of row r's first item within the tile, `total` the
+  // tile's aggregate.
   const foldLines: string[] = [];
-  // By key: the keys of row r (ky), and whether each element is a head or tail (hd).
+  // By key: whether each element is a head or tail (hd).
   const keyLines = (r: number): string[] => {
     if (!byKey) return [];
-    const K = byKey.keyType;
     const eq = byKey.keyEq.name;
     const out: string[] = [];
-    for (let j = 0; j < C; j++) {
-      const it = item(r, j);
-      out.push(`var ky${it}: ${K};`, `if (ok${it}) { ky${it} = st_s[prm.st_base + b${r} + ${j}u]; }`);
-    }
     if (byKey.edge === 'head') {
       const h0 = item(r, 0);
-      out.push(
-        `var hd${h0} = false;`,
-        `if (ok${h0}) { hd${h0} = prm.seg_start + b${r} == 0u || !${eq}(st_s[prm.st_base + b${r} - 1u], ky${h0}); }`,
-      );
+      const first = `prm.seg_start + b${r} == 0u`;
+      if (sgRows) {
+        // The key before a lane's first is the previous lane's last; lane 0 reads it.
+        out.push(
+          `var kp${r} = subgroupShuffleUp(ky${item(r, C - 1)}, 1u);`,
+          `if (ids.lane == 0u && ok${h0} && !(${first})) { kp${r} = ${keyAt(`prm.st_base + b${r} - 1u`)}; }`,
+          `let hd${h0} = ok${h0} && (${first} || !${eq}(kp${r}, ky${h0}));`,
+        );
+      } else {
+        out.push(
+          `var hd${h0} = false;`,
+          `if (ok${h0}) { hd${h0} = ${first} || !${eq}(${keyAt(`prm.st_base + b${r} - 1u`)}, ky${h0}); }`,
+        );
+      }
       for (let j = 1; j < C; j++) {
         out.push(`let hd${item(r, j)} = ok${item(r, j)} && !${eq}(ky${item(r, j - 1)}, ky${item(r, j)});`);
       }
@@ -425,7 +469,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         const it = item(r, j);
         out.push(
           `var hd${it} = false;`,
-          `if (ok${it}) { hd${it} = prm.seg_start + b${r} + ${j + 1}u == prm.n_total || !${eq}(ky${it}, st_s[prm.st_base + b${r} + ${j + 1}u]); }`,
+          `if (ok${it}) { hd${it} = prm.seg_start + b${r} + ${j + 1}u == prm.n_total || !${eq}(ky${it}, ${keyAt(`prm.st_base + b${r} + ${j + 1}u`)}); }`,
         );
       }
     }
@@ -434,15 +478,24 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   /** A pair's value bits from element x and its head flag h (exclusive: the run starts at op(init, x)). */
   const pairBits = (x: string, h: string): string =>
     `bitcast<u32>(${excl ? `select(${x}, ${byKey?.scan?.op.name}(bitcast<${T}>(prm.init), ${x}), ${h})` : x})`;
+  /** The pair of element `it` from its value and head flag (the identity past the end). */
+  const pairOf = (it: string, h: string): string =>
+    `select(${id}, vec2<u32>(select(0u, 1u, ${h}), ${pairBits(`x${it}`, h)}), ok${it})`;
+  // Pairs: each element's head flag is also kept as bit `e % 32` of hm{e / 32} (e its index in the
+  // thread's items), so only the values stay live in registers until the write.
+  const headBit = (r: number, j: number) => {
+    const e = r * C + j;
+    return { mask: `hm${Math.floor(e / 32)}`, bit: `${(1 << (e % 32)) >>> 0}u` };
+  };
+  if (pair) for (let g = 0; g < Math.ceil(k / 32); g++) foldLines.push(`var hm${g} = 0u;`);
   for (let r = 0; r < R; r++) {
     for (let j = 0; j < C; j++) foldLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
     foldLines.push(...keyLines(r));
     if (pair) {
       for (let j = 0; j < C; j++) {
         const it = item(r, j);
-        foldLines.push(
-          `let v${it} = select(${id}, vec2<u32>(select(0u, 1u, hd${it}), ${pairBits(`x${it}`, `hd${it}`)}), ok${it});`,
-        );
+        const hb = headBit(r, j);
+        foldLines.push(`let v${it} = ${pairOf(it, `hd${it}`)};`, `${hb.mask} |= select(0u, ${hb.bit}, hd${it});`);
       }
     } else if (p.gen.kind === 'value') {
       for (let j = 0; j < C; j++) {
@@ -479,11 +532,35 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (p.phase === 'reduce') {
     foldLines.push(`var total = ${red?.name}(s0, ids);`);
     for (let r = 1; r < R; r++) foldLines.push(`total = ${comb}(total, ${red?.name}(s${r}, ids));`);
+  } else if (sgRows) {
+    // Row scans within the subgroup (e: exclusive, t: the row's total), rows chained (rb: the rows
+    // before), then the subgroup aggregates of the tile: sgp, the fold of the subgroups before.
+    foldLines.push(`let rb0 = ${id};`);
+    for (let r = 0; r < R; r++) {
+      foldLines.push(
+        `let i${r} = ${sgIncl?.name}(s${r}, ids.lane, ids.sg_size);`,
+        `let e${r} = select(${id}, subgroupShuffleUp(i${r}, 1u), ids.lane > 0u);`,
+        `let rb${r + 1} = ${comb}(rb${r}, subgroupShuffle(i${r}, ids.sg_size - 1u));`,
+      );
+    }
+    foldLines.push(
+      `if (ids.lane == 0u) { scn_sga[ids.sg_id] = rb${R}; }`,
+      'workgroupBarrier();',
+      `var sgp = ${id};`,
+      `var total = ${id};`,
+      `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
+    let a = scn_sga[g];
+    sgp = select(sgp, ${comb}(sgp, a), g < ids.sg_id);
+    total = ${comb}(total, a);
+  }`,
+    );
+    for (let r = 0; r < R; r++) foldLines.push(`let rp${r} = ${comb}(sgp, ${comb}(rb${r}, e${r}));`);
   } else {
     foldLines.push(`let rb0 = ${id};`);
     for (let r = 0; r < R; r++) {
       foldLines.push(`var tot${r}: ${V};`, `let tp${r} = ${scan?.name}(s${r}, ids, &tot${r});`);
       foldLines.push(`let ${r + 1 < R ? `rb${r + 1}` : 'total'} = ${comb}(rb${r}, tot${r});`);
+      if (!compaction) foldLines.push(`let rp${r} = ${comb}(rb${r}, tp${r});`);
     }
   }
 
@@ -498,12 +575,12 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         byKey.edge === 'head'
           ? `fn scn_edge_at(i: u32) -> bool {
   if (prm.seg_start + i == 0u) { return true; }
-  return !${eq}(st_s[prm.st_base + i - 1u], st_s[prm.st_base + i]);
+  return !${eq}(${keyAt('prm.st_base + i - 1u')}, ${keyAt('prm.st_base + i')});
 }
 `
           : `fn scn_edge_at(i: u32) -> bool {
   if (prm.seg_start + i + 1u == prm.n_total) { return true; }
-  return !${eq}(st_s[prm.st_base + i], st_s[prm.st_base + i + 1u]);
+  return !${eq}(${keyAt('prm.st_base + i')}, ${keyAt('prm.st_base + i + 1u')});
 }
 `;
     }
@@ -532,23 +609,34 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const writeLines: string[] = [];
   if (p.phase !== 'reduce') {
     for (let r = 0; r < R; r++) {
+      // Pairs: each element's head flag and pair again from the head bits (h, w).
+      const unpack = (j: number): string => {
+        const it = item(r, j);
+        const hb = headBit(r, j);
+        return `let h${it} = (${hb.mask} & ${hb.bit}) != 0u; let w${it} = ${pairOf(it, `h${it}`)};`;
+      };
       if (runsW) {
-        writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
+        // Run j's fold goes to output[j] and its first key to keysOut[j] (the key read again at its
+        // head), each only below prm.cap (the outputs' length).
+        writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
+          const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
           writeLines.push(
-            `if (hd${it}) {
-    if (prm.seg_start + b${r} + ${j}u > 0u) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }
-    kout_s[prm.kout_base + run${r}.x] = ky${it};
+            unpack(j),
+            `if (h${it}) {
+    if (prm.seg_start + b${r} + ${j}u > 0u) { ${fold} }
+    if (run${r}.x < prm.cap) { kout_s[prm.kout_base + run${r}.x] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
   }`,
-            `run${r} = ${comb}(run${r}, v${it});`,
-            `if (ok${it} && prm.seg_start + b${r} + ${j + 1}u == prm.n_total) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`,
+            `run${r} = ${comb}(run${r}, w${it});`,
+            `if (ok${it} && prm.seg_start + b${r} + ${j + 1}u == prm.n_total) { ${fold} }`,
           );
         }
       } else if (!compaction) {
-        writeLines.push(`var run${r} = ${comb}(prefix, ${comb}(rb${r}, tp${r}));`);
+        writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
-          const v = `v${item(r, j)}`;
+          if (pair) writeLines.push(unpack(j));
+          const v = `${pair ? 'w' : 'v'}${item(r, j)}`;
           writeLines.push(
             p.write === 'inclusive'
               ? `run${r} = ${comb}(run${r}, ${v}); let r${item(r, j)} = run${r};`
@@ -557,7 +645,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         }
         if (vecStores) {
           for (let q = 0; q < C / 4; q++) {
-            const rs = [0, 1, 2, 3].map((c) => outOf(`r${item(r, 4 * q + c)}`, `hd${item(r, 4 * q + c)}`));
+            const rs = [0, 1, 2, 3].map((c) => outOf(`r${item(r, 4 * q + c)}`, `h${item(r, 4 * q + c)}`));
             const at = (c: number) => `b${r} + ${4 * q + c}u`;
             writeLines.push(`if (full || ${at(3)} < prm.n) {
     out_v[(prm.out_base + b${r}) / 4u + ${q}u] = vec4<${OutT}>(${rs.join(', ')});
@@ -572,7 +660,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         } else {
           for (let j = 0; j < C; j++) {
             writeLines.push(
-              `if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = ${outOf(`r${item(r, j)}`, `hd${item(r, j)}`)}; }`,
+              `if (ok${item(r, j)}) { out_s[prm.out_base + b${r} + ${j}u] = ${outOf(`r${item(r, j)}`, `h${item(r, j)}`)}; }`,
             );
           }
         }
@@ -584,8 +672,10 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
             p.write === 'partition'
               ? ` else if (ok${item(r, j)}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})] = ${x}; }`
               : '';
+          // 'by-key-firsts': the key too, both only below prm.cap (the outputs' length).
           const key = firstsW ? ` kout_s[prm.kout_base + run${r}] = ky${item(r, j)};` : '';
-          writeLines.push(`if (k${item(r, j)}) { out_s[prm.out_base + run${r}] = ${x};${key} }${rejected}`);
+          const cond = firstsW ? `k${item(r, j)} && run${r} < prm.cap` : `k${item(r, j)}`;
+          writeLines.push(`if (${cond}) { out_s[prm.out_base + run${r}] = ${x};${key} }${rejected}`);
           writeLines.push(`run${r} += v${item(r, j)};`);
         }
       }
@@ -813,15 +903,18 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       scan,
       red,
       sgRed,
+      sgIncl,
       p.gen.kind === 'adjacent-different' || p.gen.kind === 'by-key' ? byKey?.keyEq : p.gen.fn,
       byKey?.scan?.op,
       floatEq,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
-    workgroupBytes: 8,
+    workgroupBytes: 8 + (sgRows ? (w / Math.min(p.minSubgroupSize, w)) * c.bytes : 0),
     code: `${PARAMS_STRUCT}
 ${lines.join('\n')}
 var<workgroup> scn_tile: u32;
+${sgRows ? `var<workgroup> scn_sga: array<${V}, ${w / Math.min(p.minSubgroupSize, w)}>;` : ''}
+${vecKeys ? `fn scn_key(i: u32) -> ${byKey.keyType} { return st_v[i >> 2u][i & 3u]; }` : ''}
 ${carryFn}
 ${helpers}
 

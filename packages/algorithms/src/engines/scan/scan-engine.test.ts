@@ -1,11 +1,13 @@
 /**
  * Engine paths the policy matrix does not reach on its own: the look-back fallback taken at every
  * wait (maxSpins 0), wider look-back windows, reduce-then-scan, scalar tiles of odd item counts,
- * segments of a few default tiles, six-row tiles, and a grid of more than 65,535 tiles.
+ * segments of a few default tiles, six-row tiles, and a grid of more than 65,535 tiles; scans by
+ * key and reduceByKey on each.
  */
 import { DeviceArray, type GpuDevice, lambda, lastNonZero, plus } from '@webdpl/core';
 import { makeDevicePolicy, type Policy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
+import { exclusiveScanByKey, inclusiveScanByKey, reduceByKey } from '../../by-key/index';
 import { copyIf, stablePartition, unique } from '../../compaction/index';
 import { exclusiveScan, inclusiveScan } from '../../scans/index';
 import { makeData, rng, testDevice } from '../../testing/matrix';
@@ -37,6 +39,28 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   },
   { name: 'six rows per tile (24 items per thread)', tuning: { itemsPerThread: 24, maxSpins: 4 } },
 ];
+
+/** Scan by key of u32 plus (exclusive from `init` when given) and the runs' keys and sums. */
+function refByKey(keys: Uint32Array, vals: Uint32Array, init?: number) {
+  const scan = new Uint32Array(keys.length);
+  const runKeys: number[] = [];
+  const sums: number[] = [];
+  let acc = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const head = i === 0 || keys[i] !== keys[i - 1];
+    const v = vals[i] as number;
+    if (head) {
+      runKeys.push(keys[i] as number);
+      sums.push(0);
+      acc = init ?? 0;
+    }
+    if (init !== undefined) scan[i] = acc;
+    acc = (acc + v) >>> 0;
+    if (init === undefined) scan[i] = acc;
+    sums[sums.length - 1] = ((sums[sums.length - 1] as number) + v) >>> 0;
+  }
+  return { scan, runKeys, sums };
+}
 
 function runsOf(n: number, seed: number): Uint32Array {
   const r = rng(seed);
@@ -77,6 +101,20 @@ describe.skipIf(!testDevice)('scan engine paths', () => {
         const [u] = refSplit(dun, uniqueKeep(dun));
         expect(await unique(policy, dun)).toBe(u.length);
         expectSameArray(dun.subarray(0, u.length), u, `unique n=${n}`);
+        // By key (pairs scanned in subgroup rows with subgroups; the keys' vec4 loads), runs of ~4.
+        const keys = runsOf(n, n + 5);
+        const kv = makeData('u32', n, 'random', n + 6) as Uint32Array;
+        const sk = new Uint32Array(n);
+        await inclusiveScanByKey(policy, keys, kv, sk);
+        expectSameArray(sk, refByKey(keys, kv).scan, `inclusiveScanByKey n=${n}`);
+        await exclusiveScanByKey(policy, keys, kv, sk, 5);
+        expectSameArray(sk, refByKey(keys, kv, 5).scan, `exclusiveScanByKey n=${n}`);
+        const want = refByKey(keys, kv);
+        const ko = new Uint32Array(n);
+        const vo = new Uint32Array(n);
+        expect(await reduceByKey(policy, keys, kv, ko, vo)).toBe(want.runKeys.length);
+        expectSameArray(ko.subarray(0, want.runKeys.length), want.runKeys, `reduceByKey keys n=${n}`);
+        expectSameArray(vo.subarray(0, want.runKeys.length), want.sums, `reduceByKey sums n=${n}`);
         const di = DeviceArray.from(device, makeData('u32', n + 1, 'random') as Uint32Array);
         const src = (await di.read()).subarray(1);
         const view = di.view(1, n);
