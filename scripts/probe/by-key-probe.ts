@@ -5,6 +5,7 @@
  * host reference at 2^20 and 2^24. One JSON line per measurement; compare with cub_catalogue's
  * `reduce_by_key u32 runs16` and `scan_by_key u32 runs16` rows of the same device run.
  * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=20,24,26,28 node .probe/by-key-probe.mjs
+ * PROBE_SCAN_TUNING='{"itemsPerThread":16}' overrides the scan engine's tuning (a sweep).
  */
 import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
@@ -17,8 +18,9 @@ const out = (o: object) => console.log(JSON.stringify(o));
 
 async function main() {
   const device = (await selectDevice(gpuSelector)) as GpuDevice;
-  const policy = makeDevicePolicy(device, { fallback: 'error' });
-  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
+  const tuning = process.env.PROBE_SCAN_TUNING;
+  const policy = makeDevicePolicy(device, { fallback: 'error', tuning: tuning ? { scan: JSON.parse(tuning) } : {} });
+  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize], tuning });
   device.queue.setProfiling(true);
   for (const lg of (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number)) {
     const n = 2 ** lg;
