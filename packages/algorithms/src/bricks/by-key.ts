@@ -246,7 +246,9 @@ export type RunOutputs = (runs: number) => { readonly keys: HostArray; readonly 
 /**
  * reduceByKey (`reduce`) or uniqueByKey: counts the runs, asks `outputs` for the arrays (which
  * checks their lengths before anything is written), writes each run's first key and the fold of
- * its values (uniqueByKey: its first value); returns the number of runs.
+ * its values (uniqueByKey: its first value); returns the number of runs. `room`: elements both
+ * outputs hold; at n or more no run can fall outside them, so seq writes in one pass without
+ * counting first (the count pass read every key twice more).
  */
 export async function cpuRunsByKey(
   backend: CpuBackend,
@@ -255,13 +257,20 @@ export async function cpuRunsByKey(
   outputs: RunOutputs,
   fns: ByKeyFunctions,
   reduce: boolean,
+  room = 0,
 ): Promise<number> {
   const n = keys.length;
   if (n === 0) return 0;
   const count = kernelOf('count', fns);
   const write = kernelOf(reduce ? 'reduce' : 'unique', fns);
   const chunks = parChunks(backend, n, write.source, [keys, values]);
-  if (!chunks || backend.kind !== 'par' || write.source === undefined || count.source === undefined) {
+  const serial = !chunks || backend.kind !== 'par' || write.source === undefined || count.source === undefined;
+  if (serial && room >= n) {
+    // n runs at most: the outputs hold them all.
+    const out = outputs(n);
+    return write.kernel(keys, values, out.keys, 0, n, false, 0, out.values) as number;
+  }
+  if (serial) {
     const runs = count.kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
     const out = outputs(runs);
     write.kernel(keys, values, out.keys, 0, n, false, 0, out.values);

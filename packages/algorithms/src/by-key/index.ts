@@ -190,6 +190,7 @@ function runsByKey(
           },
           { op, keyEq: c.keyEq, keyType: keys.type, valueType: values.type },
           reduce,
+          Math.min(ko?.length ?? 0, vo?.length ?? 0),
         ),
       gpu: (call) => gpuRunsByKey(call, c.gpu, op, keysOut, valuesOut),
     };
