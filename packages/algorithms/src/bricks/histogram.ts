@@ -1,8 +1,9 @@
 /**
  * `cpuHistogram`: counts of elements per bin (see histogram/bins.ts for the edges). One generated
  * loop per element type and bin kind (compiled once, `compileOnce`; the workers share the cache):
- * even bins estimate the bin arithmetically and correct it against the edges (a step or two at
- * most), explicit boundaries binary-search the edges. seq: the loop over the whole input into the
+ * exact integer bins shift or divide after one unsigned range compare, other even bins estimate the
+ * bin arithmetically and correct it against the edges (a step or two at most), explicit boundaries
+ * binary-search the edges. seq: the loop over the whole input into the
  * counts. par: chunks on the pool, each counting into its own bins of one shared array (per-thread
  * privatized bins; with plain arrays the calling thread counts its chunks in place, `runPar`), summed
  * at the end; bins x chunks beyond PAR_BIN_WORDS stay seq.
@@ -28,18 +29,32 @@ export type CpuBinKind = 'even' | 'edges' | 'shift' | 'div';
  * [lo, scale, edge count m, open (1/0), edge 0 .. edge m-1] (a Float64Array).
  */
 function histogramSource(type: NumericType, kind: CpuBinKind): string {
+  if (kind === 'shift' || kind === 'div') {
+    // Exact integer bins cover [lo, lo + bins * width) (bins = m - 1 edges' worth, or m when open:
+    // then lo + bins * width is one past the type's greatest value). One unsigned compare of
+    // d = (v - lo) mod 2^32 decides the range: below lo, d >= 2^32 - (lo - min) >= bins * width.
+    const bin = kind === 'shift' ? 'd >>> w' : '(d / w) >>> 0';
+    return `(function () {
+  'use strict';
+  return function histogram_${type}_${kind}(x, P, y, b, e, h, c, f) {
+    const lo = P[0], w = P[1] >>> 0, bins = P[3] === 1 ? P[2] : P[2] - 1;
+    const range = bins * ${kind === 'shift' ? '2 ** w' : 'w'};
+    for (let i = b; i < e; i++) {
+      const d = (x[i] - lo) >>> 0;
+      if (d < range) f[c + (${bin})]++;
+    }
+    return 0;
+  };
+})() /* webdpl histogram */`;
+  }
   const find =
-    kind === 'shift'
-      ? 'k = (v - lo) >>> scale;'
-      : kind === 'div'
-        ? 'k = Math.floor((v - lo) / scale);'
-        : kind === 'even'
-          ? `const q = (v - lo) * scale;
+    kind === 'even'
+      ? `const q = (v - lo) * scale;
         // Clamped before the conversion, so k stays a small integer (NaN: 0).
         k = q < 0 ? 0 : q >= top - 1 ? top - 1 : Math.floor(q) | 0;
         while (k > 0 && P[4 + k] > v) k--;
         while (P[5 + k] <= v) k++;`
-          : `let l = 0;
+      : `let l = 0;
         let r = top;
         while (r - l > 1) {
           const mid = (l + r) >>> 1;

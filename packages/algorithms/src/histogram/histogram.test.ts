@@ -108,6 +108,35 @@ describe.each(matrix)('histogram under $name', ({ name, policy, gpu }) => {
     expectSameArray(await histogram(policy, Int32Array.from([1, 2]), { bins: 1, lo: 0, hi: 2 }), Uint32Array.from([1]));
   });
 
+  itIf(!variant)(
+    'exact integer bins (shift and divide): values at and beyond lo and hi, nothing past the bins',
+    async () => {
+      const cases: ['u32' | 'i32', HistogramBins][] = [
+        ['u32', { bins: 16, lo: 1000, hi: 1000 + 16 * 64 }],
+        ['u32', { bins: 10, lo: 1000, hi: 1000 + 10 * 3 }],
+        ['u32', { bins: 4, lo: 2 ** 32 - 2 ** 30, hi: 2 ** 32 }],
+        ['u32', { bins: 3, lo: 0, hi: 2 ** 32 - 1 }],
+        ['i32', { bins: 16, lo: -512, hi: 512 }],
+        ['i32', { bins: 7, lo: -700, hi: 0 }],
+        ['i32', { bins: 4, lo: -(2 ** 31), hi: 2 ** 31 }],
+        ['i32', { bins: 2, lo: 2 ** 30, hi: 2 ** 31 }],
+      ];
+      for (const [type, bins] of cases) {
+        const b = bins as { bins: number; lo: number; hi: number };
+        const [min, max] = type === 'u32' ? [0, 2 ** 32 - 1] : [-(2 ** 31), 2 ** 31 - 1];
+        const near = [min, max, min + 1, max - 1, 0, (b.lo + b.hi) / 2];
+        for (const e of [b.lo, b.hi]) for (const d of [-2, -1, 0, 1, 2]) near.push(e + d);
+        const vals = near.filter((v) => v >= min && v <= max).map(Math.floor);
+        const data = type === 'u32' ? Uint32Array.from(vals) : Int32Array.from(vals);
+        const out = new Uint32Array(b.bins + 3).fill(7);
+        await histogram(policy, data, bins, out);
+        const what = `${type} ${JSON.stringify(bins)}`;
+        expectSameArray(out.subarray(0, b.bins), histogramRef(data, bins), what);
+        expect([...out.subarray(b.bins)], `${what}: past the bins untouched`).toEqual([7, 7, 7]);
+      }
+    },
+  );
+
   itIf(!variant)('many bins (beyond privatization), into a longer output', async () => {
     const d = makeData('f32', 40000, 'random');
     const bins = { bins: 5000, lo: -1, hi: 1 };
