@@ -46,6 +46,8 @@ import {
   minmaxElement,
   mismatch,
   noneOf,
+  nthElement,
+  partialSort,
   partition,
   reduce,
   reduceByKey,
@@ -64,6 +66,7 @@ import {
   sortByKey,
   stablePartition,
   stableSort,
+  topK,
   transform,
   transformExclusiveScan,
   transformInclusiveScan,
@@ -617,6 +620,34 @@ export const FAMILIES: readonly Family[] = [
       }
       same('mergeByKey keys', ko, out);
       same('mergeByKey values (stable)', vo, want);
+    },
+  },
+  {
+    name: 'nthElement, partialSort, topK',
+    covers: ['nthElement', 'partialSort', 'topK'],
+    async run({ policy }, n) {
+      const a = u32(n, 500, 5);
+      const sorted = a.slice().sort();
+      if (n > 0) {
+        const k = n >> 1;
+        const d = a.slice();
+        await nthElement(policy, d, k);
+        same('nthElement n-th', [d[k] as number], [sorted[k] as number]);
+        for (let i = 0; i < n; i++) {
+          if ((i < k && (d[i] as number) > (d[k] as number)) || (i > k && (d[i] as number) < (d[k] as number)))
+            fail(`nthElement side at ${i}`, d[i], d[k]);
+        }
+        same('nthElement permutation', d.slice().sort(), sorted);
+      }
+      const k = Math.min(n, 37);
+      const p = a.slice();
+      await partialSort(policy, p, k);
+      same('partialSort', p, sorted, k);
+      same('partialSort permutation', p.slice().sort(), sorted);
+      const out = new Uint32Array(k + 1).fill(7);
+      await readOnly(a, (x) => topK(policy, x, k, out, { largest: true }));
+      same('topK largest', out, sorted.slice().reverse(), k);
+      same('topK past k', [out[k] as number], [7]);
     },
   },
   {

@@ -41,6 +41,8 @@ export { replace, replaceIf } from './replace/index';
 export { reverse, rotate } from './reverse/index';
 export type { ScanOperatorArg, TransformArg } from './scans/index';
 export { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiveScan } from './scans/index';
+export type { TopKOptions } from './select/index';
+export { nthElement, partialSort, topK } from './select/index';
 export { setDifference, setIntersection, setSymmetricDifference, setUnion } from './set-ops/index';
 export type { BuiltinComparator, ComparatorArg } from './sort/index';
 export { greater, less, sort } from './sort/index';

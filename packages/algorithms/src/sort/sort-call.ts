@@ -2,13 +2,23 @@
  * The one implementation behind sort, stableSort and sortByKey: argument checks and the pattern
  * that dispatch runs on the CPU sorts (bricks/sort) or the GPU engines (gpu.ts). Every path is stable.
  */
-import { ArgumentError, type DeviceArray, type HostArray, type NumericType } from '@webdpl/core';
+import { ArgumentError, type DeviceArray, type GpuDevice, type HostArray, type NumericType } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuSort } from '../bricks/sort';
 import { type ArrayArg, type CheckedArray, checkArray, checkNoAlias, checkSameLength } from '../common/args';
 import { dispatch } from '../pattern/dispatch';
-import { checkComparator, checkComparatorType, cpuComparator } from './comparator-arg';
+import { type Comparator, checkComparator, checkComparatorType, cpuComparator } from './comparator-arg';
 import { gpuSort } from './gpu';
+
+/** Why a sort of `n` keys by `c` cannot run on a device, if it cannot (also the selection family's check). */
+export function sortGpuCheck(c: Comparator, n: number): (device: GpuDevice) => string | undefined {
+  return (device) => {
+    if (c.kind === 'host-only') return `the comparator cannot run on the GPU: ${c.why}`;
+    const limit = device.limits.maxStorageBufferBindingSize;
+    if (n * 4 > limit) return `${n} keys exceed one storage binding (${limit} bytes)`;
+    return undefined;
+  };
+}
 
 /** Sorts `keysArg` (and `valuesArg` along, for sortByKey) by `comp`. */
 export function runSort(
@@ -45,12 +55,7 @@ export function runSort(
           ]
         : [{ arg: keys, upload: true }],
       functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
-      gpuCheck: (device) => {
-        if (c.kind === 'host-only') return `the comparator cannot run on the GPU: ${c.why}`;
-        const limit = device.limits.maxStorageBufferBindingSize;
-        if (keys.length * 4 > limit) return `${keys.length} keys exceed one storage binding (${limit} bytes)`;
-        return undefined;
-      },
+      gpuCheck: sortGpuCheck(c, keys.length),
       empty: () => undefined,
       recordable: true,
       cpu: ({ backend, outputs: [k, v] }) => cpuSort(backend, k as HostArray, v, t, cpuComparator(c, t)),

@@ -40,6 +40,13 @@ export const TINY_SORT_TUNING: TuningOverrides = {
     histogramMaxWorkgroups: 3,
   },
   'merge-sort': { workgroupSize: 32, itemsPerThread: 2 },
+  // The selection algorithms' radix select at every size, in tiles of 64 (select/tuning.ts).
+  ...Object.fromEntries(
+    ['nthElement', 'partialSort', 'topK'].map((a) => [
+      a,
+      { fullSortMax: 0, selectWorkgroupSize: 32, selectItemsPerThread: 2, selectMaxWorkgroups: 3 },
+    ]),
+  ),
 };
 
 /** The tile of the tiny scan tuning in elements (32 threads x 4 items). */

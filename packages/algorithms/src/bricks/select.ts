@@ -1,0 +1,147 @@
+/**
+ * CPU selection for nthElement, partialSort and topK: an introselect (quickselect with a
+ * median-of-3 pivot and a Hoare partition, which splits runs of equal keys evenly; after
+ * 2 log2(n) partitions that did not finish it switches to a heapselect, so the worst case is
+ * O(n log n)), generated with the comparator inlined when it has a source (`compileOnce`), else
+ * calling it. partialSort and topK select the k-th element, then sort the k - 1 before it with the
+ * sort family's CPU sort (bricks/sort: TypedArray#sort, radix or merge sort; par on the pool where
+ * that sort is).
+ *
+ * par: the selection itself runs on the calling thread (a sample-split parallel select would move
+ * every element through shared memory once more, for a pass that is already one read of the data
+ * on average); only partialSort's and topK's sort of the first k uses the pool.
+ * A comparator without a source (a plain JS function, which may throw) works on a copy, so the
+ * caller's array is as it was when it throws.
+ */
+import type { NumericType } from '@webdpl/core';
+import { type CpuBackend, compileOnce } from '@webdpl/policies';
+import { type CpuComparator, cpuSort, type KeyArray } from './sort/index';
+
+/** Places the k-th element (0-based) of a[lo, hi) at k: before it nothing after it, after it nothing before. */
+type SelectKernel = (a: KeyArray, lo: number, hi: number, k: number) => void;
+
+/** The introselect's body, over `before(x, y)` ("x goes before y"). */
+const SELECT_BODY = `
+  function swap(a, i, j) { const t = a[i]; a[i] = a[j]; a[j] = t; }
+  function sift(a, lo, i, n) {
+    // Max-heap (by before) over a[lo, lo + n), root at lo; sifts position i down.
+    const v = a[lo + i];
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && before(a[lo + c], a[lo + c + 1])) c++;
+      if (!before(v, a[lo + c])) break;
+      a[lo + i] = a[lo + c];
+      i = c;
+    }
+    a[lo + i] = v;
+  }
+  function heapSelect(a, lo, hi, k) {
+    // The k - lo + 1 first elements of a[lo, hi) in order go to a max-heap; a smaller one replaces its top.
+    const n = k - lo + 1;
+    for (let i = (n >> 1) - 1; i >= 0; i--) sift(a, lo, i, n);
+    for (let i = k + 1; i < hi; i++) {
+      if (before(a[i], a[lo])) { swap(a, i, lo); sift(a, lo, 0, n); }
+    }
+    swap(a, lo, k);
+  }
+  function insertion(a, lo, hi) {
+    for (let i = lo + 1; i < hi; i++) {
+      const v = a[i];
+      let j = i - 1;
+      while (j >= lo && before(v, a[j])) { a[j + 1] = a[j]; j--; }
+      a[j + 1] = v;
+    }
+  }
+  return function select(a, lo, hi, k) {
+    let depth = 2 * (32 - Math.clz32(hi - lo));
+    while (hi - lo > 16) {
+      if (depth-- === 0) { heapSelect(a, lo, hi, k); return; }
+      const mid = lo + ((hi - lo) >>> 1);
+      const last = hi - 1;
+      if (before(a[mid], a[lo])) swap(a, lo, mid);
+      if (before(a[last], a[mid])) {
+        swap(a, mid, last);
+        if (before(a[mid], a[lo])) swap(a, lo, mid);
+      }
+      // a[lo] <= p <= a[last]: sentinels for both scans.
+      const p = a[mid];
+      let i = lo;
+      let j = last;
+      for (;;) {
+        do i++; while (before(a[i], p));
+        do j--; while (before(p, a[j]));
+        if (i >= j) break;
+        swap(a, i, j);
+      }
+      // a[lo, j] are not after p, a[j + 1, hi) not before it; both sides are non-empty.
+      if (k <= j) hi = j + 1;
+      else lo = j + 1;
+    }
+    insertion(a, lo, hi);
+  };`;
+
+const inlined = new Map<string, SelectKernel>();
+
+/** The introselect for `comp`: compiled with its source inlined, or calling `before`. */
+function selectKernel(comp: CpuComparator): SelectKernel {
+  if (comp.source !== undefined) {
+    let k = inlined.get(comp.source);
+    if (!k) {
+      k = compileOnce<SelectKernel>(
+        `(function () {\n'use strict';\nconst before = ${comp.source};${SELECT_BODY}\n})() /* webdpl select */`,
+      );
+      inlined.set(comp.source, k);
+    }
+    return k;
+  }
+  return compileOnce<(before: CpuComparator['before']) => SelectKernel>(
+    `(function (before) {\n'use strict';${SELECT_BODY}\n}) /* webdpl select (function) */`,
+  )(comp.before);
+}
+
+/** Runs `f` on `a`, or on a copy written back afterwards when the comparator may throw. */
+async function guarded(a: KeyArray, comp: CpuComparator, f: (x: KeyArray) => Promise<void> | void): Promise<void> {
+  if (comp.source !== undefined) {
+    await f(a);
+    return;
+  }
+  const copy = a.slice() as KeyArray;
+  await f(copy);
+  a.set(copy as never);
+}
+
+/** std::nth_element: a[n] becomes what a sort by `comp` puts there; before it nothing after it, after it nothing before. */
+export function cpuNthElement(a: KeyArray, n: number, comp: CpuComparator): Promise<void> {
+  return guarded(a, comp, (x) => selectKernel(comp)(x, 0, x.length, n));
+}
+
+/** std::partial_sort: a[0, k) becomes the k first elements in the order of `comp`; the rest in no order. */
+export function cpuPartialSort(
+  backend: CpuBackend,
+  a: KeyArray,
+  k: number,
+  type: NumericType,
+  comp: CpuComparator,
+): Promise<void> {
+  return guarded(a, comp, async (x) => {
+    // The k-th goes to k - 1 with everything before it not after it: only those need sorting.
+    const m = k < x.length ? k - 1 : k;
+    if (m < k) selectKernel(comp)(x, 0, x.length, m);
+    await cpuSort(backend, x.subarray(0, m) as KeyArray, undefined, type, comp);
+  });
+}
+
+/** topK: out[0, k) = the first k elements of `input` in the order of `comp`, sorted; input untouched. */
+export async function cpuTopK(
+  backend: CpuBackend,
+  input: KeyArray,
+  k: number,
+  out: KeyArray,
+  type: NumericType,
+  comp: CpuComparator,
+): Promise<void> {
+  const x = input.slice() as KeyArray;
+  await cpuPartialSort(backend, x, k, type, comp);
+  out.set(x.subarray(0, k) as never);
+}

@@ -1,0 +1,208 @@
+/**
+ * GPU parts of nthElement, partialSort and topK. Built-in orders beyond `fullSortMax` keys run the
+ * radix select (kernels.ts): one submission of 5 dispatches finds the wanted rank's key and moves
+ * the elements below / equal / above it into a temporary, then partialSort and topK sort only their
+ * first k with the radix-sort engine. Up to `fullSortMax` keys, and for user comparators (the
+ * merge-sort engine, as sort does), the range is sorted whole. Host arrays arrive uploaded
+ * (pattern/dispatch.ts) and are read back from the result in its last submission.
+ */
+import { ArgumentError, type DeviceArray, getPipeline, type NumericType, type Recorder } from '@webdpl/core';
+import { keyMode, type RadixKeyType } from '../engines/radix-sort/key-bits';
+import type { GpuCall, Tuning } from '../pattern/dispatch';
+import type { Comparator } from '../sort/comparator-arg';
+import { gpuSort } from '../sort/gpu';
+import { type SelectPhase, STATE, selectKernel } from './kernels';
+import { type SelectTuning, selectTuning } from './tuning';
+
+type GpuComparator = Exclude<Comparator, { kind: 'host-only' }>;
+
+/** The call's tuning split into the select's fields (checked) and the sort engine's (checked by the engine). */
+function splitTuning(call: GpuCall, algorithm: string): { select: SelectTuning; sort: Tuning } {
+  const { device, tuning } = call;
+  const select: Record<string, number | boolean> = { ...selectTuning };
+  const sort: Record<string, number | boolean> = {};
+  for (const [k, v] of Object.entries(tuning)) {
+    if (k in selectTuning) {
+      if (typeof v !== 'number') throw new ArgumentError(`tuning.${algorithm}.${k}`, 'a number', typeof v);
+      select[k] = v;
+    } else sort[k] = v;
+  }
+  const t = select as SelectTuning;
+  const maxThreads = Math.min(256, device.limits.maxComputeInvocationsPerWorkgroup);
+  if (!('selectWorkgroupSize' in tuning)) t.selectWorkgroupSize = Math.min(t.selectWorkgroupSize, maxThreads);
+  const w = t.selectWorkgroupSize;
+  if (!Number.isInteger(w) || w < 32 || w > device.limits.maxComputeInvocationsPerWorkgroup || (w & (w - 1)) !== 0) {
+    throw new ArgumentError(`tuning.${algorithm}.selectWorkgroupSize`, 'a power of two within the device limit, >= 32');
+  }
+  for (const k of ['selectItemsPerThread', 'selectMaxWorkgroups'] as const) {
+    if (!Number.isInteger(t[k]) || t[k] < 1 || t[k] > 65535) {
+      throw new ArgumentError(`tuning.${algorithm}.${k}`, 'an integer in [1, 65535]', String(t[k]));
+    }
+  }
+  return { select: t, sort };
+}
+
+function bind(binding: number, a: DeviceArray, length = a.length): GPUBindGroupEntry {
+  return { binding, resource: { buffer: a.buffer, offset: a.byteOffset, size: Math.max(length, 1) * 4 } };
+}
+
+function bindable(device: GpuCall['device'], a: DeviceArray): boolean {
+  return a.byteOffset % device.limits.minStorageBufferOffsetAlignment === 0;
+}
+
+function copy(rec: Recorder, from: DeviceArray, to: DeviceArray, n: number): void {
+  if (n > 0) rec.encoder.copyBufferToBuffer(from.buffer, from.byteOffset, to.buffer, to.byteOffset, n * 4);
+}
+
+interface SelectRun {
+  readonly algorithm: string;
+  readonly src: DeviceArray;
+  /** 0-based rank of the key to find. */
+  readonly rank: number;
+  readonly dst: DeviceArray;
+  /** Elements of dst written (below first, then equal, then above). */
+  readonly limit: number;
+  readonly descending: boolean;
+  readonly tuning: SelectTuning;
+  /** Recorded before the select (copies in). */
+  readonly before?: (rec: Recorder) => void;
+  /** Recorded after it, in the same submission (copies out, readbacks). */
+  readonly after?: (rec: Recorder) => void;
+}
+
+/** The radix select of `src` into `dst` (see kernels.ts), one submission. */
+async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
+  const { device } = call;
+  const n = r.src.length;
+  const w = r.tuning.selectWorkgroupSize;
+  const ipt = r.tuning.selectItemsPerThread;
+  const phases: SelectPhase[] = ['hist', 'append', 'candidates', 'scatter'];
+  const [hist, append, cands, scatter] = await Promise.all(
+    phases.map((phase) => getPipeline(device, selectKernel({ phase, workgroupSize: w, itemsPerThread: ipt }))),
+  );
+  const state = call.temp('u32', STATE.WORDS);
+  const cand = call.temp('u32', n);
+  const groups = Math.min(Math.ceil(n / (w * ipt)), r.tuning.selectMaxWorkgroups);
+  const mode = keyMode(r.src.type as RadixKeyType, r.descending);
+  await device.queue.submit(r.algorithm, (rec) => {
+    r.before?.(rec);
+    rec.encoder.clearBuffer(state.buffer, state.byteOffset, STATE.WORDS * 4);
+    const pass = rec.beginPass(`${r.algorithm} (radix select)`);
+    const steps: [GPUComputePipeline | undefined, number, DeviceArray, DeviceArray | undefined][] = [
+      [hist, 0, r.src, undefined],
+      [append, 1, r.src, cand],
+      [cands, 2, cand, undefined],
+      [cands, 3, cand, undefined],
+      [scatter, 4, r.src, r.dst],
+    ];
+    for (const [pipeline, round, src, third] of steps) {
+      const p = pipeline as GPUComputePipeline;
+      const entries = [
+        { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, round, mode, r.rank, r.limit, 0, 0, 0])) } },
+        bind(1, src, src === cand ? n : src.length),
+        bind(2, state),
+      ];
+      if (third) entries.push(bind(3, third));
+      pass.setPipeline(p);
+      pass.setBindGroup(0, device.gpu.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
+      rec.dispatch(pass, groups);
+    }
+    pass.end();
+    r.after?.(rec);
+  });
+}
+
+/** `a`, or a temporary copy of it (recorded by `before`) when its offset cannot be bound. */
+function boundSource(call: GpuCall, a: DeviceArray): { src: DeviceArray; before?: (rec: Recorder) => void } {
+  if (bindable(call.device, a)) return { src: a };
+  const src = call.temp(a.type as NumericType, a.length);
+  return { src, before: (rec) => copy(rec, a, src, a.length) };
+}
+
+/**
+ * nthElement (`sortFirst` 0, `rank` n) and partialSort (`sortFirst` k, `rank` k - 1) of output 0,
+ * in place.
+ */
+export async function gpuSelectInPlace(
+  call: GpuCall,
+  algorithm: string,
+  rank: number,
+  sortFirst: number,
+  comp: GpuComparator,
+): Promise<void> {
+  const data = call.outputs[0] as DeviceArray;
+  const n = data.length;
+  const { select, sort } = splitTuning(call, algorithm);
+  const back = call.readBack(0);
+  if (comp.kind !== 'builtin' || n <= select.fullSortMax || sortFirst === n) {
+    const r = await gpuSort(call.device, sort, algorithm, data, undefined, comp, back);
+    call.deliver(0, r.keys, n);
+    return;
+  }
+  const { src, before } = boundSource(call, data);
+  const dst = call.temp(data.type as NumericType, n);
+  let rb: { data(): ArrayBuffer } | undefined;
+  const finish = (rec: Recorder) => {
+    if (back) rb = rec.readback(dst.buffer, dst.byteOffset, n * 4);
+    else copy(rec, dst, data, n);
+  };
+  const descending = comp.descending;
+  await radixSelect(call, {
+    algorithm,
+    src,
+    rank,
+    dst,
+    limit: n,
+    descending,
+    tuning: select,
+    before,
+    after: sortFirst === 0 ? finish : undefined,
+  });
+  if (sortFirst > 0) {
+    await gpuSort(call.device, sort, algorithm, dst.view(0, sortFirst), undefined, comp, false);
+    await call.device.queue.submit(`${algorithm} (result)`, finish);
+  }
+  call.deliver(0, rb?.data(), n);
+}
+
+/** topK: output 0 = the first k of input 0 in the order of `comp`, sorted. */
+export async function gpuTopK(call: GpuCall, algorithm: string, k: number, comp: GpuComparator): Promise<void> {
+  const input = call.inputs[0] as DeviceArray;
+  const out = call.outputs[0] as DeviceArray;
+  const n = input.length;
+  const { device } = call;
+  const { select, sort } = splitTuning(call, algorithm);
+  const back = call.readBack(0);
+  let rb: { data(): ArrayBuffer } | undefined;
+  if (comp.kind !== 'builtin' || n <= select.fullSortMax) {
+    const tmp = call.temp(input.type as NumericType, n);
+    await device.queue.submit(`${algorithm} (copy)`, (rec) => copy(rec, input, tmp, n));
+    await gpuSort(device, sort, algorithm, tmp, undefined, comp, false);
+    await device.queue.submit(`${algorithm} (result)`, (rec) => {
+      if (back) rb = rec.readback(tmp.buffer, tmp.byteOffset, k * 4);
+      else copy(rec, tmp, out, k);
+    });
+    call.deliver(0, rb?.data(), k);
+    return;
+  }
+  const { src, before } = boundSource(call, input);
+  const dst = bindable(device, out) ? out : call.temp(out.type as NumericType, k);
+  await radixSelect(call, {
+    algorithm,
+    src,
+    rank: k - 1,
+    dst,
+    limit: k,
+    descending: comp.descending,
+    tuning: select,
+    before,
+  });
+  const r = await gpuSort(device, sort, algorithm, dst.view(0, k), undefined, comp, back && dst === out);
+  if (dst !== out) {
+    await device.queue.submit(`${algorithm} (result)`, (rec) => {
+      if (back) rb = rec.readback(dst.buffer, dst.byteOffset, k * 4);
+      else copy(rec, dst, out, k);
+    });
+  }
+  call.deliver(0, r.keys ?? rb?.data(), k);
+}
