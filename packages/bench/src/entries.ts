@@ -1065,6 +1065,105 @@ function sortByKeyEntry(): BenchEntry {
   };
 }
 
+/** A plain JS quickselect (Hoare partition, middle pivot): a[k] becomes the k-th smallest. */
+function quickselect(a: Uint32Array, k: number): void {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const p = a[(lo + hi) >>> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((a[i] as number) < p) i++;
+      while ((a[j] as number) > p) j--;
+      if (i <= j) {
+        const t = a[i] as number;
+        a[i++] = a[j] as number;
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+/** Sizes of the selection entries' k: the median for nthElement, 1000 (or n) for topK. */
+const TOPK = 1000;
+
+/**
+ * nthElement of the u32 data at its median (in place) and topK (the 1000 smallest, sorted, into an
+ * output), against the plain JS a developer would write: sort a copy and index/slice it, or a
+ * hand-written quickselect (then a sort of the first k for topK).
+ */
+function selectEntry(algorithm: 'nthElement' | 'topK', sets: readonly EntrySet[]): BenchEntry {
+  const nth = algorithm === 'nthElement';
+  const kOf = (n: number) => (nth ? n >> 1 : Math.min(TOPK, n));
+  return {
+    id: nth ? 'nth-element-u32' : 'top-k-u32',
+    algorithm,
+    label: nth ? 'nthElement u32, the median' : `topK u32, the ${TOPK} smallest`,
+    type: 'u32',
+    sets,
+    requires: [algorithm],
+    bytesPerElement: nth ? 8 : 4,
+    traffic: nth ? 'read n + write n (in place)' : 'read n',
+    inPlace: nth,
+    make(n) {
+      const sorted = dataU32(n).slice().sort();
+      return nth
+        ? { n, inputs: [dataU32(n)], outputs: [], arrays: [sorted] }
+        : { n, inputs: [dataU32(n)], outputs: [{ type: 'u32', length: kOf(n) }], arrays: [sorted.subarray(0, kOf(n))] };
+    },
+    baselines: [
+      {
+        name: 'sort-then-slice',
+        label: 'copy, TypedArray#sort, index/slice',
+        setup: (c) => {
+          const a = c.inputs[0] as Uint32Array;
+          const k = kOf(c.n);
+          return { run: () => (nth ? a.slice().sort()[k] : a.slice().sort().slice(0, k)) };
+        },
+      },
+      {
+        name: 'quickselect',
+        label: nth ? 'quickselect loop' : 'quickselect loop, then sort of k',
+        setup: (c) => {
+          const a = c.inputs[0] as Uint32Array;
+          const work = a.slice();
+          const k = kOf(c.n);
+          return {
+            run: () => {
+              if (!nth) work.set(a);
+              quickselect(work, nth ? k : k - 1);
+              return nth ? work[k] : work.subarray(0, k).sort();
+            },
+            before: nth ? () => work.set(a) : undefined,
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) =>
+      nth
+        ? algorithmOf(api, 'nthElement')(policy, inputs[0], kOf(inputs[0]?.length ?? 0))
+        : algorithmOf(api, 'topK')(policy, inputs[0], kOf(inputs[0]?.length ?? 0), outputs[0]),
+    verify: (_result, observed, c) => {
+      const want = c.arrays?.[0] as HostArray;
+      const got = observed[0];
+      if (!nth) return checkArray('u32', got, want, want.length);
+      if (!got) return 'no output';
+      const k = kOf(c.n);
+      const p = got[k] as number;
+      if (p !== want[k]) return `element ${k} is ${p}, expected ${want[k]}`;
+      for (let i = 0; i < got.length; i++) {
+        const x = got[i] as number;
+        if ((i < k && x > p) || (i > k && x < p)) return `${x} at ${i} is on the wrong side of the n-th (${p})`;
+      }
+      return undefined;
+    },
+  };
+}
+
 /** Every entry, in report order. */
 export const ENTRIES: readonly BenchEntry[] = [
   reduceEntry('u32', ['default', 'device']),
@@ -1088,6 +1187,8 @@ export const ENTRIES: readonly BenchEntry[] = [
   sortEntry('u32', ['default', 'device']),
   sortEntry('f32', ['default', 'device']),
   sortByKeyEntry(),
+  selectEntry('nthElement', ['default']),
+  selectEntry('topK', []),
 ];
 
 /**
