@@ -1165,6 +1165,117 @@ function selectEntry(algorithm: 'nthElement' | 'topK', sets: readonly EntrySet[]
 }
 
 /** Every entry, in report order. */
+/** `zip` of `@webdpl/algorithms` (not an algorithm: no policy), over a list of arrays. */
+function zipOf(api: AlgorithmApi): (arrays: readonly AnyArray[]) => unknown {
+  const f = api.zip;
+  if (typeof f !== 'function') throw new MissingExportError('zip');
+  return (arrays) => (f as (...a: readonly AnyArray[]) => unknown)(...arrays);
+}
+
+/** Data of the zip entries: x, y from the f32 data, z = the data reversed. */
+function zipData(n: number): [Float32Array, Float32Array, Float32Array] {
+  const a = dataF32(n);
+  const b = a.slice().reverse();
+  return [a, b, a.map((v, i) => v - (b[i] as number))];
+}
+
+/** zip(x, y, z) -> x * y + z (issue 15: a zipped transform of 3 arrays). */
+function zipTransformEntry(): BenchEntry {
+  const fma = (x: number, y: number, z: number) => x * y + z;
+  return {
+    id: 'zip-transform-f32',
+    algorithm: 'zip',
+    label: 'transform zip(x, y, z) f32 x*y+z',
+    type: 'f32',
+    sets: [],
+    requires: ['transform', 'zip'],
+    bytesPerElement: 16,
+    traffic: 'read 3n + write n',
+    make(n) {
+      const [x, y, z] = zipData(n);
+      const want = x.map((v, i) => Math.fround(Math.fround(v * (y[i] as number)) + (z[i] as number)));
+      return { n, inputs: [x, y, z], outputs: [{ type: 'f32', length: n }], arrays: [want] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const [x, y, z] = c.inputs as Float32Array[];
+          const out = new Float32Array(c.n);
+          return {
+            run: () => {
+              for (let i = 0; i < out.length; i++)
+                out[i] = (x as Float32Array)[i]! * (y as Float32Array)[i]! + (z as Float32Array)[i]!;
+              return out;
+            },
+          };
+        },
+      },
+    ],
+    call: (api, policy, inputs, outputs) => algorithmOf(api, 'transform')(policy, zipOf(api)(inputs), outputs[0], fma),
+    verify: (_result, observed, c) => checkArrays('f32', observed, c),
+  };
+}
+
+/** Bounding box of points zip(x, y) in one transformReduce with a tuple of 4 (issue 15). */
+function zipBoundingBoxEntry(): BenchEntry {
+  const init = [Infinity, -Infinity, Infinity, -Infinity];
+  const op = (a: number[], b: number[]) => [
+    Math.min(a[0] as number, b[0] as number),
+    Math.max(a[1] as number, b[1] as number),
+    Math.min(a[2] as number, b[2] as number),
+    Math.max(a[3] as number, b[3] as number),
+  ];
+  const point = (x: number, y: number) => [x, x, y, y];
+  const box = (x: Float32Array, y: Float32Array) => {
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    for (let i = 0; i < x.length; i++) {
+      const u = x[i] as number;
+      const v = y[i] as number;
+      if (u < x0) x0 = u;
+      if (u > x1) x1 = u;
+      if (v < y0) y0 = v;
+      if (v > y1) y1 = v;
+    }
+    return [x0, x1, y0, y1];
+  };
+  let want: number[] = [];
+  return {
+    id: 'zip-bbox-f32',
+    algorithm: 'zip',
+    label: 'transformReduce zip(x, y) f32 bounding box',
+    type: 'f32',
+    sets: [],
+    requires: ['transformReduce', 'zip'],
+    bytesPerElement: 8,
+    traffic: 'read 2n',
+    make(n) {
+      const [x, y] = zipData(n);
+      want = box(x, y);
+      return { n, inputs: [x, y], outputs: [] };
+    },
+    baselines: [
+      {
+        name: 'for-loop',
+        label: 'for loop',
+        setup: (c) => {
+          const [x, y] = c.inputs as Float32Array[];
+          return { run: () => box(x as Float32Array, y as Float32Array) };
+        },
+      },
+    ],
+    call: (api, policy, inputs) => algorithmOf(api, 'transformReduce')(policy, zipOf(api)(inputs), init, op, point),
+    verify: (result) =>
+      Array.isArray(result) && result.every((v, k) => Object.is(v, want[k]))
+        ? undefined
+        : `got ${String(result)}, expected ${want.join(',')}`,
+  };
+}
+
 export const ENTRIES: readonly BenchEntry[] = [
   reduceEntry('u32', ['default', 'device']),
   reduceEntry('f32', ['device']),
@@ -1175,6 +1286,8 @@ export const ENTRIES: readonly BenchEntry[] = [
   scanEntry('exclusive', 'f32'),
   copyIfEntry(),
   transformEntry(),
+  zipTransformEntry(),
+  zipBoundingBoxEntry(),
   fillEntry(),
   copyEntry(),
   gatherScatterEntry('gather'),

@@ -34,9 +34,11 @@ import {
 } from '../common/args';
 import { type Counting, isCounting } from '../common/counting';
 import { checkBuiltinArgTypes, decodeScalar, resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
+import { isZip, type Zip } from '../common/zip';
 import { transformReduceDevice } from '../engines/transform-reduce';
 import { dispatch, type Pattern } from '../pattern/dispatch';
 import { loadFragment, reducePattern } from './load';
+import { zipTransformReducePattern } from './zip';
 
 /** A function argument: a GpuFunction (built-in operator or lambda) or an arrow function. */
 export type FunctionArg = GpuFunction | ((...args: number[]) => number | boolean) | object;
@@ -123,11 +125,13 @@ export function transformReducePattern(
  * converted to it. GPU runs need `reduceOp` to be associative with an identity; the order of
  * combination is unspecified (float results vary within rounding), unless `reduceOp` is not
  * commutative, in which case elements are combined in order.
+ * `input` may also be `zip(a, b, ...)` (see `zip`): `transformFn` then takes one parameter per
+ * zipped array (then optionally the index), and on the GPU `reduceOp` needs no identity.
  * @param transformFn a unary function of the element type
  */
 export function transformReduce(
   policy: Policy,
-  input: ArrayArg | Counting,
+  input: ArrayArg | Counting | Zip,
   init: number,
   reduceOp: FunctionArg,
   transformFn: FunctionArg,
@@ -144,8 +148,33 @@ export function transformReduce(
   reduceOp: FunctionArg,
   transformFn2: FunctionArg,
 ): Promise<number>;
-export function transformReduce(policy: Policy, ...args: unknown[]): Promise<number> {
-  return dispatch(policy, () => {
+/**
+ * transformReduce with a tuple accumulator (bounding boxes, min + max + sum in one pass): `init` is
+ * an array of 1 to 4 numbers, `transformFn` returns a tuple of that length from each element (one
+ * parameter per zipped array), `reduceOp` folds two tuples into one, `(a, b) => [Math.min(a[0],
+ * b[0]), a[1] + b[1]]`. Each accumulator element has the type of transformFn's element (bool: u32);
+ * `init` is converted to it. Folded in order on the CPU; on the GPU in an unspecified order (the
+ * operator must be associative; it need not commute nor have an identity).
+ * @returns the folded tuple as an array
+ */
+export function transformReduce(
+  policy: Policy,
+  input: ArrayArg | Zip,
+  init: readonly number[],
+  reduceOp: FunctionArg,
+  transformFn: FunctionArg,
+): Promise<number[]>;
+export function transformReduce(policy: Policy, ...args: unknown[]): Promise<number | number[]> {
+  // A tuple init (an array second, no sixth argument: the binary form's input2 is an array too).
+  if (isZip(args[0]) || (Array.isArray(args[1]) && args[4] === undefined)) {
+    return dispatch(policy, () => {
+      if (args[4] !== undefined) {
+        throw new ArgumentError('transformFn', 'the last argument', describe(args[4]));
+      }
+      return zipTransformReducePattern(args[0], args[1], args[2], args[3]);
+    });
+  }
+  return dispatch(policy, (): Pattern<number> => {
     if (isArrayArg(args[1])) {
       const [input1, input2, init, reduceOp, transformFn2] = args;
       const a = checkArray(input1, 'input1');

@@ -26,7 +26,7 @@ import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io'
 import { scratchBuffer } from '../../common/scratch';
 import { segmentsFor, windowEntry, windowOf } from '../../common/segments';
 import { bindingLimit, fitThreads, useSubgroups } from '../../common/tuning';
-import { finalKernel, partialsKernel, type ReducePath } from './kernels';
+import { finalKernel, partialsKernel, type ReducePath, TR_PARAMS_WORDS } from './kernels';
 import { type TransformReduceTuning, transformReduceTuning } from './tuning';
 
 export type { ReducePath } from './kernels';
@@ -35,7 +35,7 @@ export { transformReduceTuning } from './tuning';
 export interface TransformReduceRequest {
   /** Label for errors and profiling. */
   readonly label: string;
-  /** 1 or 2 inputs of equal length >= 1; or none, with `n` (the load computes from the index). */
+  /** 1 to 4 inputs of equal length >= 1; or none, with `n` (the load computes from the index). */
   readonly inputs: readonly DeviceArray[];
   /** Number of elements when there is no input (counting(n)). */
   readonly n?: number;
@@ -47,6 +47,11 @@ export interface TransformReduceRequest {
   readonly combiner: Combiner;
   /** Whether the combine may reorder (enables the vectorized strided path). */
   readonly commutative: boolean;
+  /**
+   * The combiner's type is a struct (tuple accumulators), which subgroup operations cannot move: the
+   * workgroup-memory tree runs whatever the tuning says. @default false
+   */
+  readonly structured?: boolean;
   /** Tuning overrides from the policy. */
   readonly tuning?: Readonly<Record<string, number | boolean>>;
   /** Name of the tuning entry the overrides were given under. @default 'reduce' */
@@ -68,7 +73,7 @@ export function identityLoad(type: NumericType): WgslFragment {
 
 function choosePath(req: TransformReduceRequest): ReducePath {
   if (!req.commutative) return 'ordered';
-  if (req.inputs.length === 0) return 'strided';
+  if (req.inputs.length === 0 || req.inputs.length > 2) return 'strided';
   return req.inputs.every((a) => a.offset % 4 === 0) ? 'vec' : 'strided';
 }
 
@@ -95,7 +100,7 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
   const tuningName = req.tuningName ?? 'reduce';
   const t = cachedTuning(tuningName, fitThreads(device, transformReduceTuning), req.tuning);
   const n = req.inputs[0]?.length ?? req.n ?? 0;
-  const subgroups = useSubgroups(device, t.subgroups);
+  const subgroups = !req.structured && useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
   const path = choosePath(req);
   const w = t.workgroupSize;
@@ -192,20 +197,20 @@ async function buildPlan(
     let out = 0;
     for (const plan of geometry) {
       const wins = req.inputs.map((a) => windowOf(device, a, plan.s));
-      const params = paramsBuffer(
-        device,
-        new Uint32Array([
-          plan.s.length,
-          wins[0]?.localBase ?? 0,
-          wins[1]?.localBase ?? 0,
-          plan.tilesPerWg,
-          plan.wgs,
-          out,
-          plan.s.start,
-          0,
-        ]),
-        `${req.label} params`,
-      );
+      const words = new Uint32Array(TR_PARAMS_WORDS);
+      words.set([
+        plan.s.length,
+        wins[0]?.localBase ?? 0,
+        wins[1]?.localBase ?? 0,
+        plan.tilesPerWg,
+        plan.wgs,
+        out,
+        plan.s.start,
+        0,
+        wins[2]?.localBase ?? 0,
+        wins[3]?.localBase ?? 0,
+      ]);
+      const params = paramsBuffer(device, words, `${req.label} params`);
       owned.push(params);
       const entries: GPUBindGroupEntry[] = [
         { binding: 0, resource: { buffer: params } },
@@ -222,7 +227,7 @@ async function buildPlan(
     if (pass2) {
       const params = paramsBuffer(
         device,
-        new Uint32Array([partialCount, 0, 0, 0, 1, partialCount, 0, 0]),
+        new Uint32Array([partialCount, 0, 0, 0, 1, partialCount, 0, 0, 0, 0, 0, 0]),
         `${req.label} params`,
       );
       owned.push(params);

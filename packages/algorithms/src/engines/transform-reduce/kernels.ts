@@ -27,7 +27,10 @@ import {
 export type ReducePath = 'vec' | 'strided' | 'ordered';
 
 export interface PartialsKernelParams {
-  /** Element types of the inputs (0, 1 or 2; none: the load computes from the index alone, not 'vec'). */
+  /**
+   * Element types of the inputs (0 to 4; none: the load computes from the index alone, not 'vec'; more
+   * than 2: not 'vec').
+   */
   readonly inTypes: readonly NumericType[];
   /** Declares `fn <load.name>([x0: T0, [x1: T1,]] i: u32) -> Acc`: the transform of element i. */
   readonly load: WgslFragment;
@@ -40,7 +43,7 @@ export interface PartialsKernelParams {
   readonly minSubgroupSize: number;
 }
 
-/** Uniform parameters of both kernels (8 u32). */
+/** Uniform parameters of both kernels (12 u32). */
 export const PARAMS_STRUCT = `struct TrParams {
   n: u32,
   base0: u32,
@@ -50,7 +53,17 @@ export const PARAMS_STRUCT = `struct TrParams {
   out_offset: u32,
   seg_start: u32,
   pad: u32,
+  base2: u32,
+  base3: u32,
+  pad1: u32,
+  pad2: u32,
 }`;
+
+/** Number of u32 words of PARAMS_STRUCT. */
+export const TR_PARAMS_WORDS = 12;
+
+/** Most inputs of the engine (zip arguments); the 'vec' path takes at most 2. */
+export const TR_MAX_INPUTS = 4;
 
 function bindings(p: PartialsKernelParams): string {
   const lines = [
@@ -76,6 +89,12 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   const two = p.inTypes.length === 2;
   const none = p.inTypes.length === 0;
   if (none && p.path === 'vec') throw new Error('transform-reduce engine: the vec path needs an input');
+  if (p.inTypes.length > (p.path === 'vec' ? 2 : TR_MAX_INPUTS)) {
+    throw new Error('transform-reduce engine: too many inputs for this path');
+  }
+  /** The load of element `e` (scalar reads), or of the vec path's components `e0`/`e1`. */
+  const ldAt = (e: string) =>
+    `${p.load.name}(${[...p.inTypes.map((_, k) => `in${k}_s[prm.base${k} + ${e}]`), `prm.seg_start + ${e}`].join(', ')})`;
   const ld = (e0: string, e1: string, idx: string) =>
     none ? `${p.load.name}(${idx})` : `${p.load.name}(${e0}${two ? `, ${e1}` : ''}, ${idx})`;
   let body: string;
@@ -118,7 +137,7 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   }
   if (wg_index == 0u) {
     let e = nv * 4u + ids.lid;
-    if (e < prm.n) { acc = ${comb}(acc, ${ld('in0_s[prm.base0 + e]', 'in1_s[prm.base1 + e]', 'prm.seg_start + e')}); }
+    if (e < prm.n) { acc = ${comb}(acc, ${ldAt('e')}); }
   }
   let total = ${red.name}(acc, ids);`;
   } else if (p.path === 'strided') {
@@ -130,7 +149,7 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   for (var t = first; t < end; t += tile) {
     for (var j = 0u; j < ${k}u; j++) {
       let e = t + j * ${w}u + ids.lid;
-      if (e < end) { acc = ${comb}(acc, ${ld('in0_s[prm.base0 + e]', 'in1_s[prm.base1 + e]', 'prm.seg_start + e')}); }
+      if (e < end) { acc = ${comb}(acc, ${ldAt('e')}); }
     }
   }
   let total = ${red.name}(acc, ids);`;
@@ -144,7 +163,7 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
     var acc = ${c.identity};
     for (var j = 0u; j < ${k}u; j++) {
       let e = t + ids.lid * ${k}u + j;
-      if (e < end) { acc = ${comb}(acc, ${ld('in0_s[prm.base0 + e]', 'in1_s[prm.base1 + e]', 'prm.seg_start + e')}); }
+      if (e < end) { acc = ${comb}(acc, ${ldAt('e')}); }
     }
     total = ${comb}(total, ${red.name}(acc, ids));
   }`;
