@@ -74,6 +74,7 @@ import {
   unique,
   uniqueByKey,
   upperBound,
+  zip,
 } from '@webdpl/algorithms';
 import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
 import { execution, type Policy } from '@webdpl/policies';
@@ -594,6 +595,47 @@ export const FAMILIES: readonly Family[] = [
         sq,
         Uint32Array.from({ length: n }, (_, i) => Math.imul(i, i) >>> 0),
       );
+    },
+  },
+  {
+    name: 'zip: transform and tuple transformReduce',
+    covers: ['zip'],
+    async run({ policy }, n) {
+      const x = f32(n);
+      const y = u32(n);
+      const z = i32(n);
+      const out = new Float32Array(n);
+      await transform(policy, zip(x, y, z), out, (a: number, b: number, c: number) => a + b * c);
+      same(
+        'transform zip(x, y, z)',
+        out,
+        Float32Array.from(x, (a, i) => a + Math.fround(Math.imul(y[i] as number, z[i] as number))),
+      );
+      const o1 = new Uint32Array(n);
+      const o2 = new Float32Array(n);
+      await transform(policy, zip(x, y), zip(o1, o2), (a: number, b: number, i: number) => [b + i, a * 2]);
+      same('zip output [0]', o1, Uint32Array.from(y, (b, i) => b + i));
+      same('zip output [1]', o2, Float32Array.from(x, (a) => a * 2));
+      const box = [Infinity, -Infinity, 0, 0];
+      for (let i = 0; i < n; i++) {
+        box[0] = Math.min(box[0] as number, x[i] as number);
+        box[1] = Math.max(box[1] as number, x[i] as number);
+        box[2] = Math.max(box[2] as number, y[i] as number);
+        box[3] = ((box[3] as number) + (z[i] as number)) | 0;
+      }
+      const got = await transformReduce(
+        policy,
+        zip(x, y, z),
+        [Infinity, -Infinity, 0, 0],
+        (a: number[], b: number[]) => [
+          Math.min(a[0] as number, b[0] as number),
+          Math.max(a[1] as number, b[1] as number),
+          Math.max(a[2] as number, b[2] as number),
+          (a[3] as number) + (b[3] as number),
+        ],
+        (a: number, b: number, c: number) => [a, a, b, c],
+      );
+      same('transformReduce zip bounding box', got, box);
     },
   },
   {
