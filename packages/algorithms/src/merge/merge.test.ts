@@ -191,6 +191,15 @@ describe('merge and mergeByKey: bad input', () => {
       /valuesOut: expected memory that does not overlap keysOut/,
     );
     await expect(merge(undefined as never, a, b, out)).rejects.toThrow(/policy/);
+    // A plain JS comparator that throws midway: the merge stops, nothing reaches the outputs.
+    const boom = (x: number, y: number) => {
+      if (x === 4) throw new Error('boom');
+      return x < y;
+    };
+    await expect(merge(seq, a, b, out, boom)).rejects.toThrow(/boom/);
+    const vOut = new Uint32Array(5).fill(8);
+    await expect(mergeByKey(seq, a, b, v, new Uint32Array(2), out, vOut, boom)).rejects.toThrow(/boom/);
+    expect([...vOut]).toEqual([8, 8, 8, 8, 8]);
     expect([...out]).toEqual([9, 9, 9, 9, 9]);
     expect([...a, ...b]).toEqual([1, 2, 3, 2, 4]);
   });

@@ -20,6 +20,9 @@ export interface MergeSortJob {
   readonly op: 'sort' | 'merge';
   readonly keys: KeyArray;
   readonly values?: Uint32Array;
+  /** 'merge': the array the b run [bLo, bHi) is read from (and its values), when not `keys`. */
+  readonly keysB?: KeyArray;
+  readonly valuesB?: Uint32Array;
   /** The comparator on the calling thread. */
   readonly before?: Before;
   /** The comparator's source (a function expression), for workers. */
@@ -50,6 +53,8 @@ export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
   const merge = (
     src: KeyArray,
     sv: Uint32Array | undefined,
+    srcB: KeyArray,
+    svB: Uint32Array | undefined,
     dst: KeyArray,
     dv: Uint32Array | undefined,
     aLo: number,
@@ -61,11 +66,11 @@ export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
     let i = aLo;
     let j = bLo;
     let o = out;
-    if (sv && dv) {
+    if (sv && svB && dv) {
       while (i < aHi && j < bHi) {
-        if (before(src[j] as number, src[i] as number)) {
-          dv[o] = sv[j] as number;
-          dst[o++] = src[j++] as number;
+        if (before(srcB[j] as number, src[i] as number)) {
+          dv[o] = svB[j] as number;
+          dst[o++] = srcB[j++] as number;
         } else {
           dv[o] = sv[i] as number;
           dst[o++] = src[i++] as number;
@@ -74,22 +79,31 @@ export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
       dv.set(sv.subarray(i, aHi), o);
       dst.set(src.subarray(i, aHi) as never, o);
       o += aHi - i;
-      dv.set(sv.subarray(j, bHi), o);
-      dst.set(src.subarray(j, bHi) as never, o);
+      dv.set(svB.subarray(j, bHi), o);
+      dst.set(srcB.subarray(j, bHi) as never, o);
       return;
     }
     while (i < aHi && j < bHi) {
-      if (before(src[j] as number, src[i] as number)) dst[o++] = src[j++] as number;
-      else dst[o++] = src[i++] as number;
+      const y = srcB[j] as number;
+      const x = src[i] as number;
+      if (before(y, x)) {
+        dst[o++] = y;
+        j++;
+      } else {
+        dst[o++] = x;
+        i++;
+      }
     }
     dst.set(src.subarray(i, aHi) as never, o);
     o += aHi - i;
-    dst.set(src.subarray(j, bHi) as never, o);
+    dst.set(srcB.subarray(j, bHi) as never, o);
   };
   if (job.op === 'merge') {
     merge(
       job.keys,
       job.values,
+      job.keysB ?? job.keys,
+      job.valuesB ?? job.values,
       job.dst as KeyArray,
       job.dstValues,
       job.aLo as number,
@@ -135,7 +149,7 @@ export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
         dst.set(src.subarray(lo, hi) as never, lo);
         if (sv && dv) dv.set(sv.subarray(lo, hi), lo);
       } else {
-        merge(src, sv, dst, dv, lo, mid, mid, hi, lo);
+        merge(src, sv, src, sv, dst, dv, lo, mid, mid, hi, lo);
       }
     }
     const t = src;
