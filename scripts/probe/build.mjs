@@ -13,6 +13,7 @@ await build({
     'per-call-breakdown': 'scripts/probe/per-call-breakdown.ts',
     'catalogue-probe': 'scripts/probe/catalogue-probe.ts',
     'by-key-probe': 'scripts/probe/by-key-probe.ts',
+    'zip-select-probe': 'scripts/probe/zip-select-probe.ts',
   },
   bundle: true,
   platform: 'node',
