@@ -17,8 +17,11 @@ import type { NumericType } from '@webdpl/core';
 import { type CpuBackend, compileOnce } from '@webdpl/policies';
 import { type CpuComparator, cpuSort, type KeyArray } from './sort/index';
 
-/** Places the k-th element (0-based) of a[lo, hi) at k: before it nothing after it, after it nothing before. */
-type SelectKernel = (a: KeyArray, lo: number, hi: number, k: number) => void;
+/**
+ * Places the k-th element (0-based) of a[lo, hi) at k: before it nothing after it, after it nothing
+ * before. `depth`: partitions before the heapselect takes over (default 2 log2(hi - lo); tests).
+ */
+export type SelectKernel = (a: KeyArray, lo: number, hi: number, k: number, depth?: number) => void;
 
 /** The introselect's body, over `before(x, y)` ("x goes before y"). */
 const SELECT_BODY = `
@@ -53,8 +56,7 @@ const SELECT_BODY = `
       a[j + 1] = v;
     }
   }
-  return function select(a, lo, hi, k) {
-    let depth = 2 * (32 - Math.clz32(hi - lo));
+  return function select(a, lo, hi, k, depth = 2 * (32 - Math.clz32(hi - lo))) {
     while (hi - lo > 16) {
       if (depth-- === 0) { heapSelect(a, lo, hi, k); return; }
       const mid = lo + ((hi - lo) >>> 1);
@@ -84,7 +86,7 @@ const SELECT_BODY = `
 const inlined = new Map<string, SelectKernel>();
 
 /** The introselect for `comp`: compiled with its source inlined, or calling `before`. */
-function selectKernel(comp: CpuComparator): SelectKernel {
+export function selectKernel(comp: CpuComparator): SelectKernel {
   if (comp.source !== undefined) {
     let k = inlined.get(comp.source);
     if (!k) {

@@ -186,7 +186,8 @@ export async function gpuTopK(call: GpuCall, algorithm: string, k: number, comp:
     return;
   }
   const { src, before } = boundSource(call, input);
-  const dst = bindable(device, out) ? out : call.temp(out.type as NumericType, k);
+  // The scatter binds src read-only and dst writable: never two views of one buffer.
+  const dst = bindable(device, out) && out.buffer !== src.buffer ? out : call.temp(out.type as NumericType, k);
   await radixSelect(call, {
     algorithm,
     src,

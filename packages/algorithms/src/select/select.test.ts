@@ -1,9 +1,19 @@
 import { ArgumentError, type HostArray, lambda, UnsupportedOnDeviceError } from '@webdpl/core';
 import { execution, makeDevicePolicy, type TuningOverrides } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
-import { greater } from '../sort/index';
+import { selectKernel } from '../bricks/select';
+import { cpuComparator } from '../sort/comparator-arg';
+import { greater, less } from '../sort/index';
 import { isEngineVariant, parPool, place } from '../testing/device-data';
-import { edgeSizes, type NamedPolicy, policyMatrix, rng, TINY_SORT_TUNING, testDevice } from '../testing/matrix';
+import {
+  edgeSizes,
+  type NamedPolicy,
+  policyMatrix,
+  randomSizes,
+  rng,
+  TINY_SORT_TUNING,
+  testDevice,
+} from '../testing/matrix';
 import { type SortKeys, sortReference } from '../testing/sort-reference';
 import { nthElement, partialSort, topK } from './index';
 
@@ -84,7 +94,7 @@ function indices(len: number, seed: number, inclusive: boolean): number[] {
   return [...new Set([0, max, max >> 1, rng(seed)() % (max + 1), Math.min(1, max)])];
 }
 
-const sizes = edgeSizes([32 * 2, 128 * 15, 1 << 13], [123457]);
+const sizes = edgeSizes([32 * 2, 128 * 15, 1 << 13], [123457, ...randomSizes(1, 16)]);
 
 describe.each(matrix)('nthElement, partialSort, topK under $name', ({ name, policy, gpu }) => {
   // 'device select' runs every type; the other engine variants f32 only.
@@ -186,6 +196,17 @@ describe.each(matrix)('nthElement, partialSort, topK under $name', ({ name, poli
           out.parent.destroy();
         }
       }
+      // Input and output as two views of one buffer, both bindable (the scatter cannot bind both: a copy).
+      const keys = makeKeys('u32', 20000, 4, 'random');
+      const both = place(device, keys, 0, 300);
+      try {
+        await topK(policy, both.view, 100, both.parent.view(20032, 100), { largest: true });
+        const got = (await both.parent.read()) as Uint32Array;
+        same(got.subarray(20032, 20132), sortReference(keys, true), 0, 100, 'topK into the same buffer');
+        same(got, keys, 0, 20000, 'topK same buffer: input untouched');
+      } finally {
+        both.parent.destroy();
+      }
     });
   }
 });
@@ -249,6 +270,25 @@ describe('nthElement, partialSort, topK: arguments', () => {
     const out = new Uint32Array(2);
     await topK(lenient, Uint32Array.of(2, 3, 0, 1), 2, out, { comp: byTable });
     expect(Array.from(out)).toEqual([3, 1]);
+  });
+
+  it('the heapselect guard: every partition depth down to 0, inlined and called comparators', () => {
+    const inlined = cpuComparator({ kind: 'builtin', fn: less, descending: false }, 'f32');
+    const called = { kind: 'function' as const, before: inlined.before };
+    for (const comp of [inlined, called]) {
+      for (const [s, len] of [1, 2, 17, 100, 1000, 4099].entries()) {
+        for (const kind of ['random', 'dups', 'equal'] as const) {
+          const keys = makeKeys('f32', len, s + 3, kind);
+          for (const depth of [0, 1, 2, 3]) {
+            for (const k of indices(len, s + depth, false)) {
+              const d = keys.slice();
+              selectKernel(comp)(d, 0, len, k, depth);
+              checkNth(d, keys, k, false, `${comp.kind} ${kind} n=${len} depth ${depth} at ${k}`);
+            }
+          }
+        }
+      }
+    }
   });
 
   it('large random data on the CPU against a full sort (introselect and its heap guard)', async () => {
