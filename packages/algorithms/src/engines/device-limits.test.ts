@@ -23,6 +23,7 @@ import { merge, mergeByKey } from '../merge';
 import { minElement } from '../min-element';
 import { reduce } from '../reduce';
 import { exclusiveScan, inclusiveScan } from '../scans';
+import { topK } from '../select';
 import { sort } from '../sort';
 import { sortByKey } from '../sort-by-key';
 import { rng, testDevice } from '../testing/matrix';
@@ -222,5 +223,10 @@ describe.skipIf(!testDevice)('tuning from device limits', () => {
     await sortByKey(strict, k, values);
     expect(Array.from(k)).toEqual(Array.from(sortReference(keys, false)));
     for (let i = 0; i < keys.length; i++) expect(keys[values[i] as number]).toBe(k[i]);
+    // The radix select's kernels (256 threads by default) take the device's 128.
+    const many = keysOf(20_000, 13);
+    const top = new Uint32Array(40);
+    await topK(strict, many, 40, top);
+    expect(Array.from(top)).toEqual(Array.from(sortReference(many, false).subarray(0, 40)));
   }, 300_000);
 });

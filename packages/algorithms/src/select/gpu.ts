@@ -7,6 +7,7 @@
  * (pattern/dispatch.ts) and are read back from the result in its last submission.
  */
 import { ArgumentError, type DeviceArray, getPipeline, type NumericType, type Recorder } from '@webdpl/core';
+import { maxWorkgroupThreads } from '../common/tuning';
 import { keyMode, type RadixKeyType } from '../engines/radix-sort/key-bits';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
 import type { Comparator } from '../sort/comparator-arg';
@@ -28,10 +29,10 @@ function splitTuning(call: GpuCall, algorithm: string): { select: SelectTuning; 
     } else sort[k] = v;
   }
   const t = select as SelectTuning;
-  const maxThreads = Math.min(256, device.limits.maxComputeInvocationsPerWorkgroup);
+  const maxThreads = maxWorkgroupThreads(device);
   if (!('selectWorkgroupSize' in tuning)) t.selectWorkgroupSize = Math.min(t.selectWorkgroupSize, maxThreads);
   const w = t.selectWorkgroupSize;
-  if (!Number.isInteger(w) || w < 32 || w > device.limits.maxComputeInvocationsPerWorkgroup || (w & (w - 1)) !== 0) {
+  if (!Number.isInteger(w) || w < 32 || w > maxThreads || (w & (w - 1)) !== 0) {
     throw new ArgumentError(`tuning.${algorithm}.selectWorkgroupSize`, 'a power of two within the device limit, >= 32');
   }
   for (const k of ['selectItemsPerThread', 'selectMaxWorkgroups'] as const) {
