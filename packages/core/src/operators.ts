@@ -61,6 +61,9 @@ export type BinaryOp = GpuFunction & { readonly arity: 2 };
 const INT: readonly NumericType[] = ['u32', 'i32'];
 const ALL: readonly NumericType[] = ['u32', 'i32', 'f32'];
 
+const FLT_MAX = 3.4028234663852886e38;
+const f32Scratch = new Float32Array(1);
+
 /** WGSL literal of `value` as `type`. */
 export function wgslLiteral(type: NumericType, value: number): string {
   switch (type) {
@@ -79,6 +82,12 @@ export function wgslLiteral(type: NumericType, value: number): string {
       if (Object.is(value, -0)) return 'wdpl_f32_bits(0x80000000u)';
       const f = Math.fround(value);
       const s = f.toPrecision(9);
+      // Nine digits round-trip, but near the largest f32 they can overshoot it ('3.40282347e+38'),
+      // which WGSL rejects: write those by their bits.
+      if (Math.abs(Number(s)) > FLT_MAX) {
+        f32Scratch[0] = f;
+        return `wdpl_f32_bits(0x${(new Uint32Array(f32Scratch.buffer)[0] as number).toString(16)}u)`;
+      }
       return `${s.includes('e') || s.includes('.') ? s : `${s}.0`}f`;
     }
   }

@@ -328,6 +328,11 @@ const ONE: Readonly<Record<NumericType, string>> = { u32: '1u', i32: '1i', f32: 
 /** Parameter names: a, b, then p2.. (tuple lambdas flatten up to 8 scalar parameters). */
 const PARAMS = ['a', 'b', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'];
 
+/** An f32 literal of finite normal magnitude (>= 2^-126): see WgslEmitter.compare. */
+function isNormalF32(e: TExpr): boolean {
+  return e.op === 'lit' && typeof e.value === 'number' && Number.isFinite(e.value) && Math.abs(e.value) >= 2 ** -126;
+}
+
 const CMP_OPS: Readonly<Record<string, string>> = { lt: '<', le: '<=', gt: '>', ge: '>=', eq: '==', ne: '!=' };
 const SWAPPED: Readonly<Record<string, string>> = { lt: 'gt', le: 'ge', gt: 'lt', ge: 'le', eq: 'eq', ne: 'ne' };
 
@@ -398,19 +403,30 @@ class WgslEmitter {
           case 'lor':
             return `(${l} || ${r})`;
           default:
-            return this.compare(e.op, e.left.type, e.right.type, l, r);
+            return this.compare(e.op, e.left, e.right, l, r);
         }
       }
     }
   }
 
-  private compare(op: string, lt: ValueType, rt: ValueType, l: string, r: string): string {
+  private compare(op: string, left: TExpr, right: TExpr, l: string, r: string): string {
+    const lt = left.type;
+    const rt = right.type;
     if (lt !== rt) {
       // u32 against i32, by value.
       if (lt === 'u32') return `(${this.use('wdpl_lam_cmp_ui')}(${l}, ${r}) ${CMP_OPS[op]} 0i)`;
       return `(${this.use('wdpl_lam_cmp_ui')}(${r}, ${l}) ${CMP_OPS[SWAPPED[op] as string]} 0i)`;
     }
     if (lt !== 'f32') return `(${l} ${CMP_OPS[op]} ${r})`;
+    // Against a finite normal constant, the float compare decides as the order keys do: a device
+    // that flushes subnormals to zero moves them to +-0, which stays on the same side of a constant
+    // of magnitude >= 2^-126; -0 and +0 compare equal either way. NaN is tested on the bits (WGSL
+    // lets compilers assume there is none), with non-short-circuit & and | (no branches).
+    const other = isNormalF32(right) ? l : isNormalF32(left) ? r : undefined;
+    if (other !== undefined) {
+      const nan = `${this.use('wdpl_lam_isnan')}(${other})`;
+      return op === 'ne' ? `(${nan} | (${l} != ${r}))` : `(!${nan} & (${l} ${CMP_OPS[op]} ${r}))`;
+    }
     switch (op) {
       case 'lt':
         return `${this.use('wdpl_lam_flt')}(${l}, ${r})`;

@@ -283,6 +283,16 @@ const EXACT: readonly Case[] = [
   L('a === b', (a, b) => a === b),
   L('a !== b', (a, b) => a !== b),
   L('a > 0.5', (a) => a > 0.5),
+  // Against finite normal constants the GPU compares floats natively (NaN tested on the bits).
+  L('a < -0.5', (a) => a < -0.5),
+  L('0.5 <= a', (a) => 0.5 <= a),
+  L('!(a >= 1.5)', (a) => !(a >= 1.5)),
+  L('a === 2.5', (a) => a === 2.5),
+  L('a !== 2.5', (a) => a !== 2.5),
+  L('a < 1.17549435e-38 (least normal)', (a) => a < 1.1754943508222875e-38),
+  L('a > -1.17549435e-38', (a) => a > -1.1754943508222875e-38),
+  L('a > 3.4028234663852886e38', (a) => a > 3.4028234663852886e38),
+  L('a < 0 || a > 1e10', (a) => a < 0 || a > 1e10),
   // biome-ignore lint/suspicious/noSelfCompare: the NaN check is what is tested
   L('a == a', (a) => a === a),
   // biome-ignore lint/suspicious/noSelfCompare: the NaN check is what is tested
