@@ -598,7 +598,7 @@ export const FAMILIES: readonly Family[] = [
     },
   },
   {
-    name: 'zip: transform and tuple transformReduce',
+    name: 'zip: transform, tuple transformReduce, copyIf',
     covers: ['zip'],
     async run({ policy }, n) {
       const x = f32(n);
@@ -614,8 +614,16 @@ export const FAMILIES: readonly Family[] = [
       const o1 = new Uint32Array(n);
       const o2 = new Float32Array(n);
       await transform(policy, zip(x, y), zip(o1, o2), (a: number, b: number, i: number) => [b + i, a * 2]);
-      same('zip output [0]', o1, Uint32Array.from(y, (b, i) => b + i));
-      same('zip output [1]', o2, Float32Array.from(x, (a) => a * 2));
+      same(
+        'zip output [0]',
+        o1,
+        Uint32Array.from(y, (b, i) => b + i),
+      );
+      same(
+        'zip output [1]',
+        o2,
+        Float32Array.from(x, (a) => a * 2),
+      );
       const box = [Infinity, -Infinity, 0, 0];
       for (let i = 0; i < n; i++) {
         box[0] = Math.min(box[0] as number, x[i] as number);
@@ -636,6 +644,21 @@ export const FAMILIES: readonly Family[] = [
         (a: number, b: number, c: number) => [a, a, b, c],
       );
       same('transformReduce zip bounding box', got, box);
+      const ox = new Float32Array(n);
+      const oy = new Uint32Array(n);
+      const keep = (i: number) => (y[i] as number) % 3 === 0;
+      const count = await copyIf(policy, zip(x, y), zip(ox, oy), (_a: number, b: number) => b % 3 === 0);
+      eq('copyIf zip count', count, y.filter((_, i) => keep(i)).length);
+      same(
+        'copyIf zip [0]',
+        ox.subarray(0, count),
+        x.filter((_, i) => keep(i)),
+      );
+      same(
+        'copyIf zip [1]',
+        oy.subarray(0, count),
+        y.filter((_, i) => keep(i)),
+      );
     },
   },
   {

@@ -97,10 +97,11 @@ function share(inputs: readonly HostArray[], outputs: readonly HostArray[]) {
   return {
     xs,
     ys,
+    /** Copies the first `n` elements of each output's stand-in back. */
     finish: (n: number) => {
       outputs.forEach((o, k) => {
         const s = ys[k] as HostArray;
-        if (s !== o) o.set(s.subarray(0, n));
+        if (s !== o && n > 0) o.set(s.subarray(0, n));
       });
       for (const buf of scratch) releaseScratch(buf);
     },
@@ -242,4 +243,89 @@ export async function cpuZipReduce(
   }
   const partials = chunks.map((_, k) => Array.from(out.subarray(k * w, (k + 1) * w)));
   return foldTuples(z, init, partials);
+}
+
+/**
+ * Stream compaction of zipped arrays (copyIf / removeIf over a zip): the elements i whose
+ * `pred(inputs[0][i], .., [i])` is truthy (falsy with `negate`) go, in order and together, to
+ * `outputs[k][0, count)`; returns count. `outputs` may be `inputs` themselves (removeIf in place:
+ * seq, since chunks would overwrite each other's unread elements). When an output is shorter than n
+ * the kept elements are counted first and `tooShort(count)` is thrown before anything is written.
+ * par: count per chunk, then each chunk writes at its offset (outputs distinct from the inputs).
+ */
+export async function cpuZipCompact(
+  backend: CpuBackend,
+  inputs: readonly HostArray[],
+  outputs: readonly HostArray[],
+  pred: GpuFunction,
+  argTypes: readonly NumericType[],
+  indexed: boolean,
+  negate: boolean,
+  n: number,
+  tooShort: (count: number) => Error,
+): Promise<number> {
+  if (n === 0) return 0;
+  const args = [...inputs.map((_, k) => `a${k}`), ...(indexed ? ['i'] : [])].join(', ');
+  const loads = inputs.map((_, k) => `const a${k} = i${k}[i];`).join(' ');
+  const test = `${negate ? '!' : ''}f0(${args})`;
+  const tag = `${inputs.map(typeOf).join(',')}${indexed ? ',index' : ''}${negate ? ' not' : ''}`;
+  const fns = [{ fn: pred, argTypes }];
+  const count = compiled(
+    'count',
+    fns,
+    tag,
+    `  ${prologue(inputs.length, 0)}
+  let w = 0;
+  for (let i = b; i < e; i++) { ${loads} if (${test}) w++; }
+  return w;`,
+  );
+  const write = compiled(
+    'compact',
+    fns,
+    tag,
+    `  ${prologue(inputs.length, outputs.length)}
+  let w = c;
+  for (let i = b; i < e; i++) { ${loads} if (${test}) { ${outputs.map((_, k) => `o${k}[w] = a${k};`).join(' ')} w++; } }
+  return w - c;`,
+  );
+  const xs = inputs as unknown as HostArray;
+  const ys = outputs as unknown as HostArray;
+  const inPlace = outputs[0] === inputs[0];
+  const short = Math.min(...outputs.map((o) => o.length)) < n;
+  const chunks = inPlace ? undefined : poolChunks(backend, n, [...inputs, ...outputs], write.source);
+  if (!chunks || backend.kind !== 'par') {
+    if (short) {
+      const c = count.kernel(xs, undefined, undefined, 0, n, false, 0, undefined);
+      if (outputs.some((o) => o.length < c)) throw tooShort(c);
+    }
+    return write.kernel(xs, undefined, ys, 0, n, false, 0, undefined);
+  }
+  const sh = share(inputs, outputs);
+  try {
+    const job = (s: string | undefined, c: { begin: number; end: number }, at: number, y?: HostArray) => ({
+      s: s as string,
+      x: sh.xs as unknown as HostArray,
+      y,
+      b: c.begin,
+      e: c.end,
+      h: false,
+      c: at,
+    });
+    const counts = await runChunks(backend, chunks, (c) => job(count.source, c, 0));
+    const offsets: number[] = [];
+    let total = 0;
+    for (const k of counts) {
+      offsets.push(total);
+      total += k;
+    }
+    if (outputs.some((o) => o.length < total)) throw tooShort(total);
+    await runChunks(backend, chunks, (c, k) =>
+      job(write.source, c, offsets[k] as number, sh.ys as unknown as HostArray),
+    );
+    sh.finish(total);
+    return total;
+  } catch (e) {
+    sh.finish(0);
+    throw e;
+  }
 }

@@ -37,6 +37,7 @@ import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNoAli
 import { type Counting, isCounting } from '../common/counting';
 import { copyInto } from '../common/gpu-io';
 import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
+import { isZip, type Zip } from '../common/zip';
 import { iotaElement } from '../engines/map/elements';
 import { mapDevice } from '../engines/map/index';
 import {
@@ -47,6 +48,7 @@ import {
   SCAN_ENGINE,
 } from '../engines/scan';
 import { dispatch, type Pattern } from '../pattern/dispatch';
+import { zipCopyPattern, zipRemovePattern } from './zip';
 
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
 export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;
@@ -260,6 +262,14 @@ export function copyIf(
   pred: PredicateArg,
 ): Promise<number>;
 /**
+ * Copies the elements i of zipped arrays (see `zip`) for which `pred(a[i], b[i], ..)` is truthy, each
+ * array's element to the matching array of the `output` zip, in order, and returns count (Thrust's
+ * copy_if over zip iterators). `pred` takes one parameter per array (then optionally the index, u32);
+ * output k has input k's type, does not overlap any input or other output, and needs at least count
+ * elements (else an error, with the outputs left untouched).
+ */
+export function copyIf(policy: unknown, input: Zip, output: Zip, pred: PredicateArg): Promise<number>;
+/**
  * Copies the elements `input[i]` for which `pred(stencil[i])` is truthy, in order, to
  * output[0, count) and returns count (Thrust's copy_if with a stencil). `stencil` has the input's
  * length and any element type; `output` must not overlap `input` or `stencil` and needs at least
@@ -282,12 +292,21 @@ export function copyIf(
  */
 export function copyIf(policy: unknown, ...args: unknown[]): Promise<number> {
   return dispatch(policy, () => {
+    if (isZip(args[0])) return zipCopyPattern('copyIf', args[0], args[1], args[2], false);
     if (stencilForm(args[2], args[3])) return copyPattern('copyIf', args[0], args[1], args[2], args[3], false);
     return copyPattern('copyIf', args[0], undefined, args[1], args[2], false);
   });
 }
 
 export function removeIf(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number>;
+/**
+ * Removes, from every zipped array together, the elements i for which `pred(a[i], b[i], ..)` is
+ * truthy, in place (stable); returns the new length. With a zip of outputs as the second argument it
+ * copies the other elements there instead and leaves the input as it is (as copyIf with the predicate
+ * negated).
+ */
+export function removeIf(policy: unknown, data: Zip, pred: PredicateArg): Promise<number>;
+export function removeIf(policy: unknown, input: Zip, output: Zip, pred: PredicateArg): Promise<number>;
 /**
  * Copies the elements `input[i]` for which `pred(stencil[i])` is NOT truthy, in order, to
  * output[0, count) and returns count (Thrust's remove_copy_if with a stencil); the input is left
@@ -308,6 +327,11 @@ export function removeIf(
  * @throws ArgumentError naming `policy`, `data` or `pred`
  */
 export function removeIf(policy: unknown, ...args: unknown[]): Promise<number> {
+  if (isZip(args[0])) {
+    return dispatch(policy, () =>
+      isZip(args[1]) ? zipCopyPattern('removeIf', args[0], args[1], args[2], true) : zipRemovePattern(args[0], args[1]),
+    );
+  }
   if (stencilForm(args[1], args[2])) {
     return dispatch(policy, () => copyPattern('removeIf', args[0], args[1], args[2], args[3], true));
   }

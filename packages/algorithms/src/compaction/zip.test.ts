@@ -1,0 +1,121 @@
+import { ArgumentError, DeviceArray } from '@webdpl/core';
+import { describe, expect, it } from 'vitest';
+import { zip } from '../common/zip';
+import { expectSameArray } from '../testing/arrays';
+import { isEngineVariant, itIf, parPool } from '../testing/device-data';
+import { edgeSizes, makeData, policyMatrix, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
+import { copyIf, removeIf } from './index';
+
+const sizes = edgeSizes([TINY_SCAN_TILE, 256 * 16], [123457]);
+const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
+
+/** The elements of each array at the indices where keep(i) holds. */
+function kept<T extends Uint32Array | Int32Array | Float32Array>(a: T, keep: (i: number) => boolean): T {
+  return a.filter((_, i) => keep(i)) as T;
+}
+
+describe.each(matrix)('copyIf and removeIf over zip(...) under $name', ({ name, policy, gpu }) => {
+  const variant = isEngineVariant(name);
+
+  it('copyIf and the copying removeIf of zip(u32, f32, i32); removeIf in place', async () => {
+    for (const n of variant ? sizes.filter((s) => s < 5000) : sizes) {
+      const a = makeData('u32', n, 'random');
+      const b = makeData('f32', n, 'random', n + 2);
+      const c = makeData('i32', n, n % 3 === 0 ? 'constant' : 'random', n + 3);
+      const keep = (i: number) => (a[i]! & 3) === 0 || b[i]! > 0.5;
+      const oa = new Uint32Array(n);
+      const ob = new Float32Array(n);
+      const oc = new Int32Array(n + 1).fill(-7);
+      const count = await copyIf(
+        policy,
+        zip(a, b, c),
+        zip(oa, ob, oc.subarray(0, n)),
+        (x: number, y: number, _z: number) => (x & 3) === 0 || y > 0.5,
+      );
+      const want = kept(a, keep);
+      expect(count, `count n=${n}`).toBe(want.length);
+      expectSameArray(oa.subarray(0, count), want, `[0] n=${n}`);
+      expectSameArray(ob.subarray(0, count), kept(b, keep), `[1] n=${n}`);
+      expectSameArray(oc.subarray(0, count), kept(c, keep), `[2] n=${n}`);
+      expect(oc[n]).toBe(-7);
+      const ra = new Uint32Array(n);
+      const rc = new Int32Array(n);
+      const rest = await removeIf(
+        policy,
+        zip(a, c),
+        zip(ra, rc),
+        (x: number, _z: number, i: number) => (x & 3) === 0 || i % 5 === 0,
+      );
+      const drop = (i: number) => !((a[i]! & 3) === 0 || i % 5 === 0);
+      expect(rest).toBe(kept(a, drop).length);
+      expectSameArray(ra.subarray(0, rest), kept(a, drop), `removeIf copy [0] n=${n}`);
+      expectSameArray(rc.subarray(0, rest), kept(c, drop), `removeIf copy [1] n=${n}`);
+      const a2 = a.slice();
+      const b2 = b.slice();
+      const m = await removeIf(policy, zip(a2, b2), (x: number, y: number) => (x & 3) === 0 || y > 0.5);
+      const stay = (i: number) => !keep(i);
+      expect(m).toBe(kept(a, stay).length);
+      expectSameArray(a2.subarray(0, m), kept(a, stay), `in place [0] n=${n}`);
+      expectSameArray(b2.subarray(0, m), kept(b, stay), `in place [1] n=${n}`);
+    }
+  });
+
+  itIf(gpu && !variant)('DeviceArrays: inputs, outputs (one shorter than n), in place', async () => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    for (const n of [1, 5, 1000, 4099]) {
+      const a = makeData('u32', n, 'random');
+      const b = makeData('f32', n, 'random', 4);
+      const keep = (i: number) => (a[i]! & 1) === 1;
+      const want = kept(a, keep);
+      const da = DeviceArray.from(device, a);
+      const db = DeviceArray.from(device, b);
+      const oa = DeviceArray.create(device, 'u32', n);
+      const ob = DeviceArray.create(device, 'f32', Math.max(want.length, 1));
+      const count = await copyIf(
+        policy,
+        zip(da, db),
+        zip(oa.view(0, ob.length), ob),
+        (x: number, _y: number) => (x & 1) === 1,
+      );
+      expect(count).toBe(want.length);
+      expectSameArray((await oa.read()).subarray(0, count), want, `[0] n=${n}`);
+      expectSameArray((await ob.read()).subarray(0, count), kept(b, keep), `[1] n=${n}`);
+      const m = await removeIf(policy, zip(da, db), (x: number, _y: number) => (x & 1) === 1);
+      expect(m).toBe(n - want.length);
+      expectSameArray(
+        (await da.read()).subarray(0, m),
+        kept(a, (i) => !keep(i)),
+        `in place [0] n=${n}`,
+      );
+      expectSameArray(
+        (await db.read()).subarray(0, m),
+        kept(b, (i) => !keep(i)),
+        `in place [1] n=${n}`,
+      );
+      for (const x of [da, db, oa, ob]) x.destroy();
+    }
+  });
+});
+
+describe('copyIf / removeIf over zip(...): argument errors', () => {
+  const seq = matrix[0]?.policy as (typeof matrix)[number]['policy'];
+  it('outputs, arity and short outputs are ArgumentErrors; nothing is written', async () => {
+    const a = Uint32Array.of(1, 2, 3, 4);
+    const b = Float32Array.of(1, 2, 3, 4);
+    const oa = new Uint32Array(4).fill(9);
+    const ob = new Float32Array(4).fill(9);
+    await expect(copyIf(seq, zip(a, b), oa as never, (x: number) => x > 0)).rejects.toThrow(/output.*zip/);
+    await expect(copyIf(seq, zip(a, b), zip(oa, oa), (x: number) => x > 0)).rejects.toThrow(ArgumentError);
+    await expect(copyIf(seq, zip(a, b), zip(ob, oa), (x: number, _y: number) => x > 0)).rejects.toThrow(
+      /output\[0\].*u32/,
+    );
+    await expect(
+      copyIf(seq, zip(a, b), zip(oa, ob), (x: number, y: number, z: number, w: number) => x + y + z + w),
+    ).rejects.toThrow(/pred.*2 parameter/);
+    await expect(
+      copyIf(seq, zip(a, b), zip(oa.subarray(0, 2), ob.subarray(0, 2)), (x: number, _y: number) => x > 0),
+    ).rejects.toThrow(/at least 4 elements/);
+    expectSameArray(oa, new Uint32Array(4).fill(9), 'untouched');
+    await expect(removeIf(seq, zip(a, a), (x: number, _y: number) => x > 0)).rejects.toThrow(/data\[1\]/);
+  });
+});
