@@ -2,10 +2,11 @@
  * The by-key bricks on the worker pool: par runs the pool (counted) with chunks of 16, so runs cross
  * chunk boundaries everywhere, and gives seq's results exactly (integers; a non-commutative operator).
  */
-import { lastNonZero, plus } from '@webdpl/core';
-import { type CpuBackend, createPool } from '@webdpl/policies';
+import { lambda, lastNonZero, plus } from '@webdpl/core';
+import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyEqual } from '../by-key/key-equal';
+import { refRuns } from '../testing/by-key-reference';
 import { rng } from '../testing/matrix';
 import { type ByKeyFunctions, cpuRunsByKey, cpuScanByKey } from './by-key';
 import { countingPool } from './test-data';
@@ -15,6 +16,7 @@ afterAll(() => inner.close());
 const counting = countingPool(inner);
 const par: CpuBackend = { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 16 } };
 const seq: CpuBackend = { kind: 'seq' };
+const tooShort = (runs: number) => new Error(`${runs} runs`);
 
 /** Keys in runs of 1..maxRun (0: one run over everything). */
 function keysOf(n: number, maxRun: number, seed: number): Uint32Array {
@@ -57,11 +59,11 @@ describe('by-key bricks on the pool', () => {
           for (const reduce of [true, false]) {
             const ks = new Uint32Array(n);
             const vs = new Uint32Array(n);
-            const m = await cpuRunsByKey(seq, keys, vals, () => ({ keys: ks, values: vs }), fns, reduce);
+            const m = await cpuRunsByKey(seq, keys, vals, ks, vs, fns, reduce, tooShort);
             const kp = new Uint32Array(n);
             const vp = new Uint32Array(n);
             counting.reset();
-            expect(await cpuRunsByKey(par, keys, vals, () => ({ keys: kp, values: vp }), fns, reduce)).toBe(m);
+            expect(await cpuRunsByKey(par, keys, vals, kp, vp, fns, reduce, tooShort)).toBe(m);
             if (n >= 100) expect(counting.runs()).toBeGreaterThan(0);
             expect(Array.from(kp)).toEqual(Array.from(ks));
             expect(Array.from(vp)).toEqual(Array.from(vs));
@@ -70,4 +72,100 @@ describe('by-key bricks on the pool', () => {
       }
     });
   }
+});
+
+describe('reduce and unique by key: one pass, outputs checked without touching them', () => {
+  const u32Fns: ByKeyFunctions = { op: plus, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
+  const u32Plus = (a: number, b: number) => (a + b) >>> 0;
+  const backends: [string, CpuBackend][] = [
+    ['seq', seq],
+    ['par', par],
+  ];
+
+  it('par chunk boundaries on and inside runs (plain and shared arrays), outputs of exactly the runs, short ones untouched', async () => {
+    // 8192 elements in 32 chunks of 256: keys (i + off) >> 4 put every boundary on a run boundary
+    // (off 0) or inside a run (off 1, 7).
+    const n = 8192;
+    for (const off of [0, 1, 7]) {
+      for (const shared of [false, true]) {
+        const keys = shared ? (allocShared('u32', n) as Uint32Array) : new Uint32Array(n);
+        const vals = shared ? (allocShared('u32', n) as Uint32Array) : new Uint32Array(n);
+        for (let i = 0; i < n; i++) {
+          keys[i] = (i + off) >>> 4;
+          vals[i] = (Math.imul(i, 2654435761) >>> 0) + 1;
+        }
+        for (const reduce of [true, false]) {
+          const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
+          const runs = want.keys.length;
+          for (const [name, b] of backends) {
+            const what = `${name} off ${off} shared ${shared} reduce ${reduce}`;
+            const ko = new Uint32Array(runs);
+            const vo = new Uint32Array(runs);
+            counting.reset();
+            expect(await cpuRunsByKey(b, keys, vals, ko, vo, u32Fns, reduce, tooShort), what).toBe(runs);
+            if (b.kind === 'par') expect(counting.runs(), what).toBeGreaterThan(0);
+            expect(Array.from(ko), what).toEqual(want.keys);
+            expect(Array.from(vo), what).toEqual(want.values);
+            // One element short (either output, or both): an error, both outputs untouched.
+            for (const [kl, vl] of [
+              [runs - 1, runs],
+              [runs, runs - 1],
+              [runs - 1, n],
+              [0, 0],
+            ] as const) {
+              const ks = new Uint32Array(kl).fill(7);
+              const vs = new Uint32Array(vl).fill(7);
+              await expect(cpuRunsByKey(b, keys, vals, ks, vs, u32Fns, reduce, tooShort), what).rejects.toThrow(
+                `${runs} runs`,
+              );
+              expect(ks.every((x) => x === 7) && vs.every((x) => x === 7), `${what}: ${kl}/${vl} untouched`).toBe(true);
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('a user key equality and value operator on f32 values, empty input', async () => {
+    // Keys of one decade are equal, so runs merge across different keys; an f32 lambda rounds
+    // every step, in order within each run (a run over several chunks is folded by one thread).
+    const decade = lambda((a: number, b: number) => Math.floor(a / 10) === Math.floor(b / 10));
+    const deq = (a: number, b: number) => Math.floor(a / 10) === Math.floor(b / 10);
+    const fop = lambda((a: number, b: number) => a * 0.5 + b);
+    const jop = (a: number, b: number) => Math.fround(Math.fround(a * 0.5) + b);
+    const fns: ByKeyFunctions = { op: fop, keyEq: decade, keyType: 'u32', valueType: 'f32' };
+    for (const n of [1, 17, 4000, 20011]) {
+      const keys = keysOf(n, 9, n + 1).map((k) => k * 3);
+      const r = rng(n);
+      const vals = Float32Array.from({ length: n }, () => (r() % 1000) / 7);
+      for (const reduce of [true, false]) {
+        const want = refRuns(keys, vals, reduce ? jop : undefined, deq);
+        const runs = want.keys.length;
+        for (const [name, b] of backends) {
+          for (const len of [runs, n]) {
+            const ko = new Uint32Array(len);
+            const vo = new Float32Array(len);
+            expect(await cpuRunsByKey(b, keys, vals, ko, vo, fns, reduce, tooShort)).toBe(runs);
+            expect(Array.from(ko.subarray(0, runs)), `${name} n=${n} keys`).toEqual(want.keys);
+            expect(Array.from(vo.subarray(0, runs)), `${name} n=${n} values`).toEqual(want.values);
+          }
+          if (runs > 1) {
+            const vs = new Float32Array(runs - 1).fill(7);
+            await expect(cpuRunsByKey(b, keys, vals, new Uint32Array(n), vs, fns, reduce, tooShort)).rejects.toThrow(
+              `${runs} runs`,
+            );
+            expect(vs.every((x) => x === 7)).toBe(true);
+          }
+        }
+      }
+    }
+    for (const [, b] of backends) {
+      const out = Uint32Array.of(7);
+      const e = new Uint32Array(0);
+      expect(await cpuRunsByKey(b, e, e, out, out.slice(), u32Fns, true, tooShort)).toBe(0);
+      expect(await cpuRunsByKey(b, e, e, e, e, u32Fns, false, tooShort)).toBe(0);
+      expect(out[0]).toBe(7);
+      await cpuScanByKey(b, e, e, e, u32Fns, true, 1);
+    }
+  });
 });

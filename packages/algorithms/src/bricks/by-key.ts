@@ -17,21 +17,25 @@
  * y[first] = carry), which needs only associativity, so non-commutative operators keep their order
  * and in-place scans work. Reads the input once, writes the output once plus the fixed-up runs.
  *
- * reduceByKey / uniqueByKey: (1) the runs are counted (par: per chunk, a chunk counting the runs
- * that start in it); (2) outputs are checked against the count (so an output too short is an error
- * before anything is written); (3) each run is written by the chunk where it starts (reduceByKey
- * folds the run's values in order, reading past the chunk's end while the run continues). A run
- * longer than a chunk is folded by one thread.
+ * reduceByKey / uniqueByKey: one pass, no counting pass (see `cpuRunsByKey`): seq writes straight
+ * into outputs of n or more elements, else into scratch of the outputs' length that is copied into
+ * them once the runs are known to fit (outputs too short are never touched); par writes each chunk's
+ * runs into scratch at the chunk's offset (each run by the chunk where it starts, reduceByKey reading
+ * past the chunk's end while the run continues: a run longer than a chunk is folded by one thread)
+ * and the calling thread checks the total and copies the runs into place. Plain (non-shared) arrays
+ * stay seq on par unless the tuning sets parallelThreshold, as for the scans.
+ *
+ * The loops are unrolled by 4 with the previous key in a local: see `unrolled`.
  *
  * Floats: accumulators follow the operator's JS form (built-in f32 plus adds in f64 and rounds at
  * each store; f32 lambdas round every step), in order within each run.
  */
-import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
+import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import { sharedView } from './compaction';
-import type { Kernel } from './kernels';
+import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { plainScanSeq, runChunks, stage } from './staging';
+import { plainScanSeq, runChunks, runPar, stage } from './staging';
 
 /** The functions of a by-key call and the types they run on. */
 export interface ByKeyFunctions {
@@ -44,97 +48,162 @@ export interface ByKeyFunctions {
 
 type Kind = 'inclusive' | 'exclusive' | 'count' | 'reduce' | 'unique';
 
+/** `e` coerced to the values' type, so V8 keeps an accumulator seeded from it unboxed (see kernels.ts). */
+function coerce(type: NumericType, e: string): string {
+  return type === 'u32' ? `((${e}) >>> 0)` : type === 'i32' ? `((${e}) | 0)` : `(+(${e}))`;
+}
+
+/** Elements per iteration of the unrolled loops. */
+const UNROLL = 4;
+
 /**
- * The loop body of each kind, as a `Kernel` (x keys, x2 values, y output, b, e, h, c, f):
+ * A loop over [from, e) in steps of UNROLL elements, then one at a time: `step(j, prev)` is the code
+ * of element `i + j` (key `k<j>`, value `w<j>` when `values`), `prev` the key before it. The
+ * previous key is kept in `p` across iterations. Unrolled, V8 loads each array's length and
+ * data pointer once per iteration instead of once per element: the by-key loops over arrays passed
+ * as arguments ran 1.5-1.8x slower than a loop over arrays it could treat as constants, and
+ * unrolling by 4 took most of that back (docs/benchmarks/cpu-by-key.md).
+ */
+function unrolled(from: string, values: boolean, step: (j: number, prev: string) => string): string {
+  const idx = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
+  const lines: string[] = [];
+  lines.push(`let i = ${from};`);
+  lines.push(`for (; i + ${UNROLL - 1} < e; i += ${UNROLL}) {`);
+  lines.push(`  const ${Array.from({ length: UNROLL }, (_, j) => `k${j} = x[${idx(j)}]`).join(', ')};`);
+  if (values) lines.push(`  const ${Array.from({ length: UNROLL }, (_, j) => `w${j} = x2[${idx(j)}]`).join(', ')};`);
+  for (let j = 0; j < UNROLL; j++) lines.push(`  ${step(j, j === 0 ? 'p' : `k${j - 1}`)}`);
+  lines.push(`  p = k${UNROLL - 1};`);
+  lines.push('}');
+  lines.push('for (; i < e; i++) {');
+  lines.push(`  const k0 = x[i];${values ? ' const w0 = x2[i];' : ''}`);
+  lines.push(`  ${step(0, 'p')}`);
+  lines.push('  p = k0;');
+  lines.push('}');
+  return lines.join('\n    ');
+}
+
+/**
+ * The loop body of each kind, as a `Kernel` (x keys, x2 values, y output, b, e, h, c, f). Every loop
+ * keeps the previous key in a local (one key load and one `eq` per element), is unrolled
+ * (`unrolled`) and seeds its accumulators coerced to the values' type `v`:
  * - inclusive / exclusive, h false: scans [b, e) (element b starts a run; without the init `c`
  *   unless it is a true head), sets f[0] (when given) to 1 | 2 (a head in [b, e) | b is a true
  *   head), returns the last run's accumulator. h true: the fix-up of the first run from carry c.
- * - count: the number of runs starting in [b, e).
- * - reduce / unique: writes the runs starting in [b, e): keys to y[c + r], values (reduce: the
- *   fold of the run, read on past e while it continues; unique: the run's first value) to f[c + r].
+ * - count: the number of runs starting in [b, e) (the error path: the exact count for the message).
+ * - reduce / unique: writes the runs starting in [b, e) (h: whether b starts one, i.e. b is 0 or
+ *   its key differs from the previous one; the caller knows it, while a worker's staged copy of the
+ *   element before b may not be there yet): keys to y[c + r], values (reduce: the fold of the run,
+ *   read on past e while it continues; unique: the run's first value) to f[c + r]. Returns the
+ *   number of runs written, or -1 as soon as a run would fall at or beyond y's length (nothing is
+ *   written there).
  */
-function body(kind: Kind): string {
-  const head = (i: string) => `(${i} === 0 || !eq(x[${i} - 1], x[${i}]))`;
+function body(kind: Kind, v: NumericType): string {
+  const at = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
   switch (kind) {
     case 'inclusive':
     case 'exclusive': {
       const incl = kind === 'inclusive';
-      return `if (h) {
-      for (let i = b; i < e; i++) {
-        if (i > b && !eq(x[i - 1], x[i])) return 0;
-        ${incl ? 'y[i] = op(c, y[i]);' : 'y[i] = i === b ? c : op(c, y[i]);'}
+      // s: the start of the current run (a head after b sets flag 1).
+      const step = (j: number, prev: string) =>
+        incl
+          ? `if (eq(${prev}, k${j})) acc = op(acc, w${j}); else { acc = w${j}; s = ${at(j)}; } y[${at(j)}] = acc;`
+          : `if (eq(${prev}, k${j})) { y[${at(j)}] = acc; acc = op(acc, w${j}); } else { y[${at(j)}] = c0; acc = op(c0, w${j}); s = ${at(j)}; }`;
+      return `const c0 = ${coerce(v, 'c')};
+    if (h) {
+      let p = x[b];
+      ${incl ? 'y[b] = op(c0, y[b]);' : 'y[b] = c0;'}
+      for (let i = b + 1; i < e; i++) {
+        const k = x[i];
+        if (!eq(p, k)) return 0;
+        y[i] = op(c0, y[i]);
+        p = k;
       }
       return 0;
     }
     if (b >= e) return 0;
     let flags = 0;
-    let acc;
-    let prev = x[b];
-    const v0 = x2[b];
-    if (${head('b')}) {
-      flags = 3;
-      ${incl ? 'acc = v0; y[b] = acc;' : 'y[b] = c; acc = op(c, v0);'}
-    } else {
-      acc = v0;
-      ${incl ? 'y[b] = acc;' : ''}
+    let p = x[b];
+    let acc = ${coerce(v, 'x2[b]')};
+    if (b === 0 || !eq(x[b - 1], p)) {
+      flags = 2;
+      ${incl ? '' : 'y[b] = c0; acc = op(c0, acc);'}
     }
-    for (let i = b + 1; i < e; i++) {
-      const k = x[i];
-      const v = x2[i];
-      if (!eq(prev, k)) {
-        flags |= 1;
-        ${incl ? 'acc = v; y[i] = acc;' : 'y[i] = c; acc = op(c, v);'}
-      } else {
-        ${incl ? 'acc = op(acc, v); y[i] = acc;' : 'y[i] = acc; acc = op(acc, v);'}
-      }
-      prev = k;
-    }
+    ${incl ? 'y[b] = acc;' : ''}
+    let s = b;
+    ${unrolled('b + 1', true, step)}
+    if (s > b) flags |= 1;
+    if ((flags & 2) !== 0) flags |= 1;
     if (f !== undefined) f[0] = flags;
     return acc;`;
     }
     case 'count':
-      return `let m = 0;
-    for (let i = b; i < e; i++) if (${head('i')}) m++;
-    return m;`;
-    case 'reduce':
-      return `const n = x.length;
-    let o = c;
-    let i = b;
-    while (i < e && !${head('i')}) i++;
-    while (i < e) {
+      return `if (b >= e) return 0;
+    let m = b === 0 || !eq(x[b - 1], x[b]) ? 1 : 0;
+    let p = x[b];
+    for (let i = b + 1; i < e; i++) {
       const k = x[i];
-      let acc = x2[i];
-      let j = i + 1;
-      let p = k;
-      for (; j < n; j++) {
-        const q = x[j];
-        if (!eq(p, q)) break;
-        acc = op(acc, x2[j]);
-        p = q;
+      if (!eq(p, k)) m++;
+      p = k;
+    }
+    return m;`;
+    case 'reduce': {
+      // The run in progress: its first key and its fold; stored when the next run starts.
+      const step = (j: number, prev: string) =>
+        `if (eq(${prev}, k${j})) acc = op(acc, w${j}); else { if (o >= cap) return -1; y[o] = key; f[o] = acc; o++; key = k${j}; acc = w${j}; }`;
+      return `const n = x.length;
+    const cap = y.length;
+    let o = c;
+    let start = b;
+    if (!h) {
+      // b continues the run of the chunk before: skip to the first head.
+      let q = x[b];
+      for (start = b + 1; start < e; start++) {
+        const k = x[start];
+        if (!eq(q, k)) break;
+        q = k;
       }
-      y[o] = k;
-      f[o] = acc;
+    }
+    if (start >= e) return 0;
+    let key = x[start];
+    let p = key;
+    let acc = ${coerce(v, 'x2[start]')};
+    ${unrolled('start + 1', true, step)}
+    // The last run may go on past e.
+    for (; i < n; i++) {
+      const k = x[i];
+      if (!eq(p, k)) break;
+      acc = op(acc, x2[i]);
+      p = k;
+    }
+    if (o >= cap) return -1;
+    y[o] = key;
+    f[o] = acc;
+    o++;
+    return o - c;`;
+    }
+    case 'unique': {
+      const step = (j: number, prev: string) =>
+        `if (!eq(${prev}, k${j})) { if (o >= cap) return -1; y[o] = k${j}; f[o] = x2[${at(j)}]; o++; }`;
+      return `if (b >= e) return 0;
+    const cap = y.length;
+    let o = c;
+    let p = x[b];
+    if (h) {
+      if (o >= cap) return -1;
+      y[o] = p;
+      f[o] = x2[b];
       o++;
-      i = j;
     }
+    ${unrolled('b + 1', false, step)}
     return o - c;`;
-    case 'unique':
-      return `let o = c;
-    for (let i = b; i < e; i++) {
-      if (${head('i')}) {
-        y[o] = x[i];
-        f[o] = x2[i];
-        o++;
-      }
     }
-    return o - c;`;
   }
 }
 
-function factory(kind: Kind): string {
+function factory(kind: Kind, v: NumericType): string {
   return `(op, eq) => function by_key_${kind}(x, x2, y, b, e, h, c, f) {
     'use strict';
-    ${body(kind)}
+    ${body(kind, v)}
   }`;
 }
 
@@ -146,12 +215,12 @@ function kernelOf(kind: Kind, fns: ByKeyFunctions): { kernel: Kernel; source: st
   let source: string | undefined;
   try {
     const op = fns.op ? fns.op.jsSource(vt) : 'undefined';
-    source = `(${factory(kind)})(\n${op},\n${fns.keyEq.jsSource(kt)}\n) ${tag}`;
+    source = `(${factory(kind, fns.valueType)})(\n${op},\n${fns.keyEq.jsSource(kt)}\n) ${tag}`;
   } catch {
     source = undefined;
   }
   if (source !== undefined) return { kernel: compileOnce<Kernel>(source), source };
-  const f = compileOnce<(op: unknown, eq: unknown) => Kernel>(`${factory(kind)} ${tag}`);
+  const f = compileOnce<(op: unknown, eq: unknown) => Kernel>(`${factory(kind, fns.valueType)} ${tag}`);
   return { kernel: f(fns.op?.js(vt), fns.keyEq.js(kt)), source: undefined };
 }
 
@@ -238,79 +307,110 @@ export async function cpuScanByKey(
 }
 
 /**
- * Where reduceByKey / uniqueByKey put their results, once the number of runs is known: checks the
- * outputs against it (throws when one is too short) and returns them.
+ * Stand-ins of `room` elements for a seq run's outputs (shared scratch, reused across calls, where
+ * shared memory exists; else fresh arrays) and how to give them back.
  */
-export type RunOutputs = (runs: number) => { readonly keys: HostArray; readonly values: HostArray };
+function seqScratch(fns: ByKeyFunctions, room: number) {
+  if (!sharedMemoryAvailable()) {
+    return {
+      keys: allocHost(fns.keyType, room) as HostArray,
+      values: allocHost(fns.valueType, room) as HostArray,
+      release: () => {},
+    };
+  }
+  const kbuf = acquireScratch(room * 4);
+  const vbuf = acquireScratch(room * 4);
+  return {
+    keys: sharedView(fns.keyType, kbuf, room),
+    values: sharedView(fns.valueType, vbuf, room),
+    release: () => {
+      releaseScratch(kbuf);
+      releaseScratch(vbuf);
+    },
+  };
+}
 
 /**
- * reduceByKey (`reduce`) or uniqueByKey: counts the runs, asks `outputs` for the arrays (which
- * checks their lengths before anything is written), writes each run's first key and the fold of
- * its values (uniqueByKey: its first value); returns the number of runs. `room`: elements both
- * outputs hold; at n or more no run can fall outside them, so seq writes in one pass without
- * counting first (the count pass read every key twice more).
+ * reduceByKey (`reduce`) or uniqueByKey: writes each run's first key to `keysOut` and the fold of
+ * its values (uniqueByKey: its first value) to `valuesOut`, and returns the number of runs; when
+ * either output is shorter than that, throws `tooShort(runs)` and leaves both untouched.
+ *
+ * One pass over the keys and values (no counting pass): seq writes straight into the outputs when
+ * both hold n elements (no run can fall outside them); otherwise into scratch of the outputs' length
+ * whose first `runs` elements are copied into them at the end (a run past the scratch's end stops
+ * the loop: the outputs are too short, untouched; the runs are then counted for the message). par:
+ * each chunk writes the runs starting in it into scratch of n elements at its own offset (a chunk
+ * of m elements starts at most m runs), the calling thread checks the sum and copies each chunk's
+ * runs into place. The copies move 2 x runs elements (memcpy), against the counting pass's n key
+ * reads and comparisons.
  */
 export async function cpuRunsByKey(
   backend: CpuBackend,
   keys: HostArray,
   values: HostArray,
-  outputs: RunOutputs,
+  keysOut: HostArray,
+  valuesOut: HostArray,
   fns: ByKeyFunctions,
   reduce: boolean,
-  room = 0,
+  tooShort: (runs: number) => Error,
 ): Promise<number> {
   const n = keys.length;
   if (n === 0) return 0;
-  const count = kernelOf('count', fns);
   const write = kernelOf(reduce ? 'reduce' : 'unique', fns);
+  const room = Math.min(keysOut.length, valuesOut.length);
   const chunks = parChunks(backend, n, write.source, [keys, values]);
-  const serial = !chunks || backend.kind !== 'par' || write.source === undefined || count.source === undefined;
-  if (serial && room >= n) {
-    // n runs at most: the outputs hold them all.
-    const out = outputs(n);
-    return write.kernel(keys, values, out.keys, 0, n, false, 0, out.values) as number;
-  }
-  if (serial) {
-    const runs = count.kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
-    const out = outputs(runs);
-    write.kernel(keys, values, out.keys, 0, n, false, 0, out.values);
+  const countRuns = () => kernelOf('count', fns).kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
+  if (!chunks || backend.kind !== 'par' || write.source === undefined) {
+    // n runs at most: outputs of n elements hold them all.
+    if (room >= n) return write.kernel(keys, values, keysOut, 0, n, true, 0, valuesOut);
+    const sc = seqScratch(fns, room);
+    const runs = write.kernel(keys, values, sc.keys, 0, n, true, 0, sc.values);
+    if (runs >= 0) {
+      keysOut.set(sc.keys.subarray(0, runs));
+      valuesOut.set(sc.values.subarray(0, runs));
+    }
+    sc.release();
+    if (runs < 0) throw tooShort(countRuns());
     return runs;
   }
-  const st = stage(keys, values, undefined, n);
-  const counts = await runChunks(backend, chunks, (c) => ({
-    s: count.source as string,
-    x: st.x,
-    b: c.begin,
-    e: c.end,
-    h: false,
-    c: 0,
-  }));
-  const offsets: number[] = [];
+  const kbuf = acquireScratch(n * 4);
+  const vbuf = acquireScratch(n * 4);
+  const ko = sharedView(fns.keyType, kbuf, n);
+  const vo = sharedView(fns.valueType, vbuf, n);
+  const eq = fns.keyEq.js([fns.keyType, fns.keyType]) as (a: number, b: number) => unknown;
+  // Whether a chunk starts a run, from the caller's keys (a worker's staged copy of the key before
+  // its chunk may not be there yet).
+  const head = (b: number) => b === 0 || !eq(keys[b - 1] as number, keys[b] as number);
+  const counts = await runPar(
+    backend,
+    chunks,
+    { x: keys, x2: values, y: undefined, n },
+    (c, sh): KernelJob => ({
+      s: write.source as string,
+      x: sh.x,
+      x2: sh.x2,
+      y: ko,
+      b: c.begin,
+      e: c.end,
+      h: head(c.begin),
+      c: c.begin,
+      f: vo,
+    }),
+    (c) => write.kernel(keys, values, ko, c.begin, c.end, head(c.begin), c.begin, vo),
+  );
   let runs = 0;
-  for (const m of counts) {
-    offsets.push(runs);
-    runs += m;
+  for (const m of counts) runs += m;
+  if (runs <= room) {
+    let o = 0;
+    chunks.forEach((c, k) => {
+      const m = counts[k] as number;
+      keysOut.set(ko.subarray(c.begin, c.begin + m), o);
+      valuesOut.set(vo.subarray(c.begin, c.begin + m), o);
+      o += m;
+    });
   }
-  const out = outputs(runs);
-  const kbuf = acquireScratch(Math.max(runs, 1) * 4);
-  const vbuf = acquireScratch(Math.max(runs, 1) * 4);
-  const ko = sharedView(fns.keyType, kbuf, runs);
-  const vo = sharedView(fns.valueType, vbuf, runs);
-  await runChunks(backend, chunks, (c, k) => ({
-    s: write.source as string,
-    x: st.x,
-    x2: st.x2,
-    y: ko,
-    b: c.begin,
-    e: c.end,
-    h: false,
-    c: offsets[k] as number,
-    f: vo,
-  }));
-  out.keys.set(ko);
-  out.values.set(vo);
   releaseScratch(kbuf);
   releaseScratch(vbuf);
-  st.finish();
+  if (runs > room) throw tooShort(runs);
   return runs;
 }

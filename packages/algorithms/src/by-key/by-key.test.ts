@@ -1,6 +1,7 @@
 import { DeviceArray, type HostArray, lambda, lastNonZero, maximum, multiplies } from '@webdpl/core';
 import { execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
+import { refRuns } from '../testing/by-key-reference';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, rng, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
 import { expectSameArray } from '../testing/scan-reference';
@@ -37,20 +38,6 @@ function refScanByKey(keys: ArrayLike<number>, values: ArrayLike<number>, op: Op
     }
   }
   return out;
-}
-
-/** The reference reduceByKey (op) or uniqueByKey (no op): first key and fold (or first value) of each run. */
-function refRuns(keys: ArrayLike<number>, values: ArrayLike<number>, op: Op | undefined, eq: Eq) {
-  const ks: number[] = [];
-  const vs: number[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const v = values[i] as number;
-    if (i === 0 || !eq(keys[i - 1] as number, keys[i] as number)) {
-      ks.push(keys[i] as number);
-      vs.push(v);
-    } else if (op) vs[vs.length - 1] = op(vs[vs.length - 1] as number, v);
-  }
-  return { keys: ks, values: vs };
 }
 
 type RunKind = 'mixed' | 'singletons' | 'one' | 'by16' | 'long';
@@ -158,6 +145,36 @@ describe.each(matrix)('by-key under $name', ({ name, policy, gpu }) => {
         `mul n=${n}`,
       );
     }
+  });
+
+  itIf(!variant)('host outputs of exactly the runs, one short (untouched), empty input', async () => {
+    for (const n of [1, 16, 17, 5000, 70001]) {
+      const keys = makeKeys('u32', n, n % 2 ? 'by16' : 'mixed', n + 9);
+      const vals = makeData('i32', n, 'random', n + 10);
+      for (const reduce of [true, false]) {
+        const want = refRuns(keys, vals, reduce ? i32Plus : undefined, sameKey);
+        const runs = want.keys.length;
+        const call = (ko: HostArray, vo: HostArray) =>
+          reduce ? reduceByKey(policy, keys, vals, ko, vo) : uniqueByKey(policy, keys, vals, ko, vo);
+        const ko = new Uint32Array(runs);
+        const vo = new Int32Array(runs);
+        expect(await call(ko, vo)).toBe(runs);
+        expectSameArray(ko, want.keys, `exact keys n=${n} reduce ${reduce}`);
+        expectSameArray(vo, want.values, `exact values n=${n} reduce ${reduce}`);
+        const ks = new Uint32Array(runs - 1).fill(7);
+        const vs = new Int32Array(runs).fill(7);
+        await expect(call(ks, vs)).rejects.toThrow(new RegExp(`keysOut.*at least ${runs}`));
+        await expect(call(new Uint32Array(n), vs.subarray(1))).rejects.toThrow(
+          new RegExp(`valuesOut.*at least ${runs}`),
+        );
+        expect(ks.every((x) => x === 7) && vs.every((x) => x === 7), `untouched n=${n}`).toBe(true);
+      }
+    }
+    const none = new Uint32Array(0);
+    const out = Uint32Array.of(7);
+    expect(await reduceByKey(policy, none, none, out, out.slice())).toBe(0);
+    expect(await uniqueByKey(policy, none, none, none, none)).toBe(0);
+    expect(out[0]).toBe(7);
   });
 
   // Key semantics, not engine code: not under the engine variants (pipelines compile slowly on lavapipe).

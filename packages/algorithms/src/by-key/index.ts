@@ -184,13 +184,11 @@ function runsByKey(
           backend,
           k as HostArray,
           v as HostArray,
-          (runs) => {
-            for (const o of [keysOut, valuesOut]) if (runs > o.length) throw tooShort(o, runs);
-            return { keys: ko as HostArray, values: vo as HostArray };
-          },
+          ko as HostArray,
+          vo as HostArray,
           { op, keyEq: c.keyEq, keyType: keys.type, valueType: values.type },
           reduce,
-          Math.min(ko?.length ?? 0, vo?.length ?? 0),
+          (runs) => tooShort(runs > keysOut.length ? keysOut : valuesOut, runs),
         ),
       gpu: (call) => gpuRunsByKey(call, c.gpu, op, keysOut, valuesOut),
     };
