@@ -598,7 +598,7 @@ export const FAMILIES: readonly Family[] = [
     },
   },
   {
-    name: 'zip: transform, tuple transformReduce, copyIf',
+    name: 'zip: transform, tuple transformReduce, copyIf, sortByKey',
     covers: ['zip'],
     async run({ policy }, n) {
       const x = f32(n);
@@ -658,6 +658,20 @@ export const FAMILIES: readonly Family[] = [
         'copyIf zip [1]',
         oy.subarray(0, count),
         y.filter((_, i) => keep(i)),
+      );
+      const keys = u32(n, 50, 9);
+      const ord = Array.from(keys.keys()).sort((i, j) => (keys[i] as number) - (keys[j] as number) || i - j);
+      const [sx, sy] = [x.slice(), y.slice()];
+      await sortByKey(policy, keys, zip(sx, sy));
+      same(
+        'sortByKey zip values [0]',
+        sx,
+        Float32Array.from(ord, (i) => x[i] as number),
+      );
+      same(
+        'sortByKey zip values [1]',
+        sy,
+        Uint32Array.from(ord, (i) => y[i] as number),
       );
     },
   },

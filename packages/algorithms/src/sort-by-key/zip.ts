@@ -1,0 +1,67 @@
+/**
+ * sortByKey with zipped values: `sortByKey(policy, keys, zip(v1, v2, ...), comp?)` sorts the keys
+ * (stably) and applies the same permutation to every value array (Thrust's sort_by_key with a zip of
+ * values). Composed of existing algorithms, no new kernel: the keys are sorted with the indices
+ * 0..n-1 as values (iota), then each value array is gathered through that permutation into a
+ * temporary and copied back. Each step runs on the policy's backend.
+ */
+import { DeviceArray, type HostArray } from '@webdpl/core';
+import { checkPolicy, type Policy } from '@webdpl/policies';
+import { type CheckedArray, checkArray, checkNoAlias, checkSameLength } from '../common/args';
+import { checkArrays } from '../common/zip';
+import { copy } from '../copy/index';
+import { gather } from '../gather/index';
+import { iota } from '../iota/index';
+import type { ComparatorArg } from '../sort/comparator-arg';
+
+/** A temporary of `a`'s kind, type and length (a DeviceArray on its device, or a typed array). */
+function like(a: CheckedArray, type = a.type): HostArray | DeviceArray {
+  if (a.kind === 'device') return DeviceArray.create(a.array.device, type, a.length);
+  return type === 'u32'
+    ? new Uint32Array(a.length)
+    : type === 'i32'
+      ? new Int32Array(a.length)
+      : new Float32Array(a.length);
+}
+
+/**
+ * Sorts `keys` in place, stably, permuting each array of the `values` zip alike.
+ * @throws ArgumentError naming `keys`, `values[k]` (length, overlap) or `comp`, before any data moves
+ */
+export async function sortByKeyZip(
+  policy: Policy,
+  keysArg: unknown,
+  valuesArg: unknown,
+  sort: (
+    policy: Policy,
+    keys: HostArray | DeviceArray,
+    values: HostArray | DeviceArray,
+    comp?: ComparatorArg,
+  ) => Promise<void>,
+  comp?: ComparatorArg,
+): Promise<void> {
+  checkPolicy(policy);
+  const keys = checkArray(keysArg, 'keys');
+  const values = checkArrays(valuesArg, 'values');
+  values.forEach((v, k) => {
+    checkSameLength(keys, v, 'keys', `values[${k}]`);
+    checkNoAlias(keys, v, 'keys', `values[${k}]`);
+    for (let j = 0; j < k; j++) checkNoAlias(values[j] as CheckedArray, v, `values[${j}]`, `values[${k}]`);
+  });
+  if (keys.length === 0) return;
+  const perm = like(keys, 'u32');
+  const temps: (HostArray | DeviceArray)[] = [perm];
+  try {
+    await iota(policy, perm);
+    // Checks `comp` before the keys move.
+    await sort(policy, keys.array, perm, comp);
+    for (const v of values) {
+      const tmp = like(v);
+      temps.push(tmp);
+      await gather(policy, perm, v.array, tmp);
+      await copy(policy, tmp, v.array);
+    }
+  } finally {
+    for (const t of temps) if (t instanceof DeviceArray) t.destroy();
+  }
+}
