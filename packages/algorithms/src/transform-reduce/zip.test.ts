@@ -211,5 +211,8 @@ describe('transformReduce over zip(...): argument errors', () => {
     await expect(transformReduce(seq, zip(a, u), 0, plus, (x: number, y: number) => [x, y])).rejects.toThrow(
       /returning a number/,
     );
+    await expect(transformReduce(seq, a, [0], plus, (x: number) => x * 2)).rejects.toThrow(
+      /^init: expected a number \(transformFn returns a number, not a tuple\), got Array/,
+    );
   });
 });

@@ -24,6 +24,7 @@ import {
   type GpuFunction,
   mangle,
   type NumericType,
+  tupleFunction,
 } from '@webdpl/core';
 import { cpuZipReduce, foldTuples, type ZipReduce } from '../bricks/zip';
 import { type CheckedArray, checkFunction } from '../common/args';
@@ -91,6 +92,11 @@ export function zipTransformReducePattern(
   const width = tuple ? (init as number[]).length : 0;
   const inTypes = inputs.map((a) => a.type);
   const { shape, argTypes, indexed, what } = tupleParams(transformArg, inTypes, isZip(inputArg));
+  // An array init with a transformFn returning a number: the init is what is off (a number init
+  // with a tuple-valued transformFn names transformFn below).
+  if (width > 0 && tupleFunction(transformArg, 'transformFn').width === 0) {
+    throw new ArgumentError('init', 'a number (transformFn returns a number, not a tuple)', describe(init));
+  }
   const t = checkZipFunction(transformArg, 'transformFn', shape, argTypes, width, what);
   const acc = t.resultTypes.map(valueTypeOf);
   let reduce: readonly GpuFunction[];
