@@ -6,7 +6,14 @@
  * merge-sort engine, as sort does), the range is sorted whole. Host arrays arrive uploaded
  * (pattern/dispatch.ts) and are read back from the result in its last submission.
  */
-import { ArgumentError, type DeviceArray, getPipeline, type NumericType, type Recorder } from '@webdpl/core';
+import {
+  ArgumentError,
+  type DeviceArray,
+  getPipeline,
+  type NumericType,
+  type Recorder,
+  type WgslFragment,
+} from '@webdpl/core';
 import { maxWorkgroupThreads } from '../common/tuning';
 import { keyMode, type RadixKeyType } from '../engines/radix-sort/key-bits';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
@@ -71,6 +78,19 @@ interface SelectRun {
   readonly after?: (rec: Recorder) => void;
 }
 
+const kernels = new Map<string, WgslFragment>();
+
+/** The select kernel of a phase and geometry, built once (no WGSL text on the hot path). */
+function kernelOf(phase: SelectPhase, workgroupSize: number, itemsPerThread: number): WgslFragment {
+  const key = `${phase}|${workgroupSize}|${itemsPerThread}`;
+  let k = kernels.get(key);
+  if (!k) {
+    k = selectKernel({ phase, workgroupSize, itemsPerThread });
+    kernels.set(key, k);
+  }
+  return k;
+}
+
 /** The radix select of `src` into `dst` (see kernels.ts), one submission. */
 async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
   const { device } = call;
@@ -79,7 +99,7 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
   const ipt = r.tuning.selectItemsPerThread;
   const phases: SelectPhase[] = ['hist', 'append', 'candidates', 'scatter'];
   const [hist, append, cands, scatter] = await Promise.all(
-    phases.map((phase) => getPipeline(device, selectKernel({ phase, workgroupSize: w, itemsPerThread: ipt }))),
+    phases.map((phase) => getPipeline(device, kernelOf(phase, w, ipt))),
   );
   const state = call.temp('u32', STATE.WORDS);
   const cand = call.temp('u32', n);
@@ -100,7 +120,7 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
       const p = pipeline as GPUComputePipeline;
       const entries = [
         { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, round, mode, r.rank, r.limit, 0, 0, 0])) } },
-        bind(1, src, src === cand ? n : src.length),
+        bind(1, src),
         bind(2, state),
       ];
       if (third) entries.push(bind(3, third));
