@@ -5,7 +5,8 @@
  * O(n log n)), generated with the comparator inlined when it has a source (`compileOnce`), else
  * calling it. partialSort and topK select the k-th element, then sort the k - 1 before it with the
  * sort family's CPU sort (bricks/sort: TypedArray#sort, radix or merge sort; par on the pool where
- * that sort is).
+ * that sort is). topK of few (k <= n / HEAP_TOPK_RATIO) keeps a max-heap of k while reading the
+ * input once instead (no copy of the input), then sorts the heap.
  *
  * par: the selection itself runs on the calling thread (a sample-split parallel select would move
  * every element through shared memory once more, for a pass that is already one read of the data
@@ -22,6 +23,15 @@ import { type CpuComparator, cpuSort, type KeyArray } from './sort/index';
  * before. `depth`: partitions before the heapselect takes over (default 2 log2(hi - lo); tests).
  */
 export type SelectKernel = (a: KeyArray, lo: number, hi: number, k: number, depth?: number) => void;
+
+/** The k = h.length first elements of x (in the order of the comparator, unsorted) into h, x untouched. */
+type HeapTopKernel = (x: KeyArray, h: KeyArray) => void;
+
+/** The generated kernels of one comparator. */
+export interface SelectKernels {
+  readonly select: SelectKernel;
+  readonly heapTop: HeapTopKernel;
+}
 
 /** The introselect's body, over `before(x, y)` ("x goes before y"). */
 const SELECT_BODY = `
@@ -56,7 +66,17 @@ const SELECT_BODY = `
       a[j + 1] = v;
     }
   }
-  return function select(a, lo, hi, k, depth = 2 * (32 - Math.clz32(hi - lo))) {
+  function heapTop(x, h) {
+    // A max-heap of the first k elements; each later element that goes before its top replaces it.
+    const k = h.length;
+    for (let i = 0; i < k; i++) h[i] = x[i];
+    for (let i = (k >> 1) - 1; i >= 0; i--) sift(h, 0, i, k);
+    for (let i = k, n = x.length; i < n; i++) {
+      const v = x[i];
+      if (before(v, h[0])) { h[0] = v; sift(h, 0, 0, k); }
+    }
+  }
+  function select(a, lo, hi, k, depth = 2 * (32 - Math.clz32(hi - lo))) {
     while (hi - lo > 16) {
       if (depth-- === 0) { heapSelect(a, lo, hi, k); return; }
       const mid = lo + ((hi - lo) >>> 1);
@@ -81,23 +101,24 @@ const SELECT_BODY = `
       else lo = j + 1;
     }
     insertion(a, lo, hi);
-  };`;
+  }
+  return { select, heapTop };`;
 
-const inlined = new Map<string, SelectKernel>();
+const inlined = new Map<string, SelectKernels>();
 
-/** The introselect for `comp`: compiled with its source inlined, or calling `before`. */
-export function selectKernel(comp: CpuComparator): SelectKernel {
+/** The introselect (and heap top-k) for `comp`: compiled with its source inlined, or calling `before`. */
+export function selectKernel(comp: CpuComparator): SelectKernels {
   if (comp.source !== undefined) {
     let k = inlined.get(comp.source);
     if (!k) {
-      k = compileOnce<SelectKernel>(
+      k = compileOnce<SelectKernels>(
         `(function () {\n'use strict';\nconst before = ${comp.source};${SELECT_BODY}\n})() /* webdpl select */`,
       );
       inlined.set(comp.source, k);
     }
     return k;
   }
-  return compileOnce<(before: CpuComparator['before']) => SelectKernel>(
+  return compileOnce<(before: CpuComparator['before']) => SelectKernels>(
     `(function (before) {\n'use strict';${SELECT_BODY}\n}) /* webdpl select (function) */`,
   )(comp.before);
 }
@@ -115,7 +136,7 @@ async function guarded(a: KeyArray, comp: CpuComparator, f: (x: KeyArray) => Pro
 
 /** std::nth_element: a[n] becomes what a sort by `comp` puts there; before it nothing after it, after it nothing before. */
 export function cpuNthElement(a: KeyArray, n: number, comp: CpuComparator): Promise<void> {
-  return guarded(a, comp, (x) => selectKernel(comp)(x, 0, x.length, n));
+  return guarded(a, comp, (x) => selectKernel(comp).select(x, 0, x.length, n));
 }
 
 /** std::partial_sort: a[0, k) becomes the k first elements in the order of `comp`; the rest in no order. */
@@ -129,10 +150,16 @@ export function cpuPartialSort(
   return guarded(a, comp, async (x) => {
     // The k-th goes to k - 1 with everything before it not after it: only those need sorting.
     const m = k < x.length ? k - 1 : k;
-    if (m < k) selectKernel(comp)(x, 0, x.length, m);
+    if (m < k) selectKernel(comp).select(x, 0, x.length, m);
     await cpuSort(backend, x.subarray(0, m) as KeyArray, undefined, type, comp);
   });
 }
+
+/**
+ * topK takes the heap path when k <= n / this: the heap reads the input once, but an input in the
+ * reverse order replaces the top every time (n log k comparisons against the introselect's ~3n).
+ */
+export const HEAP_TOPK_RATIO = 64;
 
 /** topK: out[0, k) = the first k elements of `input` in the order of `comp`, sorted; input untouched. */
 export async function cpuTopK(
@@ -143,6 +170,14 @@ export async function cpuTopK(
   type: NumericType,
   comp: CpuComparator,
 ): Promise<void> {
+  if (k <= input.length / HEAP_TOPK_RATIO) {
+    // Few of many: one read of the input through a heap of k (no copy of it), then a sort of k.
+    const h = new (input.constructor as new (n: number) => KeyArray)(k);
+    selectKernel(comp).heapTop(input, h);
+    await cpuSort(backend, h, undefined, type, comp);
+    out.set(h as never);
+    return;
+  }
   const x = input.slice() as KeyArray;
   await cpuPartialSort(backend, x, k, type, comp);
   out.set(x.subarray(0, k) as never);

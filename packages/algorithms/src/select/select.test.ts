@@ -282,12 +282,36 @@ describe('nthElement, partialSort, topK: arguments', () => {
           for (const depth of [0, 1, 2, 3]) {
             for (const k of indices(len, s + depth, false)) {
               const d = keys.slice();
-              selectKernel(comp)(d, 0, len, k, depth);
+              selectKernel(comp).select(d, 0, len, k, depth);
               checkNth(d, keys, k, false, `${comp.kind} ${kind} n=${len} depth ${depth} at ${k}`);
             }
           }
         }
       }
+    }
+  });
+
+  it('topK of few (the heap path): descending, ascending, duplicate and special inputs, both orders', async () => {
+    const n = 10_000;
+    const inputs: [string, SortKeys][] = [
+      ['descending', Float32Array.from({ length: n }, (_, i) => n - i)],
+      ['ascending', Float32Array.from({ length: n }, (_, i) => i - 5000)],
+      ['duplicates', makeKeys('f32', n, 5, 'dups')],
+      ['specials', makeKeys('f32', n, 6, 'random')],
+    ];
+    for (const [what, keys] of inputs) {
+      for (const largest of [false, true]) {
+        for (const k of [1, 2, 100, 156]) {
+          const out = new Float32Array(k);
+          for (const policy of [execution.seq, parPool]) {
+            await topK(policy, keys, k, out, { largest });
+            same(out, sortReference(keys, largest), 0, k, `topK ${what} k=${k}${largest ? ' largest' : ''}`);
+          }
+        }
+      }
+      const out = new Float32Array(20);
+      await topK(execution.seq, keys, 20, out, { comp: (a: number, b: number) => a > b || (a === a && b !== b) });
+      same(out, sortReference(keys, true), 0, 20, `topK ${what} by a function`);
     }
   });
 
