@@ -211,6 +211,28 @@ describe.each(matrix)('nthElement, partialSort, topK under $name', ({ name, poli
   }
 });
 
+describe.skipIf(!testDevice)('the radix select at 2^24 + 1 keys', () => {
+  it('nthElement and topK: 20-bit keys (the top digit alike, candidates ~n / 16), grid-strided tiles', async () => {
+    const n = 2 ** 24 + 1;
+    const r = rng(3);
+    const keys = new Uint32Array(n);
+    for (let i = 0; i < n; i++) keys[i] = r() & 0xfffff;
+    const policy = makeDevicePolicy(testDevice as NonNullable<typeof testDevice>, { fallback: 'error' });
+    const at = 12_345_678;
+    const d = keys.slice();
+    await nthElement(policy, d, at);
+    const sorted = keys.slice().sort();
+    expect(d[at]).toBe(sorted[at]);
+    const p = d[at] as number;
+    for (let i = 0; i < n; i++) {
+      if ((i < at && (d[i] as number) > p) || (i > at && (d[i] as number) < p)) throw new Error(`${d[i]} at ${i}`);
+    }
+    const out = new Uint32Array(100);
+    await topK(policy, keys, 100, out, { largest: true });
+    expect(Array.from(out)).toEqual(Array.from(sorted.subarray(n - 100)).reverse());
+  }, 600_000);
+});
+
 describe('nthElement, partialSort, topK: arguments', () => {
   it('rejects bad arguments with ArgumentError naming them, leaving the data untouched', async () => {
     const data = Uint32Array.of(3, 1, 2);
