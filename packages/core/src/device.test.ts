@@ -289,6 +289,36 @@ describe.skipIf(!gpu)('process exit', () => {
     expect(r.stdout.trim()).toBe('1,2,3');
   });
 
+  it('releaseDevices with a garbage collection right after it does not crash Dawn', async () => {
+    // Dawn for Node crashes when an instance is collected in the task that destroyed its devices
+    // (gpu-instance.ts, `retired`); before the fix this program died (SIGSEGV/abort) nearly every run.
+    const { spawnSync } = await import('node:child_process');
+    const code = `import('@webdpl/core').then(async (c) => {
+      for (let r = 0; r < 3; r++) {
+        const d = await c.selectDevice(c.gpuSelector);
+        await c.DeviceArray.from(d, new Uint32Array([r])).read();
+        const other = await c.selectDevice(c.gpuSelector, { disableFeatures: ['timestamp-query'] });
+        other.destroy();
+        c.releaseDevices();
+        globalThis.gc();
+        await new Promise((res) => setTimeout(res, 20));
+        globalThis.gc();
+      }
+      const d = await c.selectDevice(c.gpuSelector);
+      console.log((await c.DeviceArray.from(d, new Uint32Array([7, 8])).read()).join(','));
+      c.releaseDevices();
+      globalThis.gc();
+    });`;
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', code], {
+      cwd: new URL('..', import.meta.url).pathname,
+      timeout: 60_000,
+      encoding: 'utf8',
+    });
+    expect(r.signal, r.stderr).toBe(null);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('7,8');
+  });
+
   it('releaseDevices drops every device', async () => {
     // Runs last in this file: later files get fresh devices.
     releaseDevices();
