@@ -14,7 +14,7 @@ import {
   type Recorder,
   type WgslFragment,
 } from '@webdpl/core';
-import { maxWorkgroupThreads } from '../common/tuning';
+import { maxWorkgroupThreads, useSubgroups } from '../common/tuning';
 import { keyMode, type RadixKeyType } from '../engines/radix-sort/key-bits';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
 import type { Comparator } from '../sort/comparator-arg';
@@ -46,6 +46,14 @@ function splitTuning(call: GpuCall, algorithm: string): { select: SelectTuning; 
     if (!Number.isInteger(t[k]) || t[k] < 1 || t[k] > 65535) {
       throw new ArgumentError(`tuning.${algorithm}.${k}`, 'an integer in [1, 65535]', String(t[k]));
     }
+  }
+  // The scatter packs two per-tile counts in 16-bit halves.
+  if (w * t.selectItemsPerThread > 0xffff) {
+    throw new ArgumentError(
+      `tuning.${algorithm}.selectItemsPerThread`,
+      `at most ${Math.floor(0xffff / w)} with ${w} threads per workgroup (a tile under 2^16 keys)`,
+      String(t.selectItemsPerThread),
+    );
   }
   return { select: t, sort };
 }
@@ -81,11 +89,16 @@ interface SelectRun {
 const kernels = new Map<string, WgslFragment>();
 
 /** The select kernel of a phase and geometry, built once (no WGSL text on the hot path). */
-function kernelOf(phase: SelectPhase, workgroupSize: number, itemsPerThread: number): WgslFragment {
-  const key = `${phase}|${workgroupSize}|${itemsPerThread}`;
+function kernelOf(
+  phase: SelectPhase,
+  workgroupSize: number,
+  itemsPerThread: number,
+  minSubgroupSize: number,
+): WgslFragment {
+  const key = `${phase}|${workgroupSize}|${itemsPerThread}|${minSubgroupSize}`;
   let k = kernels.get(key);
   if (!k) {
-    k = selectKernel({ phase, workgroupSize, itemsPerThread });
+    k = selectKernel({ phase, workgroupSize, itemsPerThread, subgroups: minSubgroupSize > 0, minSubgroupSize });
     kernels.set(key, k);
   }
   return k;
@@ -97,9 +110,14 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
   const n = r.src.length;
   const w = r.tuning.selectWorkgroupSize;
   const ipt = r.tuning.selectItemsPerThread;
+  // The tiled phases' workgroup scan takes subgroups where the device has them and the call's
+  // tuning (`subgroups`, shared with the sort engine) does not turn them off.
+  const min = device.info.subgroupMinSize;
+  const max = device.info.subgroupMaxSize;
+  const sg = useSubgroups(device, call.tuning.subgroups !== false) && min >= 4 && max <= 128 && max >= min && w >= max;
   const phases: SelectPhase[] = ['hist', 'append', 'candidates', 'scatter'];
   const [hist, append, cands, scatter] = await Promise.all(
-    phases.map((phase) => getPipeline(device, kernelOf(phase, w, ipt))),
+    phases.map((phase) => getPipeline(device, kernelOf(phase, w, ipt, sg ? min : 0))),
   );
   const state = call.temp('u32', STATE.WORDS);
   const cand = call.temp('u32', n);

@@ -16,17 +16,35 @@
  * Kernels (one dispatch each, grid-stride over at most `maxWorkgroups` workgroups):
  *  - 'hist' (round 0): the top-digit histogram of every key.
  *  - 'append' (round 1): keys whose top digit is the picked one: their second digit's histogram,
- *    and their key bits appended to the candidate buffer (one global atomic per workgroup tile).
+ *    and their key bits appended to the candidate buffer.
  *  - 'candidates' (rounds 2, 3): the histogram of the candidates matching the prefix so far.
  *  - 'scatter': every element to below (out[0, less)), equal (out[less, less + equal)) or above
- *    (out[less + equal, n)), each class in no particular order (per-tile workgroup counters, one
- *    global atomic per class and tile); writes past `limit` are dropped (topK keeps the first k).
+ *    (out[less + equal, n)), each class in no particular order; writes past `limit` are dropped
+ *    (topK keeps the first k, and reserves nothing for above).
+ *
+ * Atomics per key: none in global memory. Histograms are privatized in workgroup memory and
+ * run-length aggregated per thread (a run of equal digits is one workgroup atomic: all-equal data
+ * costs one per thread, not one per key on a single bin), then one global add per non-empty bin
+ * and workgroup. The tiled phases ('append', 'scatter') rank a tile with per-thread counts and one
+ * workgroup exclusive scan (below and equal packed in 16-bit halves, so a tile is < 2^16 keys; the
+ * above rank follows from the valid keys before the thread), then one global atomic per class and
+ * tile: no per-key atomics on the 1 to 3 class counters, which every key of a tile would hit.
  *
  * Bindings: 0 uniform {n, round, mode, k, limit}, 1 source (u32 bits), 2 state, 3 candidates or
- * output. Workgroup memory: 256 histogram words, 256 pick words and a few counters (~2 KiB); no
- * subgroup operations.
+ * output. Workgroup memory: 256 histogram words, 256 pick words, a few words, and the scan's
+ * scratch (workgroupSize words, or one per subgroup with subgroups).
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  combinerOf,
+  entryParams,
+  entryPrologue,
+  fragment,
+  mangle,
+  plus,
+  threadIds,
+  type WgslFragment,
+  workgroupExclusiveScan,
+} from '@webdpl/core';
 import { runtimeKeyBitsFragment } from '../engines/radix-sort/key-bits';
 
 /** Word offsets in the state buffer. */
@@ -37,8 +55,12 @@ export type SelectPhase = 'hist' | 'append' | 'candidates' | 'scatter';
 export interface SelectKernelParams {
   readonly phase: SelectPhase;
   readonly workgroupSize: number;
-  /** Items per thread of the tiled phases ('append', 'scatter'). */
+  /** Items per thread of the tiled phases ('append', 'scatter'); workgroupSize x itemsPerThread < 2^16. */
   readonly itemsPerThread: number;
+  /** The tiled phases' workgroup scan uses subgroups (the device has the feature). */
+  readonly subgroups: boolean;
+  /** Smallest subgroup size of the device (sizes the scan's scratch; subgroups only). */
+  readonly minSubgroupSize: number;
 }
 
 /** `fn sel_pick(r, lid) -> vec4<u32>`: the slot of round r from round r's histogram (see the file comment). */
@@ -98,7 +120,8 @@ function items(ipt: number, w: number, body: (j: number) => string): string {
 }
 
 export function selectKernel(p: SelectKernelParams): WgslFragment {
-  const { phase, workgroupSize: w, itemsPerThread: ipt } = p;
+  const { phase, workgroupSize: w, itemsPerThread: ipt, subgroups } = p;
+  const tile = w * ipt;
   const tiled = phase === 'append' || phase === 'scatter';
   const third =
     phase === 'append'
@@ -119,57 +142,115 @@ export function selectKernel(p: SelectKernelParams): WgslFragment {
     phase === 'scatter'
       ? ''
       : `let mask = ~(0xffffffffu >> (8u * ${round}));
-  let shift = 24u - 8u * ${round};`;
-  const count = (digitOf: string) => (hist ? `atomicAdd(&sel_hist[(${digitOf} >> shift) & 0xffu], 1u);` : '');
+  let shift = 24u - 8u * ${round};
+  var run_d = 0u;
+  var run_c = 0u;`;
+  // Histogram counts are run-length aggregated per thread: equal digits in a row cost one
+  // workgroup atomic (all-equal data: one per thread instead of one per key on a single bin).
+  const count = (digitOf: string) =>
+    `let d = (${digitOf} >> shift) & 0xffu;
+        if (d != run_d) {
+          if (run_c != 0u) { atomicAdd(&sel_hist[run_d], run_c); }
+          run_d = d;
+          run_c = 0u;
+        }
+        run_c += 1u;`;
+  const scan = tiled
+    ? workgroupExclusiveScan({
+        combiner: combinerOf(plus, 'u32'),
+        workgroupSize: w,
+        subgroups,
+        minSubgroupSize: p.minSubgroupSize,
+      })
+    : undefined;
   let loop: string;
-  if (!tiled) {
+  if (!scan) {
     const src = phase === 'candidates' ? 'sel_src[i]' : 'rs_key_bits_rt(sel_src[i], sp.mode)';
     const total = phase === 'candidates' ? `atomicLoad(&sel_state[${STATE.CAND}u])` : 'sp.n';
     loop = `let total = ${total};
   for (var i = wg_index * ${w}u + lid; i < total; i += groups * ${w}u) {
     let b = ${src};
-    if (((b ^ slot.x) & mask) == 0u) { ${count('b')} }
+    if (((b ^ slot.x) & mask) == 0u) {
+        ${count('b')}
+    }
   }`;
+  } else if (phase === 'append') {
+    // Candidates: per-thread counts, one workgroup scan, one global atomic per tile.
+    loop = `for (var base = wg_index * ${tile}u; base < sp.n; base += groups * ${tile}u) {
+    var cnt = 0u;
+${items(
+  ipt,
+  w,
+  (j) => `    var c${j} = false;
+    var v${j} = 0u;
+    if ($i < sp.n) {
+      let b = rs_key_bits_rt(sel_src[$i], sp.mode);
+      if (((b ^ slot.x) & mask) == 0u) {
+        ${count('b')}
+        c${j} = true;
+        v${j} = b;
+        cnt += 1u;
+      }
+    }
+`,
+)}    var tot = 0u;
+    var o = ${scan.name}(cnt, ids, &tot);
+    if (lid == 0u && tot != 0u) { sel_wbase[0] = atomicAdd(&sel_state[${STATE.CAND}u], tot); }
+    workgroupBarrier();
+    let wb = sel_wbase[0];
+${items(ipt, w, (j) => `    if (c${j}) { sel_cand[wb + o] = v${j}; o += 1u; }\n`)}  }`;
   } else {
-    const classes = phase === 'append' ? 1 : 3;
-    const classify =
-      phase === 'append'
-        ? `if (((b ^ slot.x) & mask) == 0u) { ${count('b')} c$j = 0u; v$j = b; }`
-        : 'c$j = select(select(2u, 1u, b == slot.x), 0u, b < slot.x); v$j = x;';
-    const start = phase === 'append' ? 'array<u32, 3>(0u, 0u, 0u)' : 'array<u32, 3>(0u, slot.z, slot.z + slot.w)';
-    const dst = phase === 'append' ? 'sel_cand' : 'sel_out';
-    loop = `var starts = ${start};
-  for (var base = wg_index * ${w * ipt}u; base < sp.n; base += groups * ${w * ipt}u) {
+    // Scatter: per-thread counts of below and equal packed in 16-bit halves (tile < 2^16), one
+    // workgroup scan; above follows from the valid items before the thread. One global atomic per
+    // class and tile, none for a class that starts at or past 'limit' (topK: above).
+    let validBefore = '0u';
+    for (let j = 0; j < ipt; j++) validBefore += ` + min(lid, select(0u, rem - ${j * w}u, rem > ${j * w}u))`;
+    loop = `var starts = array<u32, 3>(0u, slot.z, slot.z + slot.w);
+  for (var base = wg_index * ${tile}u; base < sp.n; base += groups * ${tile}u) {
+    let rem = sp.n - base;
+    var pk = 0u;
 ${items(
   ipt,
   w,
   (j) => `    var c${j} = 3u;
     var v${j} = 0u;
-    var s${j} = 0u;
     if ($i < sp.n) {
       let x = sel_src[$i];
       let b = rs_key_bits_rt(x, sp.mode);
-      ${classify.replaceAll('$j', String(j))}
-      if (c${j} < 3u) { s${j} = atomicAdd(&sel_wcount[c${j}], 1u); }
+      c${j} = select(select(2u, 1u, b == slot.x), 0u, b < slot.x);
+      v${j} = x;
+      pk += select(select(0u, 0x10000u, c${j} == 1u), 1u, c${j} == 0u);
     }
 `,
-)}    workgroupBarrier();
-    if (lid < ${classes}u) {
-      let c = atomicLoad(&sel_wcount[lid]);
-      sel_wbase[lid] = starts[lid] + atomicAdd(&sel_state[${phase === 'append' ? STATE.CAND : STATE.OUT}u + lid], c);
-      atomicStore(&sel_wcount[lid], 0u);
+)}    var tot = 0u;
+    let ex = ${scan.name}(pk, ids, &tot);
+    if (lid < 3u) {
+      let tb = tot & 0xffffu;
+      let te = tot >> 16u;
+      var counts = array<u32, 3>(tb, te, min(rem, ${tile}u) - tb - te);
+      var at = sp.limit;
+      if (counts[lid] != 0u && starts[lid] < sp.limit) {
+        at = starts[lid] + atomicAdd(&sel_state[${STATE.OUT}u + lid], counts[lid]);
+      }
+      sel_wbase[lid] = at;
     }
     workgroupBarrier();
+    var ob = ex & 0xffffu;
+    var oe = ex >> 16u;
+    var oa = (${validBefore}) - ob - oe;
+    var wb = array<u32, 3>(sel_wbase[0], sel_wbase[1], sel_wbase[2]);
 ${items(
   ipt,
   w,
   (j) => `    if (c${j} < 3u) {
-      let d = sel_wbase[c${j}] + s${j};
-      ${phase === 'append' ? `${dst}[d] = v${j};` : `if (d < sp.limit) { ${dst}[d] = v${j}; }`}
+      let d = wb[c${j}] + select(select(oa, oe, c${j} == 1u), ob, c${j} == 0u);
+      if (d < sp.limit) { sel_out[d] = v${j}; }
+      ob += select(0u, 1u, c${j} == 0u);
+      oe += select(0u, 1u, c${j} == 1u);
+      oa += select(0u, 1u, c${j} == 2u);
     }
 `,
-)}    workgroupBarrier();
-  }`;
+)}  }`;
   }
   const code = `struct SelParams { n: u32, round: u32, mode: u32, k: u32, limit: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> sp: SelParams;
@@ -177,12 +258,12 @@ ${items(
 @group(0) @binding(2) var<storage, read_write> sel_state: array<atomic<u32>>;
 ${third}
 ${hist ? 'var<workgroup> sel_hist: array<atomic<u32>, 256>;' : ''}
-${tiled ? 'var<workgroup> sel_wcount: array<atomic<u32>, 3>;\nvar<workgroup> sel_wbase: array<u32, 3>;' : ''}
+${tiled ? 'var<workgroup> sel_wbase: array<u32, 3>;' : ''}
 ${phase === 'hist' ? '' : pickCode(w)}
 
 @compute @workgroup_size(${w})
-fn main(${entryParams(false)}) {
-${entryPrologue(false)}
+fn main(${entryParams(subgroups)}) {
+${entryPrologue(subgroups)}
   let lid = ids.lid;
   let groups = wdpl_nwg.x * wdpl_nwg.y;
 ${hist ? `  for (var b = lid; b < 256u; b += ${w}u) { atomicStore(&sel_hist[b], 0u); }` : ''}
@@ -192,7 +273,8 @@ ${hist ? `  for (var b = lid; b < 256u; b += ${w}u) { atomicStore(&sel_hist[b], 
   ${loop}
 ${
   hist
-    ? `  workgroupBarrier();
+    ? `  if (run_c != 0u) { atomicAdd(&sel_hist[run_d], run_c); }
+  workgroupBarrier();
   for (var b = lid; b < 256u; b += ${w}u) {
     let c = atomicLoad(&sel_hist[b]);
     if (c != 0u) { atomicAdd(&sel_state[${STATE.HIST}u + 256u * ${round} + b], c); }
@@ -201,9 +283,9 @@ ${
 }
 }`;
   return fragment({
-    name: mangle('select', phase, w, tiled ? ipt : 0),
+    name: mangle('select', phase, w, tiled ? ipt : 0, subgroups ? `sg${p.minSubgroupSize}` : 'wg'),
     code,
-    deps: [threadIds(false), runtimeKeyBitsFragment()],
-    workgroupBytes: (hist ? 1024 : 0) + (phase === 'hist' ? 0 : Math.min(w, 256) * 4 + 16) + (tiled ? 24 : 0),
+    deps: [threadIds(subgroups), runtimeKeyBitsFragment(), ...(scan ? [scan] : [])],
+    workgroupBytes: (hist ? 1024 : 0) + (phase === 'hist' ? 0 : Math.min(w, 256) * 4 + 16) + (tiled ? 12 : 0),
   });
 }
