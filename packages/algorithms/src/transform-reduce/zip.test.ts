@@ -65,6 +65,28 @@ describe.each(matrix)('transformReduce over zip(...) and tuples under $name', ({
     }
   });
 
+  it('a non-commutative tuple operator sees the elements in order (is-sorted as [first, last, sorted])', async () => {
+    const op = (a: number[], b: number[]) => [a[0]!, b[1]!, a[2]! && b[2]! && a[1]! <= b[0]! ? 1 : 0];
+    for (const n of [1, 2, 5, 17, 1000, 4097, 65537, 123457]) {
+      const xs = new Uint32Array(n).map((_, i) => 3 * i + 1);
+      const ys = makeData('f32', n, 'random', 3) as Float32Array;
+      const got = await transformReduce(policy, zip(xs, ys), [0, 0, 1], op, (x: number, _y: number) => [x, x, 1]);
+      // init [0, 0, 1] first: 0 <= x[0] keeps the flag.
+      expect(got, `sorted n=${n}`).toEqual([0, 3 * n - 2, 1]);
+      if (n > 1) {
+        const k = (n * 7) >> 3;
+        const swapped = xs.slice();
+        [swapped[k - 1], swapped[k]] = [swapped[k]!, swapped[k - 1]!];
+        const bad = await transformReduce(policy, zip(swapped, ys), [0, 0, 1], op, (x: number, _y: number) => [
+          x,
+          x,
+          1,
+        ]);
+        expect(bad, `one swap n=${n}`).toEqual([0, swapped[n - 1], 0]);
+      }
+    }
+  });
+
   itIf(!variant)('f32 sums, operators without identity, 1-tuples, index lambdas, 4 inputs', async () => {
     for (const n of [1, 2, 7, 64, 1001, 40003]) {
       const xs = makeData('f32', n, 'random') as Float32Array;

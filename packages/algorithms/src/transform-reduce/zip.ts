@@ -11,8 +11,10 @@
  * with a load over up to 4 inputs (the scalar 'strided'/'ordered' paths past 2 inputs). A number
  * accumulator whose operator has an identity reduces as usual (subgroups where tuned); tuples, and
  * operators without identity, reduce a struct `{ c0, .., ok }` whose `ok` flag makes an empty value
- * the identity, so no identity is needed, through the workgroup-memory tree (subgroup operations
- * cannot move structs). `init` is folded in on the host. Size tiers: those of the engine.
+ * the identity, so no identity is needed, through the engine's ordered blocked kernel: each thread
+ * folds its contiguous elements from the first with the raw operator (no flag tests), subgroups
+ * fold rows by per-field shuffles (see engines/transform-reduce/kernels.ts `blockedKernel`); only
+ * partial runs and the partials test flags. `init` is folded in on the host. Size tiers: those of the engine.
  */
 import {
   ArgumentError,
@@ -30,7 +32,7 @@ import { cpuZipReduce, foldTuples, type ZipReduce } from '../bricks/zip';
 import { type CheckedArray, checkFunction } from '../common/args';
 import { valueFragment, valueTypeOf } from '../common/predicates';
 import { checkArrays, checkZipFunction, isZip, tupleParams } from '../common/zip';
-import { transformReduceDevice } from '../engines/transform-reduce';
+import { type TupleShape, transformReduceDevice } from '../engines/transform-reduce';
 import type { Pattern } from '../pattern/dispatch';
 import { loadFragment, reducePattern } from './load';
 
@@ -46,24 +48,32 @@ function decode(types: readonly NumericType[], bytes: ArrayBuffer): number[] {
  * The struct combiner of a tuple reduction: `{ c0: T0, .., ok: u32 }`, where `ok == 0` is the
  * identity (combined with anything, it gives the other operand).
  */
-function tupleCombiner(z: ZipReduce): Combiner {
+function tupleCombiner(z: ZipReduce): Combiner & { readonly tuple: TupleShape } {
   const types = [...z.acc, ...z.acc];
   const fns = z.reduce.map((r) => r.wgsl(types));
   const name = mangle('zacc', ...z.acc, ...fns.map((f) => f.name));
   const s = `${name}_t`;
   const fields = z.acc.map((t, k) => `c${k}: ${t}`).join(', ');
   const args = [...z.acc.map((_, k) => `a.c${k}`), ...z.acc.map((_, k) => `b.c${k}`)].join(', ');
-  const combine = fragment({
-    name,
+  const raw = fragment({
+    name: `${name}_raw`,
     deps: fns,
     code: `struct ${s} { ${fields}, ok: u32 }
-fn ${name}(a: ${s}, b: ${s}) -> ${s} {
-  if (a.ok == 0u) { return b; }
-  if (b.ok == 0u) { return a; }
+fn ${name}_raw(a: ${s}, b: ${s}) -> ${s} {
   return ${s}(${fns.map((f) => `${f.name}(${args})`).join(', ')}, 1u);
 }`,
   });
+  const combine = fragment({
+    name,
+    deps: [raw],
+    code: `fn ${name}(a: ${s}, b: ${s}) -> ${s} {
+  if (a.ok == 0u) { return b; }
+  if (b.ok == 0u) { return a; }
+  return ${name}_raw(a, b);
+}`,
+  });
   return {
+    tuple: { fields: z.acc.length, raw },
     name,
     wgslType: s,
     bytes: 4 * (z.acc.length + 1),
@@ -130,7 +140,8 @@ export function zipTransformReducePattern(
       answer(await cpuZipReduce(backend, hosts, (inputs[0] as CheckedArray).length, z, start)),
     gpu: async ({ device, tuning, inputs: arrays }) => {
       const vals = t.parts.map((p, k) => valueFragment(p, argTypes, acc[k] as NumericType));
-      const combiner = single ? combinerOf(reduce[0] as GpuFunction, acc[0] as NumericType) : tupleCombiner(z);
+      const tc = single ? undefined : tupleCombiner(z);
+      const combiner = tc ?? combinerOf(reduce[0] as GpuFunction, acc[0] as NumericType);
       const call = (v: (typeof vals)[number]) =>
         `${v.name}(${[...inTypes.map((_, k) => `x${k}`), ...(indexed ? ['i'] : [])].join(', ')})`;
       const body = single
@@ -149,7 +160,7 @@ export function zipTransformReducePattern(
         ),
         combiner,
         commutative: single && (reduce[0] as GpuFunction).commutative,
-        structured: !single,
+        ...(tc ? { tuple: tc.tuple } : {}),
         tuning,
         tuningName: 'transformReduce',
       });

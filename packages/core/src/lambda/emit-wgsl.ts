@@ -57,29 +57,34 @@ fn wdpl_lam_fkey(x: f32) -> u32 {
   wdpl_lam_truthy: {
     code: '/** JS truthiness of an f32: not 0, -0 or NaN. */\nfn wdpl_lam_truthy(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) - 1u < 0x7f800000u; }',
   },
+  wdpl_lam_okey: {
+    code: `/**
+ * Order key of an f32 (-0 below +0), lifted by 2^23 - 1 so that every NaN, of either sign, keys below
+ * -Infinity (positive NaNs wrap to the bottom); no float instruction (compilers may assume no NaN,
+ * devices may flush subnormals). +Infinity keys at 0xffffffff.
+ */
+fn wdpl_lam_okey(x: f32) -> u32 {
+  let u = bitcast<u32>(x);
+  return (u ^ (bitcast<u32>(bitcast<i32>(u) >> 31u) | 0x80000000u)) + 0x007fffffu;
+}`,
+  },
   wdpl_lam_fmin: {
+    // Integer compares of order keys (about 10 integer instructions, no branch): the smaller key
+    // wins, and NaNs key below everything, so a NaN operand propagates and -0 < +0.
     code: `/** Math.min: NaN propagates, -0 < +0. */
 fn wdpl_lam_fmin(a: f32, b: f32) -> f32 {
-  if (wdpl_lam_isnan(a)) { return a; }
-  if (wdpl_lam_isnan(b)) { return b; }
-  let ka = wdpl_lam_fkey(a);
-  let kb = wdpl_lam_fkey(b);
-  if (ka == kb) { return bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b)); }
-  return select(a, b, kb < ka);
+  return select(a, b, wdpl_lam_okey(b) < wdpl_lam_okey(a));
 }`,
-    deps: ['wdpl_lam_isnan', 'wdpl_lam_fkey'],
+    deps: ['wdpl_lam_okey'],
   },
   wdpl_lam_fmax: {
+    // Keys 2^24 - 2 below wdpl_lam_okey's (the order key less 2^23 - 1): -Infinity keys at 0, NaNs of
+    // either sign above +Infinity (negative NaNs wrap to the top), so a NaN operand propagates.
     code: `/** Math.max: NaN propagates, -0 < +0. */
 fn wdpl_lam_fmax(a: f32, b: f32) -> f32 {
-  if (wdpl_lam_isnan(a)) { return a; }
-  if (wdpl_lam_isnan(b)) { return b; }
-  let ka = wdpl_lam_fkey(a);
-  let kb = wdpl_lam_fkey(b);
-  if (ka == kb) { return bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b)); }
-  return select(a, b, kb > ka);
+  return select(a, b, wdpl_lam_okey(b) - 0x00fffffeu > wdpl_lam_okey(a) - 0x00fffffeu);
 }`,
-    deps: ['wdpl_lam_isnan', 'wdpl_lam_fkey'],
+    deps: ['wdpl_lam_okey'],
   },
   wdpl_lam_to_i32: {
     code: `/** JS ToInt32 of an f32: truncate, wrap mod 2^32; NaN and infinities give 0. */

@@ -26,10 +26,17 @@ import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io'
 import { scratchBuffer } from '../../common/scratch';
 import { segmentsFor, windowEntry, windowOf } from '../../common/segments';
 import { bindingLimit, fitThreads, useSubgroups } from '../../common/tuning';
-import { finalKernel, partialsKernel, type ReducePath, TR_PARAMS_WORDS } from './kernels';
+import {
+  blockedKernel,
+  finalKernel,
+  partialsKernel,
+  type ReducePath,
+  TR_PARAMS_WORDS,
+  type TupleShape,
+} from './kernels';
 import { type TransformReduceTuning, transformReduceTuning } from './tuning';
 
-export type { ReducePath } from './kernels';
+export type { ReducePath, TupleShape } from './kernels';
 export { transformReduceTuning } from './tuning';
 
 export interface TransformReduceRequest {
@@ -48,10 +55,11 @@ export interface TransformReduceRequest {
   /** Whether the combine may reorder (enables the vectorized strided path). */
   readonly commutative: boolean;
   /**
-   * The combiner's type is a struct (tuple accumulators), which subgroup operations cannot move: the
-   * workgroup-memory tree runs whatever the tuning says. @default false
+   * The combiner's type is a struct (tuple accumulators, `TupleShape`): pass 1 runs the ordered
+   * blocked kernel (shuffling the struct field by field where subgroups are used); pass 2 folds
+   * the partials through the workgroup-memory tree (subgroup operations cannot move structs).
    */
-  readonly structured?: boolean;
+  readonly tuple?: TupleShape;
   /** Tuning overrides from the policy. */
   readonly tuning?: Readonly<Record<string, number | boolean>>;
   /** Name of the tuning entry the overrides were given under. @default 'reduce' */
@@ -72,6 +80,9 @@ export function identityLoad(type: NumericType): WgslFragment {
 }
 
 function choosePath(req: TransformReduceRequest): ReducePath {
+  if (req.tuple) {
+    return req.inputs.length > 0 && req.inputs.every((a) => a.offset % 4 === 0) ? 'blocked-vec' : 'blocked';
+  }
   if (!req.commutative) return 'ordered';
   if (req.inputs.length === 0 || req.inputs.length > 2) return 'strided';
   return req.inputs.every((a) => a.offset % 4 === 0) ? 'vec' : 'strided';
@@ -100,12 +111,12 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
   const tuningName = req.tuningName ?? 'reduce';
   const t = cachedTuning(tuningName, fitThreads(device, transformReduceTuning), req.tuning);
   const n = req.inputs[0]?.length ?? req.n ?? 0;
-  const subgroups = !req.structured && useSubgroups(device, t.subgroups);
+  const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
   const path = choosePath(req);
   const w = t.workgroupSize;
   const stride = req.combiner.bytes;
-  let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${w}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}`;
+  let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${w}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}|${req.tuple?.raw.name ?? ''}`;
   for (const a of req.inputs) kernelKey += `|${a.type}`;
   let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.maxBindingBytes}`;
   for (const a of req.inputs) planKey += `|${bufferId(a.buffer)}@${a.offset}`;
@@ -155,22 +166,35 @@ async function buildPlan(
 ): Promise<ReducePlan> {
   const { n, path, subgroups, minSubgroupSize } = g;
   const w = t.workgroupSize;
-  const tileElems = path === 'vec' ? 4 * w * t.vecsPerThread : w * t.itemsPerThread;
+  const tuple = req.tuple;
+  const tileElems = path === 'vec' || tuple ? 4 * w * t.vecsPerThread : w * t.itemsPerThread;
   const inTypes = req.inputs.map((a) => a.type as NumericType);
-  const leaves = [req.load, req.combiner.combine];
-  const pass1 = await pipelineFor(device, kernelKey, leaves, () =>
-    partialsKernel({
-      inTypes,
-      load: req.load,
-      combiner: req.combiner,
-      path,
-      workgroupSize: w,
-      vecsPerThread: t.vecsPerThread,
-      itemsPerThread: t.itemsPerThread,
-      subgroups,
-      minSubgroupSize,
-    }),
-  );
+  const leaves = tuple ? [req.load, req.combiner.combine, tuple.raw] : [req.load, req.combiner.combine];
+  const build = (): WgslFragment =>
+    tuple
+      ? blockedKernel({
+          inTypes,
+          load: req.load,
+          combiner: req.combiner,
+          tuple,
+          vec: path === 'blocked-vec',
+          workgroupSize: w,
+          itemsPerThread: 4 * t.vecsPerThread,
+          subgroups,
+          minSubgroupSize,
+        })
+      : partialsKernel({
+          inTypes,
+          load: req.load,
+          combiner: req.combiner,
+          path,
+          workgroupSize: w,
+          vecsPerThread: t.vecsPerThread,
+          itemsPerThread: t.itemsPerThread,
+          subgroups,
+          minSubgroupSize,
+        });
+  const pass1 = await pipelineFor(device, kernelKey, leaves, build);
   const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tileElems);
   // Geometry per segment: workgroups and tiles per workgroup.
   const geometry = segments.map((s) => {
@@ -181,10 +205,11 @@ async function buildPlan(
   });
   const partialCount = geometry.reduce((a, p) => a + p.wgs, 0);
   const needFinal = partialCount > 1;
-  const finalKey = `tr_final|${req.combiner.name}|${w}|${subgroups ? minSubgroupSize : 0}`;
+  const sgFinal = subgroups && !tuple;
+  const finalKey = `tr_final|${req.combiner.name}|${w}|${sgFinal ? minSubgroupSize : 0}`;
   const pass2 = needFinal
     ? await pipelineFor(device, finalKey, [req.combiner.combine], () =>
-        finalKernel({ combiner: req.combiner, workgroupSize: w, subgroups, minSubgroupSize }),
+        finalKernel({ combiner: req.combiner, workgroupSize: w, subgroups: sgFinal, minSubgroupSize }),
       )
     : undefined;
   const stride = req.combiner.bytes;
@@ -218,7 +243,7 @@ async function buildPlan(
       ];
       req.inputs.forEach((a, k) => {
         const win = wins[k] as ReturnType<typeof windowOf>;
-        if (path === 'vec') entries.push(windowEntry(2 + 2 * k, a, win));
+        if (path === 'vec' || path === 'blocked-vec') entries.push(windowEntry(2 + 2 * k, a, win));
         entries.push(windowEntry(3 + 2 * k, a, win));
       });
       steps.push({ pipeline: pass1, group: device.gpu.createBindGroup({ layout: layout1, entries }), wgs: plan.wgs });

@@ -8,6 +8,7 @@
  *  - 'strided': commutative operators on unaligned inputs; coalesced scalar loads.
  *  - 'ordered': non-commutative operators; each thread folds `itemsPerThread` contiguous elements and
  *    an ordered workgroup reduce combines threads tile by tile, so the operator sees elements in order.
+ * Tuple (struct) accumulators: `blockedKernel`, in order ('blocked' / 'blocked-vec').
  * Pass 2 (`finalKernel`): one workgroup folds the partials in order.
  * Workgroup memory: that of one workgroupReduce (see @webdpl/core). Subgroups: optional.
  */
@@ -24,7 +25,11 @@ import {
   workgroupReduce,
 } from '@webdpl/core';
 
-export type ReducePath = 'vec' | 'strided' | 'ordered';
+/**
+ * 'blocked' / 'blocked-vec': tuple (struct) accumulators, in order (`blockedKernel`, scalar or vec4
+ * loads); the others: `partialsKernel`.
+ */
+export type ReducePath = 'vec' | 'strided' | 'ordered' | 'blocked' | 'blocked-vec';
 
 export interface PartialsKernelParams {
   /**
@@ -218,6 +223,195 @@ ${entryPrologue(p.subgroups)}
   }
   let total = ${red.name}(acc, ids);
   if (ids.lid == 0u) { partials[prm.out_offset] = total; }
+}`,
+  });
+}
+
+/**
+ * A struct accumulator `{ c0: T0, .., c<fields-1>: T, ok: u32 }` (tuple reductions): `ok == 0` is
+ * the identity. `raw` declares `fn <raw.name>(a: S, b: S) -> S`, the operator on two values that
+ * hold elements (no flag tests; its result has `ok == 1`).
+ */
+export interface TupleShape {
+  readonly fields: number;
+  readonly raw: WgslFragment;
+}
+
+export interface BlockedKernelParams {
+  readonly inTypes: readonly NumericType[];
+  readonly load: WgslFragment;
+  /** The flagged combine of the struct (identity `ok == 0`). */
+  readonly combiner: Combiner;
+  readonly tuple: TupleShape;
+  /** vec4 loads (inputs 16-byte aligned); else scalar loads. */
+  readonly vec: boolean;
+  readonly workgroupSize: number;
+  /** Contiguous elements per thread per tile (a multiple of 4). */
+  readonly itemsPerThread: number;
+  readonly subgroups: boolean;
+  readonly minSubgroupSize: number;
+}
+
+/**
+ * Pass 1 of ordered reductions of struct accumulators (tuples), in order and near bandwidth:
+ * each thread loads `itemsPerThread` contiguous elements (vec4 loads where aligned: a subgroup
+ * reads one contiguous run, CUB's blocked vectorized load) and folds them in registers from its
+ * first element with the raw operator (no flag tests, no identity). Then:
+ *  - subgroups: each subgroup owns a contiguous part of the workgroup's range and walks it in rows
+ *    of `sg_size * itemsPerThread` elements; a row's lane folds are reduced in lane order with one
+ *    shuffle per struct field per step (lane 0 gets the row's value) and appended to the subgroup's
+ *    accumulator. No barrier until the end, where the subgroups' values are folded in order (one
+ *    barrier).
+ *  - no subgroups: per tile, the thread folds go to workgroup memory and are folded in order in two
+ *    levels (groups of 16 threads, then thread 0): two barriers per tile.
+ * Only each thread's (or subgroup's) last, partial run tests flags.
+ */
+export function blockedKernel(p: BlockedKernelParams): WgslFragment {
+  const w = p.workgroupSize;
+  const k = p.itemsPerThread;
+  const c = p.combiner;
+  const s = c.wgslType;
+  const comb = c.combine.name;
+  const raw = p.tuple.raw.name;
+  const none = p.inTypes.length === 0;
+  if (k % 4 !== 0) throw new Error('transform-reduce engine: blocked items per thread must be a multiple of 4');
+  if (p.inTypes.length > TR_MAX_INPUTS || (p.vec && none)) {
+    throw new Error('transform-reduce engine: bad inputs for the blocked path');
+  }
+  const ldAt = (e: string) =>
+    `${p.load.name}(${[...p.inTypes.map((_, j) => `in${j}_s[prm.base${j} + ${e}]`), `prm.seg_start + ${e}`].join(', ')})`;
+  const comps = ['x', 'y', 'z', 'w'];
+  /** Folds the `k` elements from `e` (all in range) into `v`, in registers. */
+  const fullFold = () => {
+    const lines: string[] = [];
+    for (let q = 0; q < k; q++) {
+      let load: string;
+      if (p.vec) {
+        if (q % 4 === 0) {
+          lines.push(...p.inTypes.map((_, j) => `let v${j}_${q / 4} = in${j}_v[vb${j} + e / 4u + ${q / 4}u];`));
+        }
+        const args = p.inTypes.map((_, j) => `v${j}_${Math.floor(q / 4)}.${comps[q % 4]}`);
+        load = `${p.load.name}(${[...args, `prm.seg_start + e + ${q}u`].join(', ')})`;
+      } else {
+        load = ldAt(`e + ${q}u`);
+      }
+      lines.push(q === 0 ? `var v = ${load};` : `v = ${raw}(v, ${load});`);
+    }
+    return lines.join('\n      ');
+  };
+  /** Folds the elements from `e` before `lim` into `v` (flagged; `v` starts empty). */
+  const partialFold = `var v = ${c.identity};
+      for (var q = 0u; q < ${k}u; q++) {
+        if (e + q < lim) { v = ${comb}(v, ${ldAt('e + q')}); }
+      }`;
+  const vbs = p.vec ? p.inTypes.map((_, j) => `  let vb${j} = prm.base${j} / 4u;`).join('\n') : '';
+  const fields = Array.from({ length: p.tuple.fields }, (_, f) => `c${f}`);
+  /** The struct `x` of the lane `d` above (its flag too where `flagged`; else 1). */
+  const shuffle = (x: string, d: string, flagged: boolean) =>
+    `${s}(${[...fields.map((f) => `subgroupShuffleDown(${x}.${f}, ${d})`), flagged ? `subgroupShuffleDown(${x}.ok, ${d})` : '1u'].join(', ')})`;
+  let body: string;
+  let scratch: string;
+  let bytes: number;
+  const name = mangle(
+    'tr_blocked',
+    p.vec ? 'vec' : 'scalar',
+    p.inTypes.join('_') || 'none',
+    p.load.name,
+    c.name,
+    raw,
+    w,
+    k,
+    p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+  );
+  const ws = `${name}_s`;
+  if (p.subgroups) {
+    const count = Math.max(1, w / p.minSubgroupSize);
+    scratch = `var<workgroup> ${ws}: array<${s}, ${count}>;`;
+    bytes = count * c.bytes;
+    // Lane 0 of a row ends with lanes 0..sg_size-1 folded in order; the other lanes' values (out of
+    // range shuffles included) never reach it, so every lane combines unconditionally.
+    body = `  let row = ids.sg_size * ${k}u;
+  let sfirst = first + ids.sg_id * prm.tiles_per_wg * row;
+  let send = min(sfirst + prm.tiles_per_wg * row, end);
+  var acc = ${c.identity};
+  var b = sfirst;
+  loop {
+    if (b + row > send) { break; }
+    {
+      let e = b + ids.lane * ${k}u;
+      ${fullFold()}
+      for (var d = 1u; d < ids.sg_size; d = d << 1u) { v = ${raw}(v, ${shuffle('v', 'd', false)}); }
+      acc = ${comb}(acc, v);
+    }
+    b += row;
+  }
+  if (b < send) {
+    let e = b + ids.lane * ${k}u;
+    let lim = send;
+    ${partialFold}
+    for (var d = 1u; d < ids.sg_size; d = d << 1u) { v = ${comb}(v, ${shuffle('v', 'd', true)}); }
+    acc = ${comb}(acc, v);
+  }
+  if (ids.lane == 0u) { ${ws}[ids.sg_id] = acc; }
+  workgroupBarrier();
+  var total = ${c.identity};
+  if (ids.lid == 0u) {
+    for (var j = 0u; j < ${w}u / ids.sg_size; j++) { total = ${comb}(total, ${ws}[j]); }
+  }`;
+  } else {
+    const groups = Math.max(1, w / 16);
+    const per = w / groups;
+    scratch = `var<workgroup> ${ws}: array<${s}, ${w}>;\nvar<workgroup> ${ws}2: array<${s}, ${groups}>;`;
+    bytes = (w + groups) * c.bytes;
+    body = `  let tile = ${w * k}u;
+  var total = ${c.identity};
+  for (var t = first; t < end; t += tile) {
+    let e = t + ids.lid * ${k}u;
+    if (t + tile <= end) {
+      ${fullFold()}
+      ${ws}[ids.lid] = v;
+    } else {
+      let lim = end;
+      ${partialFold}
+      ${ws}[ids.lid] = v;
+    }
+    workgroupBarrier();
+    if (ids.lid < ${groups}u) {
+      var g = ${ws}[ids.lid * ${per}u];
+      for (var j = 1u; j < ${per}u; j++) { g = ${comb}(g, ${ws}[ids.lid * ${per}u + j]); }
+      ${ws}2[ids.lid] = g;
+    }
+    workgroupBarrier();
+    if (ids.lid == 0u) {
+      for (var j = 0u; j < ${groups}u; j++) { total = ${comb}(total, ${ws}2[j]); }
+    }
+  }`;
+  }
+  const bindings = [
+    '@group(0) @binding(0) var<uniform> prm: TrParams;',
+    `@group(0) @binding(1) var<storage, read_write> partials: array<${s}>;`,
+  ];
+  p.inTypes.forEach((t, j) => {
+    if (p.vec) bindings.push(`@group(0) @binding(${2 + 2 * j}) var<storage, read> in${j}_v: array<vec4<${t}>>;`);
+    bindings.push(`@group(0) @binding(${3 + 2 * j}) var<storage, read> in${j}_s: array<${t}>;`);
+  });
+  return fragment({
+    name,
+    deps: [threadIds(p.subgroups), p.load, c.combine, p.tuple.raw],
+    enables: p.subgroups ? ['subgroups'] : [],
+    workgroupBytes: bytes,
+    code: `${PARAMS_STRUCT}
+${bindings.join('\n')}
+${scratch}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  if (wg_index >= prm.num_wg) { return; }
+  let tile_elems = ${w * k}u;
+  let first = wg_index * prm.tiles_per_wg * tile_elems;
+  let end = min(first + prm.tiles_per_wg * tile_elems, prm.n);
+${vbs}
+${body}
+  if (ids.lid == 0u) { partials[prm.out_offset + wg_index] = total; }
 }`,
   });
 }
