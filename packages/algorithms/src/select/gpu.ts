@@ -47,6 +47,20 @@ function splitTuning(call: GpuCall, algorithm: string): { select: SelectTuning; 
       throw new ArgumentError(`tuning.${algorithm}.${k}`, 'an integer in [1, 65535]', String(t[k]));
     }
   }
+  // The tiled phases stage a tile (workgroupSize x itemsPerThread words) in workgroup memory next to
+  // the pick's and the scan's words (at most 3 x 256 words besides, see kernels.ts): the default
+  // items per thread shrink to fit the device, an explicit value that does not fit is refused.
+  const tileWords = Math.floor(device.limits.maxComputeWorkgroupStorageSize / 4) - 3 * 256 - w - 16;
+  if (!('selectItemsPerThread' in tuning)) {
+    t.selectItemsPerThread = Math.max(1, Math.min(t.selectItemsPerThread, Math.floor(tileWords / w)));
+  }
+  if (w * t.selectItemsPerThread > tileWords) {
+    throw new ArgumentError(
+      `tuning.${algorithm}.selectItemsPerThread`,
+      `at most ${Math.max(0, Math.floor(tileWords / w))} with ${w} threads per workgroup (the tile is staged in workgroup memory)`,
+      String(t.selectItemsPerThread),
+    );
+  }
   // The scatter packs two per-tile counts in 16-bit halves.
   if (w * t.selectItemsPerThread > 0xffff) {
     throw new ArgumentError(

@@ -30,9 +30,20 @@
  * above rank follows from the valid keys before the thread), then one global atomic per class and
  * tile: no per-key atomics on the 1 to 3 class counters, which every key of a tile would hit.
  *
+ * Memory access: every phase walks tiles of workgroupSize x itemsPerThread keys (grid-stride),
+ * loaded striped (item j of thread t at tile + j workgroupSize + t: a warp's load instruction
+ * reads 32 consecutive words) with all of a thread's loads issued before any is used. The ranks of
+ * the tiled phases are in thread-major order (a thread's items are consecutive ranks), so writing
+ * them straight to global memory would put adjacent lanes ~itemsPerThread / classes words apart (a
+ * scattered store per instruction); instead the tile is staged in workgroup memory at its ranks
+ * (candidates; or below | equal | above for the scatter) and copied out striped: slot q of the
+ * staged tile by thread q mod workgroupSize, so consecutive lanes write consecutive words of a
+ * class. The staging reuses the barrier after the per-tile atomics (no extra barrier).
+ *
  * Bindings: 0 uniform {n, round, mode, k, limit}, 1 source (u32 bits), 2 state, 3 candidates or
- * output. Workgroup memory: 256 histogram words, 256 pick words, a few words, and the scan's
- * scratch (workgroupSize words, or one per subgroup with subgroups).
+ * output. Workgroup memory: 256 histogram words, 256 pick words, a few words, the scan's scratch
+ * (workgroupSize words, or one per subgroup with subgroups) and, in the tiled phases, the staged
+ * tile (workgroupSize x itemsPerThread words).
  */
 import {
   combinerOf,
@@ -112,10 +123,17 @@ fn sel_commit(r: u32, lid: u32, wg: u32, s: vec4<u32>) {
 }`;
 }
 
-/** The per-item part of a tiled loop, unrolled into named registers. */
+/** The per-item part of a tiled loop, unrolled into named registers ($i: the item's index, striped). */
 function items(ipt: number, w: number, body: (j: number) => string): string {
   let s = '';
   for (let j = 0; j < ipt; j++) s += body(j).replaceAll('$i', `(base + ${j * w}u + lid)`);
+  return s;
+}
+
+/** The per-slot part of the striped copy out of the staged tile ($p: the tile slot, `j w + lid`). */
+function slots(ipt: number, w: number, body: string): string {
+  let s = '';
+  for (let j = 0; j < ipt; j++) s += body.replaceAll('$p', `(${j * w}u + lid)`);
   return s;
 }
 
@@ -163,28 +181,39 @@ export function selectKernel(p: SelectKernelParams): WgslFragment {
         minSubgroupSize: p.minSubgroupSize,
       })
     : undefined;
+  const total = phase === 'candidates' ? `atomicLoad(&sel_state[${STATE.CAND}u])` : 'sp.n';
+  const keyOf = (x: string) => (phase === 'candidates' ? x : `rs_key_bits_rt(${x}, sp.mode)`);
+  // Every phase walks tiles of `tile` items, loaded striped (item j of thread lid at
+  // base + j w + lid: a warp's load is 32 consecutive words), all loads of a tile issued before
+  // any is used (ipt loads in flight per thread, no atomics between them).
+  const head = `let total = ${total};
+  for (var base = wg_index * ${tile}u; base < total; base += groups * ${tile}u) {
+${items(ipt, w, (j) => `    var x${j} = 0u;\n    if ($i < total) { x${j} = sel_src[$i]; }\n`)}`;
   let loop: string;
   if (!scan) {
-    const src = phase === 'candidates' ? 'sel_src[i]' : 'rs_key_bits_rt(sel_src[i], sp.mode)';
-    const total = phase === 'candidates' ? `atomicLoad(&sel_state[${STATE.CAND}u])` : 'sp.n';
-    loop = `let total = ${total};
-  for (var i = wg_index * ${w}u + lid; i < total; i += groups * ${w}u) {
-    let b = ${src};
-    if (((b ^ slot.x) & mask) == 0u) {
+    loop = `${head}${items(
+      ipt,
+      w,
+      (j) => `    if ($i < total) {
+      let b = ${keyOf(`x${j}`)};
+      if (((b ^ slot.x) & mask) == 0u) {
         ${count('b')}
+      }
     }
-  }`;
+`,
+    )}  }`;
   } else if (phase === 'append') {
-    // Candidates: per-thread counts, one workgroup scan, one global atomic per tile.
-    loop = `for (var base = wg_index * ${tile}u; base < sp.n; base += groups * ${tile}u) {
-    var cnt = 0u;
+    // Candidates: per-thread counts, one workgroup scan, the tile's candidates staged in workgroup
+    // memory at their ranks and copied out striped (consecutive lanes, consecutive words), one
+    // global atomic per tile.
+    loop = `${head}    var cnt = 0u;
 ${items(
   ipt,
   w,
   (j) => `    var c${j} = false;
     var v${j} = 0u;
-    if ($i < sp.n) {
-      let b = rs_key_bits_rt(sel_src[$i], sp.mode);
+    if ($i < total) {
+      let b = ${keyOf(`x${j}`)};
       if (((b ^ slot.x) & mask) == 0u) {
         ${count('b')}
         c${j} = true;
@@ -195,39 +224,53 @@ ${items(
 `,
 )}    var tot = 0u;
     var o = ${scan.name}(cnt, ids, &tot);
-    if (lid == 0u && tot != 0u) { sel_wbase[0] = atomicAdd(&sel_state[${STATE.CAND}u], tot); }
+${items(ipt, w, (j) => `    if (c${j}) { sel_tile[o] = v${j}; o += 1u; }\n`)}    if (lid == 0u && tot != 0u) { sel_wbase[0] = atomicAdd(&sel_state[${STATE.CAND}u], tot); }
     workgroupBarrier();
     let wb = sel_wbase[0];
-${items(ipt, w, (j) => `    if (c${j}) { sel_cand[wb + o] = v${j}; o += 1u; }\n`)}  }`;
+${slots(ipt, w, `    if ($p < tot) { sel_cand[wb + $p] = sel_tile[$p]; }\n`)}  }`;
   } else {
     // Scatter: per-thread counts of below and equal packed in 16-bit halves (tile < 2^16), one
-    // workgroup scan; above follows from the valid items before the thread. One global atomic per
-    // class and tile, none for a class that starts at or past 'limit' (topK: above).
+    // workgroup scan; above follows from the valid items before the thread. The tile is staged in
+    // workgroup memory as below | equal | above (each class at its in-tile rank), then copied out
+    // striped: slot q goes to its class's global base + its rank in the class, so consecutive
+    // lanes write consecutive words within a class (a blocked write would put a thread's ranks
+    // next to each other and adjacent lanes ~ipt/3 words apart). One global atomic per class and
+    // tile, none for a class that starts at or past 'limit' (topK: above).
     let validBefore = '0u';
     for (let j = 0; j < ipt; j++) validBefore += ` + min(lid, select(0u, rem - ${j * w}u, rem > ${j * w}u))`;
-    loop = `var starts = array<u32, 3>(0u, slot.z, slot.z + slot.w);
-  for (var base = wg_index * ${tile}u; base < sp.n; base += groups * ${tile}u) {
-    let rem = sp.n - base;
+    loop = `${head}    let rem = total - base;
+    let valid = min(rem, ${tile}u);
     var pk = 0u;
 ${items(
   ipt,
   w,
   (j) => `    var c${j} = 3u;
-    var v${j} = 0u;
-    if ($i < sp.n) {
-      let x = sel_src[$i];
-      let b = rs_key_bits_rt(x, sp.mode);
+    if ($i < total) {
+      let b = ${keyOf(`x${j}`)};
       c${j} = select(select(2u, 1u, b == slot.x), 0u, b < slot.x);
-      v${j} = x;
       pk += select(select(0u, 0x10000u, c${j} == 1u), 1u, c${j} == 0u);
     }
 `,
 )}    var tot = 0u;
     let ex = ${scan.name}(pk, ids, &tot);
-    if (lid < 3u) {
-      let tb = tot & 0xffffu;
-      let te = tot >> 16u;
-      var counts = array<u32, 3>(tb, te, min(rem, ${tile}u) - tb - te);
+    let tb = tot & 0xffffu;
+    let te = tot >> 16u;
+    var ob = ex & 0xffffu;
+    var oe = ex >> 16u;
+    var oa = tb + te + (${validBefore}) - ob - oe;
+    oe += tb;
+${items(
+  ipt,
+  w,
+  (j) => `    if (c${j} < 3u) {
+      sel_tile[select(select(oa, oe, c${j} == 1u), ob, c${j} == 0u)] = x${j};
+      ob += select(0u, 1u, c${j} == 0u);
+      oe += select(0u, 1u, c${j} == 1u);
+      oa += select(0u, 1u, c${j} == 2u);
+    }
+`,
+)}    if (lid < 3u) {
+      var counts = array<u32, 3>(tb, te, valid - tb - te);
       var at = sp.limit;
       if (counts[lid] != 0u && starts[lid] < sp.limit) {
         at = starts[lid] + atomicAdd(&sel_state[${STATE.OUT}u + lid], counts[lid]);
@@ -235,22 +278,20 @@ ${items(
       sel_wbase[lid] = at;
     }
     workgroupBarrier();
-    var ob = ex & 0xffffu;
-    var oe = ex >> 16u;
-    var oa = (${validBefore}) - ob - oe;
-    var wb = array<u32, 3>(sel_wbase[0], sel_wbase[1], sel_wbase[2]);
-${items(
+    let wb = array<u32, 3>(sel_wbase[0], sel_wbase[1], sel_wbase[2]);
+    let te2 = tb + te;
+${slots(
   ipt,
   w,
-  (j) => `    if (c${j} < 3u) {
-      let d = wb[c${j}] + select(select(oa, oe, c${j} == 1u), ob, c${j} == 0u);
-      if (d < sp.limit) { sel_out[d] = v${j}; }
-      ob += select(0u, 1u, c${j} == 0u);
-      oe += select(0u, 1u, c${j} == 1u);
-      oa += select(0u, 1u, c${j} == 2u);
+  `    if ($p < valid) {
+      let q = $p;
+      let d = select(select(wb[2] + (q - te2), wb[1] + (q - tb), q < te2), wb[0] + q, q < tb);
+      if (d < sp.limit) { sel_out[d] = sel_tile[q]; }
     }
 `,
 )}  }`;
+    loop = `var starts = array<u32, 3>(0u, slot.z, slot.z + slot.w);
+  ${loop}`;
   }
   const code = `struct SelParams { n: u32, round: u32, mode: u32, k: u32, limit: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> sp: SelParams;
@@ -258,7 +299,7 @@ ${items(
 @group(0) @binding(2) var<storage, read_write> sel_state: array<atomic<u32>>;
 ${third}
 ${hist ? 'var<workgroup> sel_hist: array<atomic<u32>, 256>;' : ''}
-${tiled ? 'var<workgroup> sel_wbase: array<u32, 3>;' : ''}
+${tiled ? `var<workgroup> sel_wbase: array<u32, 3>;\nvar<workgroup> sel_tile: array<u32, ${tile}>;` : ''}
 ${phase === 'hist' ? '' : pickCode(w)}
 
 @compute @workgroup_size(${w})
@@ -286,6 +327,7 @@ ${
     name: mangle('select', phase, w, tiled ? ipt : 0, subgroups ? `sg${p.minSubgroupSize}` : 'wg'),
     code,
     deps: [threadIds(subgroups), runtimeKeyBitsFragment(), ...(scan ? [scan] : [])],
-    workgroupBytes: (hist ? 1024 : 0) + (phase === 'hist' ? 0 : Math.min(w, 256) * 4 + 16) + (tiled ? 12 : 0),
+    workgroupBytes:
+      (hist ? 1024 : 0) + (phase === 'hist' ? 0 : Math.min(w, 256) * 4 + 16) + (tiled ? 12 + 4 * tile : 0),
   });
 }

@@ -5,7 +5,10 @@
  *
  * Provenance: not measured yet (2026-11-23, webdpl issue 16; lavapipe timings are not representative
  * of a GPU). Geometry from the histogram-style kernels: 256 threads, 8 items per thread for the
- * tiled phases, at most 1024 workgroups striding over the data.
+ * tiled phases (a tile of 2048 keys, staged in 8 KiB of workgroup memory; the default shrinks to fit
+ * a device's workgroup storage), at most 1024 workgroups striding over the data: 1024 x 256 threads
+ * is about one full wave of an H100 (132 SMs x 2048 resident threads), so the grid-stride loop
+ * keeps every SM busy with 8 striped loads in flight per thread (2^24 keys: 8 tiles per workgroup).
  * `fullSortMax` from the structure of the two paths: beyond one radix tile the full sort is 6
  * dispatches (histogram, plan, 4 digit passes with look-back) moving ~36 B per key; the select is
  * 5 dispatches (4 histogram rounds, the later ones over the candidates only, and the scatter)
@@ -17,7 +20,7 @@
 export const selectTuning = {
   /** Threads per workgroup of the select kernels (power of two, 32..1024). */
   selectWorkgroupSize: 256,
-  /** Items per thread of the tiled phases (candidate append, scatter). */
+  /** Items per thread of every phase (loads in flight per thread; the tiled phases stage the tile in workgroup memory). */
   selectItemsPerThread: 8,
   /** Most workgroups of a select dispatch (each strides over the data). */
   selectMaxWorkgroups: 1024,
