@@ -40,7 +40,6 @@ import {
   fragment,
   mangle,
   type NumericType,
-  subgroupInclusiveScan,
   subgroupReduce,
   threadIds,
   type WgslFragment,
@@ -328,7 +327,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // Scans by key on the vec4 path with subgroups scan in subgroup rows (see the layout below).
   const sgRows = pair && p.subgroups && p.vec;
   const scan = p.phase === 'reduce' || sgRows ? undefined : workgroupExclusiveScan(wgp);
-  const sgIncl = sgRows ? subgroupInclusiveScan({ combiner: c }) : undefined;
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
   const vecStores = p.vec && !compaction && !runsW;
@@ -389,8 +387,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // Scans by key with subgroups on the vec4 path ('subgroup rows', CUB's warp-striped arrangement):
   // subgroup g owns the contiguous range [g*S*k, (g+1)*S*k) of the tile (S its size) in R rows of
   // S vec4s (each row a coalesced S*16 bytes), lane l of row r holds b{r} = tile start + g*S*k +
-  // r*S*4 + l*4 .. + 3. Each row is one subgroup scan (the pair combiner has no built-in, so the
-  // scans are shuffles: independent across rows), the rows are chained in registers, and the tile
+  // r*S*4 + l*4 .. + 3. Each row is one segmented subgroup scan (head flags from a ballot, only the
+  // value bits shuffled; all rows step together), the rows are chained in registers, and the tile
   // needs one workgroup step (subgroup aggregates in workgroup memory) instead of one workgroup
   // scan (2 barriers and two ordered subgroup folds) per row.
   const C = p.vec && p.subgroups ? 4 : k;
@@ -533,14 +531,59 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     foldLines.push(`var total = ${red?.name}(s0, ids);`);
     for (let r = 1; r < R; r++) foldLines.push(`total = ${comb}(total, ${red?.name}(s${r}, ids));`);
   } else if (sgRows) {
-    // Row scans within the subgroup (e: exclusive, t: the row's total), rows chained (rb: the rows
-    // before), then the subgroup aggregates of the tile: sgp, the fold of the subgroups before.
-    foldLines.push(`let rb0 = ${id};`);
+    // Row scans within the subgroup, ballot-based (CUB's segmented warp scan): lane l's thread fold
+    // s{r} holds a head when s{r}.x != 0; the ballot of those flags gives each lane its segment
+    // start sst{r} (the highest flagged lane at or below it: firstLeadingBit of the ballot masked
+    // below the lane), and an unsegmented shuffle scan of the value bits only, each step bounded by
+    // the segment (lane >= start + d), gives the inclusive values iv{r}. All rows step together
+    // (their shuffles overlap) for as many steps as the longest segment needs (subgroupMax of the
+    // spans: 3 steps for runs of 16 at 32 lanes instead of 5). Head flags of the exclusive prefix
+    // e{r} and of the row total come from the ballot (reduceByKey's head counts too, as popcounts,
+    // where no lane's row holds two heads), so only the values are shuffled. The rows are
+    // chained (rb: the rows before), then the subgroup aggregates of the tile: sgp, the fold of the
+    // subgroups before.
+    const op = byKey?.scan?.op.name;
+    const opBits = (a: string, b: string) => `bitcast<u32>(${op}(bitcast<${T}>(${a}), bitcast<${T}>(${b})))`;
+    foldLines.push(
+      `let lw = ids.lane >> 5u;`,
+      `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
+      `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
+      `let rb0 = ${id};`,
+    );
+    const spans: string[] = [];
     for (let r = 0; r < R; r++) {
       foldLines.push(
-        `let i${r} = ${sgIncl?.name}(s${r}, ids.lane, ids.sg_size);`,
-        `let e${r} = select(${id}, subgroupShuffleUp(i${r}, 1u), ids.lane > 0u);`,
-        `let rb${r + 1} = ${comb}(rb${r}, subgroupShuffle(i${r}, ids.sg_size - 1u));`,
+        `let bl${r} = subgroupBallot(s${r}.x != 0u);`,
+        `let mb${r} = bl${r} & below;`,
+        `let sst${r} = select(scn_top_lane(mb${r}), ids.lane, s${r}.x != 0u);`,
+        `var iv${r} = s${r}.y;`,
+      );
+      spans.push(`ids.lane - sst${r}`);
+    }
+    let span = spans[0] as string;
+    for (let r = 1; r < R; r++) span = `max(${span}, ${spans[r]})`;
+    foldLines.push(`let span = subgroupMax(${span});`, `for (var d = 1u; d <= span; d = d << 1u) {`);
+    for (let r = 0; r < R; r++) foldLines.push(`  let y${r} = subgroupShuffleUp(iv${r}, d);`);
+    for (let r = 0; r < R; r++) {
+      foldLines.push(`  iv${r} = select(iv${r}, ${opBits(`y${r}`, `iv${r}`)}, ids.lane >= sst${r} + d);`);
+    }
+    foldLines.push('}');
+    const popc = (m: string) => `dot(countOneBits(${m}), vec4<u32>(1u))`;
+    for (let r = 0; r < R; r++) {
+      if (runsW) {
+        // Head counts: popcounts of the ballot when no lane's row holds two heads (runs longer
+        // than a lane's 4 items), else the scan built-ins (a subgroup-uniform branch).
+        foldLines.push(
+          `var ec${r} = ${popc(`mb${r}`)};`,
+          `var tc${r} = ${popc(`bl${r}`)};`,
+          `if (any(subgroupBallot(s${r}.x > 1u) != vec4<u32>(0u))) { ec${r} = subgroupExclusiveAdd(s${r}.x); tc${r} = subgroupAdd(s${r}.x); }`,
+        );
+      }
+      const eHead = runsW ? `ec${r}` : `select(0u, 1u, any(mb${r} != vec4<u32>(0u)))`;
+      const tHead = runsW ? `tc${r}` : `select(0u, 1u, any(bl${r} != vec4<u32>(0u)))`;
+      foldLines.push(
+        `let e${r} = vec2<u32>(${eHead}, select((${id}).y, subgroupShuffleUp(iv${r}, 1u), ids.lane > 0u));`,
+        `let rb${r + 1} = ${comb}(rb${r}, vec2<u32>(${tHead}, subgroupShuffle(iv${r}, ids.sg_size - 1u)));`,
       );
     }
     foldLines.push(
@@ -903,7 +946,6 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
       scan,
       red,
       sgRed,
-      sgIncl,
       p.gen.kind === 'adjacent-different' || p.gen.kind === 'by-key' ? byKey?.keyEq : p.gen.fn,
       byKey?.scan?.op,
       floatEq,
@@ -915,6 +957,7 @@ ${lines.join('\n')}
 var<workgroup> scn_tile: u32;
 ${sgRows ? `var<workgroup> scn_sga: array<${V}, ${w / Math.min(p.minSubgroupSize, w)}>;` : ''}
 ${vecKeys ? `fn scn_key(i: u32) -> ${byKey.keyType} { return st_v[i >> 2u][i & 3u]; }` : ''}
+${sgRows ? SCN_TOP_LANE : ''}
 ${carryFn}
 ${helpers}
 
@@ -930,6 +973,14 @@ ${body}
 }`,
   });
 }
+
+/** The highest lane set in a ballot mask (0 when none): a segment's first lane in scans by key. */
+const SCN_TOP_LANE = `fn scn_top_lane(m: vec4<u32>) -> u32 {
+  var s = select(0u, firstLeadingBit(m.x), m.x != 0u);
+  s = select(s, 32u + firstLeadingBit(m.y), m.y != 0u);
+  s = select(s, 64u + firstLeadingBit(m.z), m.z != 0u);
+  return select(s, 96u + firstLeadingBit(m.w), m.w != 0u);
+}`;
 
 /** The spine's workgroup scan parameters (the spine is one workgroup running that scan). */
 export type SpineKernelParams = Required<WorkgroupParams>;
