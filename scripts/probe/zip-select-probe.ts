@@ -150,6 +150,15 @@ async function main() {
       const inPlace = !name.startsWith('topK');
       const ms = inPlace ? raw - refreshMs : raw;
       out({ case: name, lg, ms, gkeys: n / ms / 1e6, ok: check && verify && sorted ? await verify() : undefined });
+      // The device time of each pass of the call's last submission (the select's phases).
+      if (name.startsWith('nthElement')) {
+        await f();
+        out({
+          case: `${name}: passes of the last submission`,
+          lg,
+          passes: device.queue.lastPassTimesNs.map((p) => [p.label, p.ns / 1e6]),
+        });
+      }
     }
     for (const a of [src, keys, top]) a.destroy();
   }

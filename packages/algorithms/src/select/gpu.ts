@@ -140,7 +140,8 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
   await device.queue.submit(r.algorithm, (rec) => {
     r.before?.(rec);
     rec.encoder.clearBuffer(state.buffer, state.byteOffset, STATE.WORDS * 4);
-    const pass = rec.beginPass(`${r.algorithm} (radix select)`);
+    // One compute pass per phase: with profiling on, each phase's device time is reported apart
+    // (queue.lastPassTimesNs, by label); the phases depend on each other in order anyway.
     const steps: [GPUComputePipeline | undefined, number, DeviceArray, DeviceArray | undefined][] = [
       [hist, 0, r.src, undefined],
       [append, 1, r.src, cand],
@@ -148,7 +149,9 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
       [cands, 3, cand, undefined],
       [scatter, 4, r.src, r.dst],
     ];
+    const names = ['hist', 'append', 'candidates', 'candidates', 'scatter'];
     for (const [pipeline, round, src, third] of steps) {
+      const pass = rec.beginPass(`${r.algorithm} (radix select: ${names[round]} ${round})`);
       const p = pipeline as GPUComputePipeline;
       const entries = [
         { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, round, mode, r.rank, r.limit, 0, 0, 0])) } },
@@ -159,8 +162,8 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
       pass.setPipeline(p);
       pass.setBindGroup(0, device.gpu.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
       rec.dispatch(pass, groups);
+      pass.end();
     }
-    pass.end();
     r.after?.(rec);
   });
 }
