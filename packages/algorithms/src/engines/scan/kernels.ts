@@ -659,8 +659,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         return `let h${it} = (${hb.mask} & ${hb.bit}) != 0u; let w${it} = ${pairOf(it, `h${it}`)};`;
       };
       if (runsW) {
-        // Run j's fold goes to output[j] and its first key to keysOut[j] (the key read again at its
-        // head), each only below prm.cap (the outputs' length).
+        // Run j's fold goes to output[j] and its first key to keysOut[j] (the head's key from its
+        // register, not read again), each only below prm.cap (the outputs' length).
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
@@ -669,7 +669,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
             unpack(j),
             `if (h${it}) {
     if (prm.seg_start + b${r} + ${j}u > 0u) { ${fold} }
-    if (run${r}.x < prm.cap) { kout_s[prm.kout_base + run${r}.x] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
+    if (run${r}.x < prm.cap) { kout_s[prm.kout_base + run${r}.x] = ky${it}; }
   }`,
             `run${r} = ${comb}(run${r}, w${it});`,
             `if (ok${it} && prm.seg_start + b${r} + ${j + 1}u == prm.n_total) { ${fold} }`,
