@@ -31,8 +31,11 @@ async function main() {
     await fillOnDevice(device, keys, 'i >> 4u');
     const scanned = DeviceArray.create(device, 'u32', n);
     const runs = Math.ceil(n / 16);
-    const keysOut = DeviceArray.create(device, 'u32', runs);
-    const sums = DeviceArray.create(device, 'u32', runs);
+    // PROBE_FULL_OUT=1: outputs of n elements (reduceByKey then writes them directly, no temporaries
+    // and finish copies: the cost of keeping short outputs untouched on error).
+    const outLength = process.env.PROBE_FULL_OUT === '1' ? n : runs;
+    const keysOut = DeviceArray.create(device, 'u32', outLength);
+    const sums = DeviceArray.create(device, 'u32', outLength);
     const v = check ? ((await values.read()) as Uint32Array) : undefined;
 
     const ts = await timeIt(device, reps, () => inclusiveScanByKey(policy, keys, values, scanned));
