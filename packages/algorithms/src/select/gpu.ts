@@ -136,6 +136,9 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
   const state = call.temp('u32', STATE.WORDS);
   const cand = call.temp('u32', n);
   const groups = Math.min(Math.ceil(n / (w * ipt)), r.tuning.selectMaxWorkgroups);
+  // The candidate rounds see ~n / 256 keys on spread data (all n only on heavy duplicates): a
+  // quarter of the grid, so fewer workgroups repeat the pick only to find no tile left.
+  const candGroups = Math.max(1, Math.ceil(groups / 4));
   const mode = keyMode(r.src.type as RadixKeyType, r.descending);
   await device.queue.submit(r.algorithm, (rec) => {
     r.before?.(rec);
@@ -161,7 +164,7 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
       if (third) entries.push(bind(3, third));
       pass.setPipeline(p);
       pass.setBindGroup(0, device.gpu.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
-      rec.dispatch(pass, groups);
+      rec.dispatch(pass, pipeline === cands ? candGroups : groups);
       pass.end();
     }
     r.after?.(rec);

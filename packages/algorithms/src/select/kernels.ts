@@ -26,10 +26,13 @@
  * workgroup atomic per key: on the H100 that is 22% faster for the top-digit histogram than
  * aggregating runs of equal digits per thread, whose branches cost more than they save on random
  * keys; the histogram engine measured constant data no slower there), then one global add per
- * non-empty bin and workgroup. The tiled phases ('append', 'scatter') rank a tile with per-thread counts and one
- * workgroup exclusive scan (below and equal packed in 16-bit halves, so a tile is < 2^16 keys; the
- * above rank follows from the valid keys before the thread), then one global atomic per class and
- * tile: no per-key atomics on the 1 to 3 class counters, which every key of a tile would hit.
+ * non-empty bin and workgroup. The scatter ranks a tile with per-thread counts and one workgroup
+ * exclusive scan (below and equal packed in 16-bit halves, so a tile is < 2^16 keys; the above rank
+ * follows from the valid keys before the thread; with subgroups a one-barrier scan of its own,
+ * `scatterScan`), then one global atomic per class and tile: no per-key atomics on the 3 class
+ * counters, which every key of a tile would hit. 'append' ranks its few candidates per tile (~1/256
+ * of the keys) by one workgroup atomic each on a tile counter, in no order (no scan), then one
+ * global atomic per tile with candidates; the copy out touches only the staged candidates.
  *
  * Memory access: every phase walks tiles of workgroupSize x itemsPerThread keys (grid-stride),
  * loaded striped (item j of thread t at tile + j workgroupSize + t: a warp's load instruction
@@ -37,9 +40,10 @@
  * the tiled phases are in thread-major order (a thread's items are consecutive ranks), so writing
  * them straight to global memory would put adjacent lanes ~itemsPerThread / classes words apart (a
  * scattered store per instruction); instead the tile is staged in workgroup memory at its ranks
- * (candidates; or below | equal | above for the scatter) and copied out striped: slot q of the
- * staged tile by thread q mod workgroupSize, so consecutive lanes write consecutive words of a
- * class. The staging reuses the barrier after the per-tile atomics (no extra barrier).
+ * (candidates at their counter ranks; or below | equal | above for the scatter) and copied out
+ * striped: slot q of the staged tile by thread q mod workgroupSize, so consecutive lanes write
+ * consecutive words of a class. The staging reuses the barrier after the per-tile atomics (no extra barrier). The candidate
+ * rounds run a quarter of the grid (gpu.ts): their input is ~n / 256 keys on spread data.
  *
  * Bindings: 0 uniform {n, round, mode, k, limit}, 1 source (u32 bits), 2 state, 3 candidates or
  * output. Workgroup memory: 256 histogram words, 256 pick words, a few words, the scan's scratch
@@ -138,6 +142,36 @@ function slots(ipt: number, w: number, body: string): string {
   return s;
 }
 
+/**
+ * `fn sel_scan(x, ids, total) -> u32`: the scatter's exclusive sum over the workgroup with subgroups,
+ * without the leading barrier of core's workgroupExclusiveScan: the tile loop's broadcast barrier
+ * already separates a tile's reads of the scratch from the next tile's writes. One barrier; each
+ * thread then adds the totals of the subgroups before its own (w / subgroup size words).
+ */
+function scatterScan(w: number, minSubgroupSize: number): WgslFragment {
+  const n = Math.max(1, Math.ceil(w / Math.min(minSubgroupSize, w)));
+  return fragment({
+    name: mangle('sel_scan', w, n),
+    enables: ['subgroups'],
+    workgroupBytes: 4 * n,
+    code: `var<workgroup> sel_sg: array<u32, ${n}>;
+fn ${mangle('sel_scan', w, n)}(x: u32, ids: WdplIds, total: ptr<function, u32>) -> u32 {
+  let e = subgroupExclusiveAdd(x);
+  if (ids.lane == ids.sg_size - 1u) { sel_sg[ids.sg_id] = e + x; }
+  workgroupBarrier();
+  var pre = 0u;
+  var tot = 0u;
+  for (var i = 0u; i < ${w}u / ids.sg_size; i++) {
+    let v = sel_sg[i];
+    tot += v;
+    pre += select(0u, v, i < ids.sg_id);
+  }
+  *total = tot;
+  return pre + e;
+}`,
+  });
+}
+
 export function selectKernel(p: SelectKernelParams): WgslFragment {
   const { phase, workgroupSize: w, itemsPerThread: ipt, subgroups } = p;
   const tile = w * ipt;
@@ -165,14 +199,17 @@ export function selectKernel(p: SelectKernelParams): WgslFragment {
   const count = (digitOf: string) =>
     `let d = (${digitOf} >> shift) & 0xffu;
         atomicAdd(&sel_hist[d], 1u);`;
-  const scan = tiled
-    ? workgroupExclusiveScan({
-        combiner: combinerOf(plus, 'u32'),
-        workgroupSize: w,
-        subgroups,
-        minSubgroupSize: p.minSubgroupSize,
-      })
-    : undefined;
+  const scan =
+    phase !== 'scatter'
+      ? undefined
+      : subgroups
+        ? scatterScan(w, p.minSubgroupSize)
+        : workgroupExclusiveScan({
+            combiner: combinerOf(plus, 'u32'),
+            workgroupSize: w,
+            subgroups,
+            minSubgroupSize: 4,
+          });
   const total = phase === 'candidates' ? `atomicLoad(&sel_state[${STATE.CAND}u])` : 'sp.n';
   const keyOf = (x: string) => (phase === 'candidates' ? x : `rs_key_bits_rt(${x}, sp.mode)`);
   // Every phase walks tiles of `tile` items, loaded striped (item j of thread lid at
@@ -182,7 +219,7 @@ export function selectKernel(p: SelectKernelParams): WgslFragment {
   for (var base = wg_index * ${tile}u; base < total; base += groups * ${tile}u) {
 ${items(ipt, w, (j) => `    var x${j} = 0u;\n    if ($i < total) { x${j} = sel_src[$i]; }\n`)}`;
   let loop: string;
-  if (!scan) {
+  if (!tiled) {
     loop = `${head}${items(
       ipt,
       w,
@@ -194,32 +231,37 @@ ${items(ipt, w, (j) => `    var x${j} = 0u;\n    if ($i < total) { x${j} = sel_s
     }
 `,
     )}  }`;
-  } else if (phase === 'append') {
-    // Candidates: per-thread counts, one workgroup scan, the tile's candidates staged in workgroup
-    // memory at their ranks and copied out striped (consecutive lanes, consecutive words), one
-    // global atomic per tile.
-    loop = `${head}    var cnt = 0u;
+  } else if (phase === 'append' || !scan) {
+    // Candidates (~1/256 of the keys, in no particular order): each is ranked in the tile by one
+    // workgroup atomic on a counter (no workgroup scan: a tile holds a few), staged in workgroup
+    // memory at that rank and copied out striped by the first threads (consecutive lanes,
+    // consecutive words); one global atomic per tile with candidates, none without.
+    loop = `${head}    workgroupBarrier();
 ${items(
   ipt,
   w,
-  (j) => `    var c${j} = false;
-    var v${j} = 0u;
-    if ($i < total) {
+  (j) => `    if ($i < total) {
       let b = ${keyOf(`x${j}`)};
       if (((b ^ slot.x) & mask) == 0u) {
         ${count('b')}
-        c${j} = true;
-        v${j} = b;
-        cnt += 1u;
+        sel_tile[atomicAdd(&sel_wcnt, 1u)] = b;
       }
     }
 `,
-)}    var tot = 0u;
-    var o = ${scan.name}(cnt, ids, &tot);
-${items(ipt, w, (j) => `    if (c${j}) { sel_tile[o] = v${j}; o += 1u; }\n`)}    if (lid == 0u && tot != 0u) { sel_wbase[0] = atomicAdd(&sel_state[${STATE.CAND}u], tot); }
+)}    workgroupBarrier();
+    if (lid == 0u) {
+      let t = atomicLoad(&sel_wcnt);
+      var at = 0u;
+      if (t != 0u) { at = atomicAdd(&sel_state[${STATE.CAND}u], t); }
+      sel_wbase[0] = at;
+      sel_wbase[1] = t;
+      atomicStore(&sel_wcnt, 0u);
+    }
     workgroupBarrier();
     let wb = sel_wbase[0];
-${slots(ipt, w, `    if ($p < tot) { sel_cand[wb + $p] = sel_tile[$p]; }\n`)}  }`;
+    let tot = sel_wbase[1];
+    for (var q = lid; q < tot; q += ${w}u) { sel_cand[wb + q] = sel_tile[q]; }
+  }`;
   } else {
     // Scatter: per-thread counts of below and equal packed in 16-bit halves (tile < 2^16), one
     // workgroup scan; above follows from the valid items before the thread. The tile is staged in
@@ -228,6 +270,9 @@ ${slots(ipt, w, `    if ($p < tot) { sel_cand[wb + $p] = sel_tile[$p]; }\n`)}  }
     // lanes write consecutive words within a class (a blocked write would put a thread's ranks
     // next to each other and adjacent lanes ~ipt/3 words apart). One global atomic per class and
     // tile, none for a class that starts at or past 'limit' (topK: above).
+    // A key's class (0 below, 1 equal, 2 above) is computed again after the scan rather than kept
+    // (itemsPerThread fewer registers live across the scan's barrier: a few ALU operations).
+    const classOf = (j: number) => `sel_class(${keyOf(`x${j}`)}, slot.x)`;
     let validBefore = '0u';
     for (let j = 0; j < ipt; j++) validBefore += ` + min(lid, select(0u, rem - ${j * w}u, rem > ${j * w}u))`;
     loop = `${head}    let rem = total - base;
@@ -236,11 +281,9 @@ ${slots(ipt, w, `    if ($p < tot) { sel_cand[wb + $p] = sel_tile[$p]; }\n`)}  }
 ${items(
   ipt,
   w,
-  (j) => `    var c${j} = 3u;
-    if ($i < total) {
-      let b = ${keyOf(`x${j}`)};
-      c${j} = select(select(2u, 1u, b == slot.x), 0u, b < slot.x);
-      pk += select(select(0u, 0x10000u, c${j} == 1u), 1u, c${j} == 0u);
+  (j) => `    if ($i < total) {
+      let c = ${classOf(j)};
+      pk += select(select(0u, 0x10000u, c == 1u), 1u, c == 0u);
     }
 `,
 )}    var tot = 0u;
@@ -254,11 +297,12 @@ ${items(
 ${items(
   ipt,
   w,
-  (j) => `    if (c${j} < 3u) {
-      sel_tile[select(select(oa, oe, c${j} == 1u), ob, c${j} == 0u)] = x${j};
-      ob += select(0u, 1u, c${j} == 0u);
-      oe += select(0u, 1u, c${j} == 1u);
-      oa += select(0u, 1u, c${j} == 2u);
+  (j) => `    if ($i < total) {
+      let c = ${classOf(j)};
+      sel_tile[select(select(oa, oe, c == 1u), ob, c == 0u)] = x${j};
+      ob += select(0u, 1u, c == 0u);
+      oe += select(0u, 1u, c == 1u);
+      oa += select(0u, 1u, c == 2u);
     }
 `,
 )}    if (lid < 3u) {
@@ -292,6 +336,8 @@ ${slots(
 ${third}
 ${hist ? 'var<workgroup> sel_hist: array<atomic<u32>, 256>;' : ''}
 ${tiled ? `var<workgroup> sel_wbase: array<u32, 3>;\nvar<workgroup> sel_tile: array<u32, ${tile}>;` : ''}
+${phase === 'append' ? 'var<workgroup> sel_wcnt: atomic<u32>;' : ''}
+${phase === 'scatter' ? 'fn sel_class(b: u32, s: u32) -> u32 { return select(select(2u, 1u, b == s), 0u, b < s); }' : ''}
 ${phase === 'hist' ? '' : pickCode(w)}
 
 @compute @workgroup_size(${w})
@@ -319,6 +365,9 @@ ${
     code,
     deps: [threadIds(subgroups), runtimeKeyBitsFragment(), ...(scan ? [scan] : [])],
     workgroupBytes:
-      (hist ? 1024 : 0) + (phase === 'hist' ? 0 : Math.min(w, 256) * 4 + 16) + (tiled ? 12 + 4 * tile : 0),
+      (hist ? 1024 : 0) +
+      (phase === 'hist' ? 0 : Math.min(w, 256) * 4 + 16) +
+      (tiled ? 12 + 4 * tile : 0) +
+      (phase === 'append' ? 4 : 0),
   });
 }
