@@ -39,9 +39,13 @@ function histogramSource(type: NumericType, kind: CpuBinKind): string {
   return function histogram_${type}_${kind}(x, P, y, b, e, h, c, f) {
     const lo = P[0], w = P[1] >>> 0, bins = P[3] === 1 ? P[2] : P[2] - 1;
     const range = bins * ${kind === 'shift' ? '2 ** w' : 'w'};
+    // The bound as a u32 (d <= top): comparing d with the double \`range\` ran ~20x slower for
+    // large inputs once V8 had optimized the loop on many small ones (pnpm bench --quick: 10.5 ms
+    // instead of 0.5 at 2^18 after the 2^10 and 2^14 rounds).
+    const top = (range >= 4294967296 ? 4294967295 : range - 1) >>> 0;
     for (let i = b; i < e; i++) {
       const d = (x[i] - lo) >>> 0;
-      if (d < range) f[c + (${bin})]++;
+      if (d <= top) f[c + (${bin})]++;
     }
     return 0;
   };
