@@ -10,19 +10,13 @@
 import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
-import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
-import { makeDevicePolicy } from '../../packages/policies/src/index';
-import { timeIt } from './timing';
-
-const out = (o: object) => console.log(JSON.stringify(o));
+import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
+import { openProbe, out, probeSizes, timeIt } from './timing';
 
 async function main() {
-  const device = (await selectDevice(gpuSelector)) as GpuDevice;
   const tuning = process.env.PROBE_SCAN_TUNING;
-  const policy = makeDevicePolicy(device, { fallback: 'error', tuning: tuning ? { scan: JSON.parse(tuning) } : {} });
-  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize], tuning });
-  device.queue.setProfiling(true);
-  for (const lg of (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number)) {
+  const { device, policy } = await openProbe({ tuning: tuning ? { scan: JSON.parse(tuning) } : {} }, { tuning });
+  for (const lg of probeSizes('20,24,26,28')) {
     const n = 2 ** lg;
     const reps = lg >= 28 ? 10 : 30;
     const check = lg <= 24;

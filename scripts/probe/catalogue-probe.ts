@@ -9,17 +9,12 @@
 import * as algorithms from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
-import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
+import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
-import { timeCopy, timeIt } from './timing';
-
-const out = (o: object) => console.log(JSON.stringify(o));
+import { openProbe, out, probeSizes, timeCopy, timeIt } from './timing';
 
 async function main() {
-  const device = (await selectDevice(gpuSelector)) as GpuDevice;
-  const policy = makeDevicePolicy(device, { fallback: 'error' });
-  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
-  device.queue.setProfiling(true);
+  const { device, policy } = await openProbe();
   const api = algorithms as unknown as Record<string, ((...a: unknown[]) => Promise<unknown>) | undefined>;
   // PROBE_ONLY=histogram,merge,gather: those cases only (the copy always runs).
   const only = process.env.PROBE_ONLY?.split(',');
@@ -59,7 +54,7 @@ async function main() {
         : [128, 256, 512].flatMap((w) => [7, 8].map((k) => [w, k]))
       ).map(([workgroupSize, itemsPerThread]) => ({ workgroupSize, itemsPerThread }))
     : [];
-  const sizes = (process.env.PROBE_SIZES ?? '20,24,26,28').split(',').map(Number);
+  const sizes = probeSizes('20,24,26,28');
   for (const lg of sizes) {
     const n = 2 ** lg;
     const reps = lg >= 28 ? 10 : 30;

@@ -4,7 +4,38 @@
  * ceiling the probes report beside their rows.
  */
 import { GpuWarmth } from '../../packages/bench/src/warm';
-import { type DeviceArray, fragment, type GpuDevice, getPipeline } from '../../packages/core/src/index';
+import {
+  type DeviceArray,
+  fragment,
+  type GpuDevice,
+  getPipeline,
+  gpuSelector,
+  selectDevice,
+} from '../../packages/core/src/index';
+import { type DevicePolicy, type DevicePolicyOptions, makeDevicePolicy } from '../../packages/policies/src/index';
+
+/** One JSON line per measurement. */
+export const out = (o: object) => console.log(JSON.stringify(o));
+
+/**
+ * The probes' start: the GPU device with profiling on, a device policy that never falls back
+ * (`options` added), and the first JSON line naming the device (`extra` fields added).
+ */
+export async function openProbe(
+  options: DevicePolicyOptions = {},
+  extra: object = {},
+): Promise<{ device: GpuDevice; policy: DevicePolicy }> {
+  const device = (await selectDevice(gpuSelector)) as GpuDevice;
+  const policy = makeDevicePolicy(device, { ...options, fallback: 'error' });
+  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize], ...extra });
+  device.queue.setProfiling(true);
+  return { device, policy };
+}
+
+/** log2 sizes from PROBE_SIZES (comma-separated), else `fallback`. */
+export function probeSizes(fallback: string): number[] {
+  return (process.env.PROBE_SIZES ?? fallback).split(',').map(Number);
+}
 
 let warmth: GpuWarmth | undefined;
 

@@ -22,18 +22,12 @@ import {
 } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { generateOnDevice } from '../../packages/bench/src/gpu-data';
-import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
-import { makeDevicePolicy } from '../../packages/policies/src/index';
-import { timeCopy, timeIt } from './timing';
-
-const out = (o: object) => console.log(JSON.stringify(o));
+import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
+import { openProbe, out, probeSizes, timeCopy, timeIt } from './timing';
 
 async function main() {
-  const device = (await selectDevice(gpuSelector)) as GpuDevice;
-  const policy = makeDevicePolicy(device, { fallback: 'error' });
-  out({ device: device.info.name, sub: [device.info.subgroupMinSize, device.info.subgroupMaxSize] });
-  device.queue.setProfiling(true);
-  for (const lg of (process.env.PROBE_SIZES ?? '20,24,28').split(',').map(Number)) {
+  const { device, policy } = await openProbe();
+  for (const lg of probeSizes('20,24,28')) {
     const n = 2 ** lg;
     const reps = lg >= 28 ? 10 : 30;
     const check = lg <= 24;
