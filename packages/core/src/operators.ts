@@ -63,6 +63,7 @@ const ALL: readonly NumericType[] = ['u32', 'i32', 'f32'];
 
 const FLT_MAX = 3.4028234663852886e38;
 const f32Scratch = new Float32Array(1);
+const f32ScratchBits = new Uint32Array(f32Scratch.buffer);
 
 /** WGSL literal of `value` as `type`. */
 export function wgslLiteral(type: NumericType, value: number): string {
@@ -86,7 +87,7 @@ export function wgslLiteral(type: NumericType, value: number): string {
       // which WGSL rejects: write those by their bits.
       if (Math.abs(Number(s)) > FLT_MAX) {
         f32Scratch[0] = f;
-        return `wdpl_f32_bits(0x${(new Uint32Array(f32Scratch.buffer)[0] as number).toString(16)}u)`;
+        return `wdpl_f32_bits(0x${(f32ScratchBits[0] as number).toString(16)}u)`;
       }
       return `${s.includes('e') || s.includes('.') ? s : `${s}.0`}f`;
     }
