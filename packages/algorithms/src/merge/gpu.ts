@@ -10,7 +10,6 @@
  * `fallback: 'cpu'` merge on the CPU).
  */
 import {
-  ArgumentError,
   type DeviceArray,
   type GpuFunction,
   getPipeline,
@@ -18,8 +17,8 @@ import {
   type Recorder,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
-import { fitThreads, fitWorkgroupMemory, resolveTuning } from '../common/tuning';
-import { mergeKernel, mergeSortFootprint, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
+import { checkMergeTuning, fitMergeTile } from '../engines/merge-sort';
+import { mergeKernel, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
 import type { GpuCall } from '../pattern/dispatch';
 import { mergeTuning } from './tuning';
 
@@ -38,18 +37,7 @@ function entry(binding: number, x: DeviceArray): GPUBindGroupEntry {
 /** Merges m.a and m.b into m.out by `comp` (stable: ties from a first); `algorithm` names the tuning. */
 export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge, comp: GpuFunction): Promise<void> {
   const { device } = call;
-  const t = resolveTuning(algorithm, fitThreads(device, mergeTuning), call.tuning);
-  let w = t.workgroupSize;
-  if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
-    throw new ArgumentError(
-      `tuning.${algorithm}.workgroupSize`,
-      'a power of two >= 32 within the device limit',
-      String(w),
-    );
-  }
-  if (!Number.isInteger(t.itemsPerThread) || t.itemsPerThread < 1) {
-    throw new ArgumentError(`tuning.${algorithm}.itemsPerThread`, 'a positive integer', String(t.itemsPerThread));
-  }
+  const t = checkMergeTuning(device, algorithm, mergeTuning, call.tuning);
   const na = m.a.length;
   const nb = m.b.length;
   const n = na + nb;
@@ -86,21 +74,8 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   const out = both ? writable(m.out) : m.out;
   const vout = m.values ? (both ? writable(m.values.out) : m.values.out) : undefined;
   const base = { keyType, comparator: comp.wgsl([keyType, keyType]), hasValues: m.values !== undefined };
-  // Fitted to the device's workgroup memory: fewer keys per thread, then fewer threads (fields the
-  // caller overrode stay as given).
-  const fit = fitWorkgroupMemory(
-    device,
-    { workgroupSize: w, itemsPerThread: t.itemsPerThread },
-    (c) => mergeSortFootprint({ ...base, ...c }),
-    (c) =>
-      !('itemsPerThread' in call.tuning) && c.itemsPerThread > 1
-        ? { ...c, itemsPerThread: c.itemsPerThread - Math.ceil(c.itemsPerThread / 4) }
-        : !('workgroupSize' in call.tuning) && c.workgroupSize > 32
-          ? { ...c, workgroupSize: c.workgroupSize / 2 }
-          : undefined,
-  );
-  w = fit.workgroupSize;
-  const tile = w * fit.itemsPerThread;
+  const fit = fitMergeTile(device, t, call.tuning, base);
+  const tile = fit.workgroupSize * fit.itemsPerThread;
   const tiles = Math.ceil(n / tile);
   const kp = { ...base, ...fit, twoInputs: true };
   const [partPipe, mergePipe] = both
@@ -115,7 +90,8 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   await device.queue.submit(algorithm, (rec) => {
     for (const [x, c] of copies) copy(rec, x, c);
     if (partPipe && mergePipe && parts) {
-      const params = { buffer: rec.uniform(new Uint32Array([n, na, tiles, 0])) };
+      // Whole arrays from their binding's start: every element offset (words 4 to 10) is 0.
+      const params = { buffer: rec.uniform(new Uint32Array([n, na, tiles, 0, 0, 0, 0, 0, 0, 0, 0, 0])) };
       const pass = rec.beginPass(algorithm);
       pass.setPipeline(partPipe);
       pass.setBindGroup(

@@ -6,6 +6,7 @@ import { ArgumentError, type DeviceArray, type GpuDevice, type HostArray, type N
 import type { Policy } from '@webdpl/policies';
 import { cpuSort } from '../bricks/sort';
 import { type ArrayArg, type CheckedArray, checkArray, checkNoAlias, checkSameLength } from '../common/args';
+import { bindingAlignment } from '../common/segments';
 import { dispatch } from '../pattern/dispatch';
 import { type Comparator, checkComparator, checkComparatorType, cpuComparator } from './comparator-arg';
 import { gpuSort } from './gpu';
@@ -20,6 +21,34 @@ export function sortGpuCheck(c: Comparator, n: number): (device: GpuDevice) => s
   };
 }
 
+/**
+ * Why a sort of `n` keys by `c` cannot run on a device: beyond one
+ * storage binding sorts run in segments (segmented.ts) up to the device's maxBufferSize, but not
+ * when recorded into a caller's command encoder (`recording`: their merges read split points back).
+ */
+function segmentedSortGpuCheck(
+  c: Comparator,
+  n: number,
+  recording: boolean,
+): (device: GpuDevice) => string | undefined {
+  return (device) => {
+    if (c.kind === 'host-only') return `the comparator cannot run on the GPU: ${c.why}`;
+    const limit = device.limits.maxStorageBufferBindingSize;
+    if (n * 4 <= limit) return undefined;
+    if (recording) {
+      return `${n} keys exceed one storage binding (${limit} bytes): sorting them in segments reads merge split points back, which a call recorded into a command encoder cannot`;
+    }
+    // The merges ping-pong with a scratch buffer of n keys.
+    if (n * 4 > device.limits.maxBufferSize) {
+      return `${n} keys exceed the device's largest buffer (${device.limits.maxBufferSize} bytes)`;
+    }
+    if (limit < 2 * bindingAlignment(device)) {
+      return `storage bindings of ${limit} bytes are too small to sort in segments`;
+    }
+    return undefined;
+  };
+}
+
 /** Sorts `keysArg` (and `valuesArg` along, for sortByKey) by `comp`. */
 export function runSort(
   algorithm: 'sort' | 'stableSort' | 'sortByKey',
@@ -29,6 +58,9 @@ export function runSort(
   comp: unknown,
   names: { readonly keys: string; readonly values?: string },
 ): Promise<void> {
+  // A device policy recording into the caller's encoder (checked by dispatch itself).
+  const recording =
+    typeof policy === 'object' && policy !== null && (policy as { encoder?: unknown }).encoder !== undefined;
   return dispatch(policy, () => {
     const keys = checkArray(keysArg, names.keys);
     let values: CheckedArray | undefined;
@@ -55,7 +87,7 @@ export function runSort(
           ]
         : [{ arg: keys, upload: true }],
       functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
-      gpuCheck: sortGpuCheck(c, keys.length),
+      gpuCheck: segmentedSortGpuCheck(c, keys.length, recording),
       empty: () => undefined,
       recordable: true,
       cpu: ({ backend, outputs: [k, v] }) => cpuSort(backend, k as HostArray, v, t, cpuComparator(c, t)),

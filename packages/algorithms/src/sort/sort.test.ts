@@ -3,12 +3,10 @@ import { execution, makeDevicePolicy, makeHostPolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { sortByKey } from '../sort-by-key';
 import { stableSort } from '../stable-sort';
-import { policyMatrix, rng, TINY_SORT_TUNING, testDevice } from '../testing/matrix';
+import { policyMatrix, TINY_SORT_TUNING, testDevice } from '../testing/matrix';
+import { makeKeys, sameKeys, stableOrder } from '../testing/sort-keys';
 import { sortReference } from '../testing/sort-reference';
 import { greater, less, sort } from '.';
-
-type Keys = Uint32Array | Int32Array | Float32Array;
-type T = 'u32' | 'i32' | 'f32';
 
 const TINY_SORT = TINY_SORT_TUNING;
 
@@ -20,37 +18,6 @@ const policies = [
     gpu: false,
   },
 ];
-
-const SPECIALS = [0x7fc00000, 0xffc00000, 0x7f800001, 0x80000000, 0, 0x7f800000, 0xff800000, 1, 0x80000001, 0x007fffff];
-
-function makeKeys(type: T, n: number, seed: number, kind: 'random' | 'dups' = 'random'): Keys {
-  const r = rng(seed);
-  const out = type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
-  const bits = new Uint32Array(out.buffer);
-  for (let i = 0; i < n; i++) {
-    if (kind === 'dups') out[i] = (r() % 9) - 4;
-    else if (type === 'f32' && r() % 4 === 0) bits[i] = SPECIALS[r() % SPECIALS.length] as number;
-    else if (type === 'f32') out[i] = (r() / 2 ** 31 - 1) * 1000;
-    else bits[i] = r();
-  }
-  return out;
-}
-
-/** Stable order of indices under `before`. */
-function stableOrder(keys: Keys, before: (a: number, b: number) => boolean): number[] {
-  return Array.from(keys, (_, i) => i).sort((i, j) => {
-    const a = keys[i] as number;
-    const b = keys[j] as number;
-    return before(a, b) ? -1 : before(b, a) ? 1 : i - j;
-  });
-}
-
-function sameKeys(got: ArrayLike<number>, want: ArrayLike<number>, what: string): void {
-  expect(got.length, what).toBe(want.length);
-  for (let i = 0; i < want.length; i++) {
-    if (!Object.is(got[i], want[i])) throw new Error(`${what}: at ${i}: got ${got[i]}, want ${want[i]}`);
-  }
-}
 
 const SIZES = [0, 1, 2, 3, 5, 8, 13, 16, 63, 64, 65, 129, 1000, 5003];
 /** GPU policies run fewer sizes: lavapipe is slow, and the engine tests cover the sizes in depth. */

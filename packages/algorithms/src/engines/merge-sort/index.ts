@@ -24,8 +24,15 @@ import {
 } from '@webdpl/core';
 import { scratchBuffer } from '../../common/scratch';
 import { fitThreads, fitWorkgroupMemory, resolveTuning } from '../../common/tuning';
-import { blockSortKernel, mergeKernel, mergeSortFootprint, PARTITION_THREADS, partitionKernel } from './kernels';
-import { mergeSortTuning } from './tuning';
+import {
+  blockSortKernel,
+  type MergeKernelParams,
+  mergeKernel,
+  mergeSortFootprint,
+  PARTITION_THREADS,
+  partitionKernel,
+} from './kernels';
+import { type MergeSortTuning, mergeSortTuning } from './tuning';
 
 export type { MergeSortTuning } from './tuning';
 export { mergeSortTuning } from './tuning';
@@ -48,6 +55,56 @@ export interface MergeSortResult {
   readonly values?: ArrayBuffer;
 }
 
+/** The tile fields of the merge kernels. */
+export interface MergeTile {
+  readonly workgroupSize: number;
+  readonly itemsPerThread: number;
+}
+
+/**
+ * `defaults` (fitted to the device's threads) under `overrides`, checked: tuning errors name
+ * `tuning.<name>.<field>`.
+ */
+export function checkMergeTuning(
+  device: GpuDevice,
+  name: string,
+  defaults: MergeSortTuning,
+  overrides: Readonly<Record<string, number | boolean>>,
+): MergeSortTuning {
+  const t = resolveTuning(name, fitThreads(device, defaults), overrides);
+  const w = t.workgroupSize;
+  if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
+    throw new ArgumentError(`tuning.${name}.workgroupSize`, 'a power of two >= 32 within the device limit', String(w));
+  }
+  if (!Number.isInteger(t.itemsPerThread) || t.itemsPerThread < 1) {
+    throw new ArgumentError(`tuning.${name}.itemsPerThread`, 'a positive integer', String(t.itemsPerThread));
+  }
+  return t;
+}
+
+/**
+ * The tile of the merge kernels for `base` (key type, comparator, values), fitted to the device's
+ * workgroup memory: fewer keys per thread, then fewer threads (fields in `overrides` stay as given).
+ */
+export function fitMergeTile(
+  device: GpuDevice,
+  t: MergeTile,
+  overrides: Readonly<Record<string, unknown>>,
+  base: Omit<MergeKernelParams, 'workgroupSize' | 'itemsPerThread'>,
+): MergeTile {
+  return fitWorkgroupMemory(
+    device,
+    { workgroupSize: t.workgroupSize, itemsPerThread: t.itemsPerThread },
+    (c) => mergeSortFootprint({ ...base, ...c }),
+    (c) =>
+      !('itemsPerThread' in overrides) && c.itemsPerThread > 1
+        ? { ...c, itemsPerThread: c.itemsPerThread - Math.ceil(c.itemsPerThread / 4) }
+        : !('workgroupSize' in overrides) && c.workgroupSize > 32
+          ? { ...c, workgroupSize: c.workgroupSize / 2 }
+          : undefined,
+  );
+}
+
 function entry(binding: number, buffer: GPUBuffer, offset: number, size: number): GPUBindGroupEntry {
   return { binding, resource: { buffer, offset, size } };
 }
@@ -61,14 +118,7 @@ export async function mergeSortDevice(
 ): Promise<MergeSortResult> {
   const name = options.tuningName ?? 'merge-sort';
   const overrides = options.tuning ?? {};
-  const t = resolveTuning(name, fitThreads(device, mergeSortTuning), overrides);
-  let w = t.workgroupSize;
-  if (!Number.isInteger(w) || w < 32 || (w & (w - 1)) !== 0 || w > device.limits.maxComputeInvocationsPerWorkgroup) {
-    throw new ArgumentError(`tuning.${name}.workgroupSize`, 'a power of two >= 32 within the device limit', String(w));
-  }
-  if (!Number.isInteger(t.itemsPerThread) || t.itemsPerThread < 1) {
-    throw new ArgumentError(`tuning.${name}.itemsPerThread`, 'a positive integer', String(t.itemsPerThread));
-  }
+  const t = checkMergeTuning(device, name, mergeSortTuning, overrides);
   keys.check(device, 'keys');
   values?.check(device, 'values');
   const keyType = keys.type as NumericType;
@@ -103,22 +153,8 @@ export async function mergeSortDevice(
 
   const hasValues = values !== undefined;
   const base = { keyType, comparator: options.comparator.wgsl([keyType, keyType]), hasValues };
-  // Fitted to the device's workgroup memory: fewer keys per thread, then fewer threads (fields the
-  // caller overrode stay as given).
-  const fit = fitWorkgroupMemory(
-    device,
-    { workgroupSize: w, itemsPerThread: t.itemsPerThread },
-    (c) => mergeSortFootprint({ ...base, ...c }),
-    (c) =>
-      !('itemsPerThread' in overrides) && c.itemsPerThread > 1
-        ? { ...c, itemsPerThread: c.itemsPerThread - Math.ceil(c.itemsPerThread / 4) }
-        : !('workgroupSize' in overrides) && c.workgroupSize > 32
-          ? { ...c, workgroupSize: c.workgroupSize / 2 }
-          : undefined,
-  );
-  w = fit.workgroupSize;
-  const kp = { ...base, ...fit };
-  const tile = w * fit.itemsPerThread;
+  const kp = { ...base, ...fitMergeTile(device, t, overrides, base) };
+  const tile = kp.workgroupSize * kp.itemsPerThread;
   const tiles = Math.ceil(n / tile);
   const mergePasses = tiles > 1 ? Math.ceil(Math.log2(tiles)) : 0;
   const inPlace = mergePasses % 2 === 0;

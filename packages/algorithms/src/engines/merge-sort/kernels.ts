@@ -31,7 +31,9 @@ export interface MergeKernelParams {
   readonly itemsPerThread: number;
   /**
    * Partition and merge kernels only: merge two sorted arrays (`keys_a` of `width` keys, then
-   * `keys_b`, read as one range; one pair of runs) instead of the runs of one array. @default false
+   * `keys_b`, read as one range; one pair of runs) instead of the runs of one array. Each array (and
+   * the output) starts at an element offset of its binding given in the uniform (paramsDecl), so
+   * windows of buffers larger than one binding can be merged. @default false
    */
   readonly twoInputs?: boolean;
 }
@@ -68,20 +70,20 @@ ${values ? '@group(0) @binding(4) var<storage, read> vals_src: array<u32>;' : ''
       w2: '2u * ms_params.width',
     };
   }
-  const pick = (a: string, b: string, ty: string, name: string) =>
+  const pick = (a: string, b: string, ty: string, name: string, offs: [string, string]) =>
     `fn ${name}(i: u32) -> ${ty} {
-  if (i < ms_params.width) { return ${a}[i]; }
-  return ${b}[i - ms_params.width];
+  if (i < ms_params.width) { return ${a}[ms_params.${offs[0]} + i]; }
+  return ${b}[ms_params.${offs[1]} + i - ms_params.width];
 }`;
   return {
     decls: `@group(0) @binding(1) var<storage, read> keys_a: array<${t}>;
 @group(0) @binding(6) var<storage, read> keys_b: array<${t}>;
-${pick('keys_a', 'keys_b', t, 'ms_key')}
+${pick('keys_a', 'keys_b', t, 'ms_key', ['a_off', 'b_off'])}
 ${
   values
     ? `@group(0) @binding(4) var<storage, read> vals_a: array<u32>;
 @group(0) @binding(7) var<storage, read> vals_b: array<u32>;
-${pick('vals_a', 'vals_b', 'u32', 'ms_val')}`
+${pick('vals_a', 'vals_b', 'u32', 'ms_val', ['av_off', 'bv_off'])}`
     : ''
 }`,
     key: (i: string) => `ms_key(${i})`,
@@ -166,13 +168,29 @@ function writeRun(p: MergeKernelParams): string {
 
 /** WGSL: the tile's `valid` keys (and values) to `dst` (and `vdst`) at `base`, coalesced. */
 function storeTile(p: MergeKernelParams, dst: string, vdst: string): string {
+  const [o, ov] = p.twoInputs ? ['ms_params.o_off + ', 'ms_params.ov_off + '] : ['', ''];
   return `for (var k = 0u; k < MS_K; k++) {
     let q = k * MS_W + ids.lid;
     if (q < valid) {
-      ${dst}[base + q] = ms_keys[q];
-      ${vIf(p, `${vdst}[base + q] = ms_vals[q];`)}
+      ${dst}[${o}base + q] = ms_keys[q];
+      ${vIf(p, `${vdst}[${ov}base + q] = ms_vals[q];`)}
     }
   }`;
+}
+
+/**
+ * The uniform of the partition and merge kernels: {n, width, tiles}; with `twoInputs` also the
+ * element offsets of a, b and the output (keys, then values) inside their bindings, so windows of
+ * larger buffers bind at aligned offsets (12 words).
+ */
+function paramsDecl(p: MergeKernelParams): string {
+  return p.twoInputs
+    ? `struct MsParams {
+  n: u32, width: u32, tiles: u32, pad: u32,
+  a_off: u32, b_off: u32, o_off: u32, pad1: u32,
+  av_off: u32, bv_off: u32, ov_off: u32, pad2: u32,
+}`
+    : 'struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }';
 }
 
 /** Workgroup bytes of a tile: keys, and values when there are any. */
@@ -291,7 +309,7 @@ export function partitionKernel(p: MergeKernelParams): WgslFragment {
   const cmp = p.comparator.name;
   const tile = p.workgroupSize * p.itemsPerThread;
   const src = sources(p, false);
-  const code = `struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
+  const code = `${paramsDecl(p)}
 @group(0) @binding(0) var<uniform> ms_params: MsParams;
 ${src.decls}
 @group(0) @binding(2) var<storage, read_write> parts: array<u32>;
@@ -331,7 +349,7 @@ export function mergeKernel(p: MergeKernelParams): WgslFragment {
   const t = p.keyType;
   const src = sources(p, p.hasValues);
   const code = `${tileMerge(p)}
-struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
+${paramsDecl(p)}
 @group(0) @binding(0) var<uniform> ms_params: MsParams;
 ${src.decls}
 @group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
@@ -385,4 +403,33 @@ ${entryPrologue(false)}
 }`;
   const bytes = tileBytes(p);
   return fragment({ name: key('ms_merge', p), code, deps: [threadIds(false), p.comparator], workgroupBytes: bytes });
+}
+
+/** Threads per workgroup of the probe kernel. */
+export const PROBE_THREADS = 64;
+
+/**
+ * Evaluates the comparator on pairs gathered by the host (the merge-path searches of merges beyond
+ * one storage binding, engines/merge-sort/windows.ts): `flags[q] = cmp(pairs[2q + 1], pairs[2q])`
+ * for q < count. Bindings: 0 uniform {count}, 1 pairs (read), 2 flags (u32). No workgroup memory.
+ */
+export function probeKernel(p: Pick<MergeKernelParams, 'keyType' | 'comparator'>): WgslFragment {
+  const t = p.keyType;
+  const code = `struct MsProbe { count: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> probe: MsProbe;
+@group(0) @binding(1) var<storage, read> pairs: array<${t}>;
+@group(0) @binding(2) var<storage, read_write> flags: array<u32>;
+
+@compute @workgroup_size(${PROBE_THREADS})
+fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let q = wg_index * ${PROBE_THREADS}u + ids.lid;
+  if (q >= probe.count) { return; }
+  flags[q] = select(0u, 1u, ${p.comparator.name}(pairs[2u * q + 1u], pairs[2u * q]));
+}`;
+  return fragment({
+    name: mangle('ms_probe', t, p.comparator.name),
+    code,
+    deps: [threadIds(false), p.comparator],
+  });
 }
