@@ -6,19 +6,14 @@
  *
  * Arrays are bound whole from offset 0 of a binding: an input or output at an offset no binding can
  * start at, or an input in an output's buffer, goes through a temporary copy (in the same command
- * buffer). Each array must fit one storage binding (else UnsupportedOnDeviceError: auto and
- * `fallback: 'cpu'` merge on the CPU).
+ * buffer). Merges of more elements than one storage binding holds are windowed
+ * (engines/merge-sort/windows.ts: merge-path splits searched from the host, then one merge per
+ * output window), in a few submissions.
  */
-import {
-  type DeviceArray,
-  type GpuFunction,
-  getPipeline,
-  type NumericType,
-  type Recorder,
-  UnsupportedOnDeviceError,
-} from '@webdpl/core';
+import { type DeviceArray, type GpuFunction, getPipeline, type NumericType, type Recorder } from '@webdpl/core';
 import { checkMergeTuning, fitMergeTile } from '../engines/merge-sort';
 import { mergeKernel, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
+import { mergeWindowed, type Run } from '../engines/merge-sort/windows';
 import type { GpuCall } from '../pattern/dispatch';
 import { mergeTuning } from './tuning';
 
@@ -42,11 +37,6 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   const nb = m.b.length;
   const n = na + nb;
   if (n === 0) return;
-  if (n * 4 > device.limits.maxStorageBufferBindingSize) {
-    throw new UnsupportedOnDeviceError(
-      `${algorithm} of ${n} elements needs ${n * 4} bytes in one storage binding; '${device.info.name}' allows ${device.limits.maxStorageBufferBindingSize}`,
-    );
-  }
   const align = device.limits.minStorageBufferOffsetAlignment;
   const outs = m.values ? [m.out, m.values.out] : [m.out];
   const copies: [DeviceArray, DeviceArray][] = [];
@@ -70,11 +60,42 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   const b = readable(m.b);
   const va = m.values ? readable(m.values.a) : undefined;
   const vb = m.values ? readable(m.values.b) : undefined;
+  const base = { keyType, comparator: comp.wgsl([keyType, keyType]), hasValues: m.values !== undefined };
+  const fit = fitMergeTile(device, t, call.tuning, base);
+  const copy = (rec: Recorder, from: DeviceArray, to: DeviceArray, at = 0) => {
+    if (from.length)
+      rec.encoder.copyBufferToBuffer(from.buffer, from.byteOffset, to.buffer, to.byteOffset + at * 4, from.length * 4);
+  };
+  const reads: { k: number; rb: { data(): ArrayBuffer } }[] = [];
+  const readOutputs = (rec: Recorder) => {
+    outs.forEach((o, k) => {
+      if (call.readBack(k)) reads.push({ k, rb: rec.readback(o.buffer, o.byteOffset, n * 4) });
+    });
+  };
+  if (n * 4 > device.limits.maxStorageBufferBindingSize) {
+    // Beyond one storage binding: windows of the output, each merged from the two sub-ranges its
+    // merge-path splits give (engines/merge-sort/windows.ts); outputs are written at any offset.
+    if (copies.length) {
+      await device.queue.submit(`${algorithm} (input copies)`, (rec) => {
+        for (const [x, c] of copies) copy(rec, x, c);
+      });
+    }
+    const run = (k: DeviceArray, v: DeviceArray | undefined): Run => ({
+      keys: k.buffer,
+      keyByte: k.byteOffset,
+      values: v?.buffer,
+      valueByte: v?.byteOffset,
+      length: k.length,
+    });
+    const job = { a: run(a, va), b: run(b, vb), out: { ...run(m.out, m.values?.out), length: n } };
+    await mergeWindowed(device, [job], { ...base, ...fit }, algorithm);
+    if (outs.some((_, k) => call.readBack(k))) await device.queue.submit(algorithm, readOutputs);
+    for (const { k, rb } of reads) call.deliver(k, rb.data(), n);
+    return;
+  }
   const both = na > 0 && nb > 0;
   const out = both ? writable(m.out) : m.out;
   const vout = m.values ? (both ? writable(m.values.out) : m.values.out) : undefined;
-  const base = { keyType, comparator: comp.wgsl([keyType, keyType]), hasValues: m.values !== undefined };
-  const fit = fitMergeTile(device, t, call.tuning, base);
   const tile = fit.workgroupSize * fit.itemsPerThread;
   const tiles = Math.ceil(n / tile);
   const kp = { ...base, ...fit, twoInputs: true };
@@ -82,11 +103,6 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
     ? await Promise.all([getPipeline(device, partitionKernel(kp)), getPipeline(device, mergeKernel(kp))])
     : [undefined, undefined];
   const parts = both ? call.temp('u32', tiles + 1) : undefined;
-  const copy = (rec: Recorder, from: DeviceArray, to: DeviceArray, at = 0) => {
-    if (from.length)
-      rec.encoder.copyBufferToBuffer(from.buffer, from.byteOffset, to.buffer, to.byteOffset + at * 4, from.length * 4);
-  };
-  const reads: { k: number; rb: { data(): ArrayBuffer } }[] = [];
   await device.queue.submit(algorithm, (rec) => {
     for (const [x, c] of copies) copy(rec, x, c);
     if (partPipe && mergePipe && parts) {
@@ -114,9 +130,7 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
       copy(rec, na ? a : b, out);
       if (va && vb && vout) copy(rec, na ? va : vb, vout);
     }
-    outs.forEach((o, k) => {
-      if (call.readBack(k)) reads.push({ k, rb: rec.readback(o.buffer, o.byteOffset, n * 4) });
-    });
+    readOutputs(rec);
   });
   for (const { k, rb } of reads) call.deliver(k, rb.data(), n);
 }

@@ -10,7 +10,8 @@
  * the pool). GPU: the merge sort engine's merge-path partition and tile merge, reading a and b as
  * one range (one pair of runs): 1 read + 1 write of the data, two dispatches.
  * Size tiers: n = 0 returns at once; one empty input is a copy of the other; otherwise one pass.
- * Limits (GPU): each array within one storage binding (else the CPU, where the policy allows).
+ * Beyond one storage binding (GPU): the output in windows of one binding, each merged from the input
+ * ranges that merge-path searches (host-driven, a few round trips) find for it.
  */
 import { ArgumentError, type DeviceArray } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';

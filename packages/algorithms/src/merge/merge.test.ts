@@ -5,6 +5,7 @@ import { greater } from '../sort/index';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, rng, TINY_SORT_TUNING, testDevice } from '../testing/matrix';
+import { smallBindings } from '../testing/small-bindings';
 import { merge, mergeByKey } from './index';
 
 const sizes = edgeSizes([64, 128 * 8], [123457]);
@@ -163,6 +164,59 @@ describe('merge beyond 65,535 workgroups', () => {
       expectSameArray(out, want.sort(), 'merged');
     });
   }
+});
+
+describe.skipIf(!testDevice)('merge beyond one storage binding (4 KiB bindings)', () => {
+  it('windowed merges: keys alone and pairs, unaligned views, one side empty, a user comparator', async () => {
+    const { device, largest } = await smallBindings(4096);
+    try {
+      const strict = makeDevicePolicy(device, { fallback: 'error' });
+      // 1024 keys per binding: 2.3 + 1.7 bindings, ties across a and b, -0 / NaN at the ends.
+      const a = sorted('f32', 2355, 5, less);
+      const b = sorted('f32', 1741, 6, less);
+      for (const x of [a, b]) {
+        x[0] = -0;
+        x[x.length - 1] = Number.NaN;
+        x.sort();
+      }
+      const va = tags(a.length, 0);
+      const vb = tags(b.length, 2 ** 31);
+      const [wk, wv] = mergeRef(a, b, va, vb, less);
+      const out = new Float32Array(a.length + b.length);
+      const vo = new Uint32Array(out.length);
+      await mergeByKey(strict, a, b, va, vb, out, vo);
+      expectSameArray(out, wk, 'keys');
+      expectSameArray(vo, wv, 'values');
+      // DeviceArrays at unaligned offsets, the output in the same buffer as b.
+      const n = a.length + b.length;
+      const pa = DeviceArray.from(device, new Float32Array(a.length + 5));
+      const da = pa.view(5, a.length);
+      const both = DeviceArray.from(device, new Float32Array(b.length + n + 3));
+      da.write(a as Float32Array);
+      both.view(0, b.length).write(b as Float32Array);
+      await merge(strict, da, both.view(0, b.length), both.view(b.length + 3, n));
+      const got = await both.read();
+      expectSameArray(got.subarray(b.length + 3), wk, 'device views');
+      expectSameArray(got.subarray(0, b.length), b, 'b untouched');
+      pa.destroy();
+      both.destroy();
+      // One side empty: a copy, in windows.
+      const o2 = new Float32Array(b.length);
+      await merge(strict, new Float32Array(0), b, o2);
+      expectSameArray(o2, b, 'a empty');
+      // A user comparator (descending by the low byte, many ties).
+      const low = (x: number, y: number) => (x & 255) > (y & 255);
+      const ua = sorted('u32', 3000, 7, low);
+      const ub = sorted('u32', 1100, 8, low);
+      const [uk] = mergeRef(ua, ub, tags(ua.length, 0), tags(ub.length, 0), low);
+      const uo = new Uint32Array(ua.length + ub.length);
+      await merge(strict, ua, ub, uo, low);
+      expectSameArray(uo, uk, 'user comparator');
+      expect(largest()).toBeLessThanOrEqual(4096);
+    } finally {
+      device.destroy();
+    }
+  }, 300_000);
 });
 
 describe('merge and mergeByKey: bad input', () => {

@@ -4,19 +4,12 @@
  * (nothing may fall back to the CPU), against TypedArray#sort and stable index orders. Every bind
  * group is checked against the lowered limit (the implementation itself still grants more).
  */
-import {
-  DeviceArray,
-  type GpuDevice,
-  gpuSelector,
-  lambda,
-  openDevice,
-  selectCandidate,
-  UnsupportedOnDeviceError,
-} from '@webdpl/core';
+import { DeviceArray, type GpuDevice, lambda, UnsupportedOnDeviceError } from '@webdpl/core';
 import { makeDevicePolicy } from '@webdpl/policies';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sortByKey } from '../sort-by-key';
 import { testDevice } from '../testing/matrix';
+import { smallBindings as openSmallBindings, type SmallBindings } from '../testing/small-bindings';
 import { makeKeys, sameKeys, stableOrder } from '../testing/sort-keys';
 import { sortReference } from '../testing/sort-reference';
 import { greater, less, sort } from '.';
@@ -26,25 +19,11 @@ afterAll(() => {
   for (const d of opened) d.destroy();
 });
 
-/** A device whose storage bindings hold `bytes`, and the largest binding its bind groups used. */
-async function smallBindings(bytes: number): Promise<{ device: GpuDevice; largest: () => number }> {
-  const device = (await openDevice(await selectCandidate(gpuSelector), {
-    limits: { maxStorageBufferBindingSize: bytes },
-  })) as GpuDevice;
-  opened.push(device);
-  expect(device.limits.maxStorageBufferBindingSize).toBe(bytes);
-  let largest = 0;
-  const gpu = device.gpu;
-  const create = gpu.createBindGroup.bind(gpu);
-  gpu.createBindGroup = (desc: GPUBindGroupDescriptor) => {
-    for (const e of desc.entries) {
-      const r = e.resource as GPUBufferBinding;
-      if (!r.buffer || r.buffer.usage & GPUBufferUsage.UNIFORM) continue;
-      largest = Math.max(largest, r.size ?? r.buffer.size - (r.offset ?? 0));
-    }
-    return create(desc);
-  };
-  return { device, largest: () => largest };
+async function smallBindings(bytes: number): Promise<SmallBindings> {
+  const s = await openSmallBindings(bytes);
+  opened.push(s.device);
+  expect(s.device.limits.maxStorageBufferBindingSize).toBe(bytes);
+  return s;
 }
 
 /** Elements of one 4 KiB binding. */
