@@ -8,7 +8,9 @@
  * 2^12 keys), a single-thread LSD radix sort (seq), the parallel LSD radix sort on the worker pool
  * (par, from 2^17 keys). User comparators: GPU: the merge-sort engine; CPU: a stable merge sort
  * (par: chunk sorts and split merges on the pool).
- * Size tiers: n < 2 returns at once; the engines add one-workgroup and multi-pass tiers.
+ * Size tiers: n < 2 returns at once; the engines add one-workgroup and multi-pass tiers; beyond one
+ * storage binding (GPU): segments of one binding sorted by the engine, then windowed pairwise merges
+ * (segmented.ts), up to maxBufferSize.
  */
 import type { Policy } from '@webdpl/policies';
 import type { ArrayArg } from '../common/args';

@@ -11,7 +11,8 @@
  * adds the merge passes, ping-ponging so the result lands in the caller's buffer (the block sort
  * writes to the scratch half when the number of merge passes is odd). One command buffer.
  *
- * Limits: n*4 bytes within one storage binding.
+ * Limits: n*4 bytes within one storage binding (sorts beyond one binding sort segments with this
+ * engine and merge them with windows.ts: sort/segmented.ts).
  */
 import {
   ArgumentError,

@@ -12,7 +12,8 @@
  * indirect arguments) is cached per device and grows on demand; the first table is cleared once per
  * sort and each running digit pass clears the other for the next.
  *
- * Limits: n < 2^30 (look-back counts are 30 bits) and n*4 bytes within one storage binding.
+ * Limits: n < 2^30 (look-back counts are 30 bits) and n*4 bytes within one storage binding (sorts
+ * beyond one binding sort segments with this engine and merge them: sort/segmented.ts).
  */
 import {
   ArgumentError,
