@@ -68,6 +68,9 @@ export function windowElements(device: GpuDevice): number {
 
 interface Search {
   readonly job: MergeJob;
+  /** Which job and window boundary it finds the split of. */
+  readonly j: number;
+  readonly w: number;
   /** The diagonal: outputs before the window boundary. */
   readonly d: number;
   lo: number;
@@ -111,15 +114,12 @@ async function findSplits(
     s[windows] = la;
     return s;
   });
-  const where = new Map<Search, [number, number]>();
   jobs.forEach((job, j) => {
     const lb = job.b.length;
     const sj = splits[j] as number[];
     for (let w = 1; w + 1 < sj.length; w++) {
       const d = w * window;
-      const s: Search = { job, d, lo: Math.max(0, d - lb), hi: Math.min(d, job.a.length) };
-      searches.push(s);
-      where.set(s, [j, w]);
+      searches.push({ job, j, w, d, lo: Math.max(0, d - lb), hi: Math.min(d, job.a.length) });
     }
   });
   const align = bindingAlignment(device);
@@ -183,10 +183,7 @@ async function findSplits(
       }
     });
   }
-  for (const s of searches) {
-    const [j, w] = where.get(s) as [number, number];
-    (splits[j] as number[])[w] = s.lo;
-  }
+  for (const s of searches) (splits[s.j] as number[])[s.w] = s.lo;
   return splits;
 }
 
