@@ -23,6 +23,19 @@ import type { WorkerPool } from './pool';
 /** Per-algorithm tuning overrides, e.g. `{ reduce: { workgroupSize: 64, itemsPerThread: 1 } }`. */
 export type TuningOverrides = Readonly<Record<string, Readonly<Record<string, number | boolean>>>>;
 
+const NO_TUNING: TuningOverrides = Object.freeze({});
+
+/**
+ * A frozen copy of a policy's overrides: later changes to the caller's object do not reach the
+ * policy, so the overrides a call resolves can be memoized by the policy's object.
+ */
+function frozenTuning(t: TuningOverrides | undefined): TuningOverrides {
+  if (t === undefined) return NO_TUNING;
+  const out: Record<string, Readonly<Record<string, number | boolean>>> = {};
+  for (const [k, v] of Object.entries(t)) out[k] = Object.freeze({ ...v });
+  return Object.freeze(out);
+}
+
 /** What to do when the device cannot run a request (an element type, a feature, a lambda). */
 export type Fallback = 'cpu' | 'error';
 
@@ -147,8 +160,8 @@ export function makeHostPolicy(mode: HostMode, options?: WorkerPool | HostPolicy
     throw new ArgumentError('options.tuning', 'a record of per-algorithm overrides', describe(opts.tuning));
   }
   return mode === 'par' || mode === 'parUnseq'
-    ? parallelPolicy(mode, opts.pool, opts.tuning)
-    : hostPolicy(mode, mode, opts.pool, opts.tuning);
+    ? parallelPolicy(mode, opts.pool, opts.tuning && frozenTuning(opts.tuning))
+    : hostPolicy(mode, mode, opts.pool, opts.tuning && frozenTuning(opts.tuning));
 }
 
 function isQueue(x: unknown): x is Queue {
@@ -250,7 +263,7 @@ export function makeDevicePolicy(
     );
   }
   let pending: Promise<GpuDevice> | undefined;
-  const tuning = options.tuning ?? {};
+  const tuning = frozenTuning(options.tuning);
   const policy: DevicePolicy = {
     kind: 'device',
     get device() {
@@ -324,7 +337,7 @@ export function makeAutoPolicy(options: AutoPolicyOptions = {}): AutoPolicy {
   return Object.freeze({
     kind: 'auto',
     info: 'auto: the GPU from its measured crossover size, else the CPU pool',
-    tuning: options.tuning ?? {},
+    tuning: frozenTuning(options.tuning),
     ...(crossover ? { crossover: Object.freeze({ ...crossover }) } : {}),
   });
 }

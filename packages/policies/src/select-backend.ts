@@ -103,7 +103,7 @@ const SEQ: Backend = Object.freeze({ kind: 'seq' });
 
 function hostBackend(policy: HostPolicy, req: BackendRequest): Backend {
   if ((policy.mode === 'par' || policy.mode === 'parUnseq') && sharedMemoryAvailable()) {
-    return { kind: 'par', pool: policy.pool ?? defaultPool(), tuning: tuningFor(policy.tuning ?? {}, req) };
+    return { kind: 'par', pool: policy.pool ?? defaultPool(), tuning: tuningFor(policy.tuning ?? NO_OVERRIDES, req) };
   }
   return SEQ;
 }
@@ -127,9 +127,28 @@ function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[], names: r
   for (const [k, a] of arrays.entries()) a.check(device, names[k] ?? 'array');
 }
 
-/** Overrides for a call: the `'*'` entry, then the engine's entry, then the algorithm's own entry on top. */
+/** Overrides resolved per policy's (frozen) overrides object, by engine and algorithm. */
+const NO_OVERRIDES: TuningOverrides = Object.freeze({});
+const resolvedTunings = new WeakMap<TuningOverrides, Map<string, Readonly<Record<string, number | boolean>>>>();
+
+/**
+ * Overrides for a call: the `'*'` entry, then the engine's entry, then the algorithm's own entry on
+ * top. The same object for every call of a policy, engine and algorithm (the engines memoize their
+ * resolved tuning by it; a fresh object per call cost a resolution per call).
+ */
 function tuningFor(tuning: TuningOverrides, req: BackendRequest): Readonly<Record<string, number | boolean>> {
-  return { ...tuning['*'], ...(req.engine ? tuning[req.engine] : undefined), ...tuning[req.algorithm] };
+  let byKey = resolvedTunings.get(tuning);
+  if (!byKey) {
+    byKey = new Map();
+    resolvedTunings.set(tuning, byKey);
+  }
+  const key = `${req.engine ?? ''}|${req.algorithm}`;
+  let t = byKey.get(key);
+  if (!t) {
+    t = Object.freeze({ ...tuning['*'], ...(req.engine ? tuning[req.engine] : undefined), ...tuning[req.algorithm] });
+    byKey.set(key, t);
+  }
+  return t;
 }
 
 let autoDevice: Promise<GpuDevice | undefined> | undefined;

@@ -269,9 +269,9 @@ export function compactionLimit(device: GpuDevice, n: number): string | undefine
 /** One call's recorded work, reused by every later call of the same shape on the same arrays. */
 interface ScanPlan extends Owned {
   readonly steps: readonly CachedStep[];
+  /** The scratch buffer of ctrl (from byte 0) and the tile states (from `stateAt`, `stateBytes` long). */
   readonly ctrl: GPUBuffer;
-  readonly ctrlBytes: number;
-  readonly state: GPUBuffer;
+  readonly stateAt: number;
   readonly stateBytes: number;
   /** Words of look-back state per tile (cleared per call). */
   readonly stateWordsPerTile: number;
@@ -281,8 +281,19 @@ interface ScanPlan extends Owned {
   readonly chainedTiles: number;
   /** Elements past the last whole vec4 of a vec scan, copied from the control buffer. */
   readonly tailCount: number;
-  /** Code of the caller's fragments (combine, generate), compared on every hit. */
-  readonly leafCodes: string;
+  /** The caller's fragments (combine, generate), compared on every hit (by identity, else code). */
+  readonly leaves: readonly WgslFragment[];
+}
+
+/** Whether a cached plan's fragments are the call's: the same objects, or the same code. */
+function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as WgslFragment;
+    const y = b[i] as WgslFragment;
+    if (x !== y && (x.name !== y.name || x.code !== y.code)) return false;
+  }
+  return true;
 }
 
 function leavesOf(call: EngineCall): WgslFragment[] {
@@ -334,8 +345,6 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   }
   if (call.gen.kind === 'by-key' && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
   const leaves = leavesOf(call);
-  let leafCodes = '';
-  for (const f of leaves) leafCodes += `${f.code}\u0000`;
   const gen =
     call.gen.kind === 'adjacent-different'
       ? 'adj'
@@ -359,9 +368,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   let plan = copied ? undefined : cache.get(key);
   if (
     plan &&
-    (plan.leafCodes !== leafCodes ||
-      scratchBuffer(device, 'scan-ctrl', plan.ctrlBytes) !== plan.ctrl ||
-      scratchBuffer(device, 'scan-state', plan.stateBytes) !== plan.state)
+    (!sameLeaves(plan.leaves, leaves) ||
+      scratchBuffer(device, 'scan-lookback', plan.stateAt + plan.stateBytes) !== plan.ctrl)
   ) {
     plan = undefined;
   }
@@ -370,7 +378,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   try {
     if (!plan) {
       try {
-        plan = await buildPlan(device, call, t, input, stencil, inPlace, leaves, leafCodes);
+        plan = await buildPlan(device, call, t, input, stencil, inPlace, leaves);
       } catch (e) {
         turn.release();
         throw e;
@@ -388,11 +396,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       if (copyStencil && call.stencil && stencil) {
         enc.copyBufferToBuffer(call.stencil.buffer, call.stencil.byteOffset, stencil.buffer, 0, n * 4);
       }
-      if (p.chainedTiles > 0) {
-        enc.clearBuffer(p.ctrl, 0, S * 4);
-        // Tile states of chained segments (their slots lie anywhere in [0, totalTiles)).
-        enc.clearBuffer(p.state, 0, p.totalTiles * p.stateWordsPerTile * 4);
-      }
+      // The segments' tile counters (ctrl's first S words) and the tile states of chained
+      // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
+      if (p.chainedTiles > 0) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
       const pass = rec.beginPass(call.label);
       recordSteps(rec, pass, p.steps);
       pass.end();
@@ -434,7 +440,6 @@ async function buildPlan(
   stencil: DeviceArray | undefined,
   inPlace: boolean,
   leaves: readonly WgslFragment[],
-  leafCodes: string,
 ): Promise<ScanPlan> {
   const n = call.input.length;
   const compaction = isCompaction(call.write);
@@ -539,8 +544,13 @@ async function buildPlan(
   const stateWordsPerTile = call.write === 'by-key-runs' ? 4 : 2;
   const stateBytes = Math.max(totalTiles, 1) * stateWordsPerTile * 4;
   const koutWin = call.keysOut ? windowOf(device, call.keysOut, { start: 0, length: call.keysOut.length }) : undefined;
-  const ctrl = scratchBuffer(device, 'scan-ctrl', ctrlBytes);
-  const state = scratchBuffer(device, 'scan-state', stateBytes);
+  // ctrl and the tile states share one scratch buffer (one clear per call), the states at the
+  // first offset past ctrl that a binding may start at.
+  const align = device.limits.minStorageBufferOffsetAlignment;
+  const stateAt = Math.ceil(ctrlBytes / align) * align;
+  const ctrl = scratchBuffer(device, 'scan-lookback', stateAt + stateBytes);
+  const ctrlEntry = { buffer: ctrl, offset: 0, size: ctrlBytes };
+  const stateEntry = { buffer: ctrl, offset: stateAt, size: stateBytes };
   const chainedTiles = plans.filter((p) => p.kind === 'chained').reduce((a, p) => a + p.tiles, 0);
   const tailCount = !counted && vec ? n % 4 : 0;
   return device.queue.guard(call.label, () => {
@@ -576,8 +586,8 @@ async function buildPlan(
         const entries: GPUBindGroupEntry[] = [];
         for (const b of tileBindings({ phase, vec, inPlace, gen: call.gen, write: call.write })) {
           if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params } });
-          else if (b === BINDING.state) entries.push({ binding: b, resource: { buffer: state } });
-          else if (b === BINDING.ctrl) entries.push({ binding: b, resource: { buffer: ctrl } });
+          else if (b === BINDING.state) entries.push({ binding: b, resource: stateEntry });
+          else if (b === BINDING.ctrl) entries.push({ binding: b, resource: ctrlEntry });
           else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
           else if (b === BINDING.stencil) {
             entries.push(windowEntry(b, stencil as DeviceArray, plan.stWin as Window));
@@ -597,8 +607,8 @@ async function buildPlan(
           layout: sp.getBindGroupLayout(0),
           entries: [
             { binding: 0, resource: { buffer: params } },
-            { binding: 1, resource: { buffer: state } },
-            { binding: 2, resource: { buffer: ctrl } },
+            { binding: 1, resource: stateEntry },
+            { binding: 2, resource: ctrlEntry },
           ],
         });
         steps.push({ pipeline: sp, group, wgs: 1 });
@@ -626,15 +636,14 @@ async function buildPlan(
       steps,
       owned,
       ctrl,
-      ctrlBytes,
-      state,
+      stateAt,
       stateBytes,
       stateWordsPerTile,
       segments: S,
       totalTiles,
       chainedTiles,
       tailCount,
-      leafCodes,
+      leaves,
     };
   });
 }
