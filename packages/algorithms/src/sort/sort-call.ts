@@ -11,40 +11,31 @@ import { dispatch } from '../pattern/dispatch';
 import { type Comparator, checkComparator, checkComparatorType, cpuComparator } from './comparator-arg';
 import { gpuSort } from './gpu';
 
-/** Why a sort of `n` keys by `c` cannot run on a device, if it cannot (also the selection family's check). */
-export function sortGpuCheck(c: Comparator, n: number): (device: GpuDevice) => string | undefined {
-  return (device) => {
-    if (c.kind === 'host-only') return `the comparator cannot run on the GPU: ${c.why}`;
-    const limit = device.limits.maxStorageBufferBindingSize;
-    if (n * 4 > limit) return `${n} keys exceed one storage binding (${limit} bytes)`;
-    return undefined;
-  };
-}
-
 /**
- * Why a sort of `n` keys by `c` cannot run on a device: beyond one
- * storage binding sorts run in segments (segmented.ts) up to the device's maxBufferSize, but not
- * when recorded into a caller's command encoder (`recording`: their merges read split points back).
+ * Why a sort of `n` keys by `c` cannot run on a device, if it cannot. Without `segments` (the
+ * selection family's engines): the keys must fit one storage binding. With it (the sorts): beyond one
+ * binding they run in segments (segmented.ts) up to the device's maxBufferSize, but not when
+ * recorded into a caller's command encoder (`segments.recording`: the merges read splits back).
  */
-function segmentedSortGpuCheck(
+export function sortGpuCheck(
   c: Comparator,
   n: number,
-  recording: boolean,
+  segments?: { readonly recording: boolean },
 ): (device: GpuDevice) => string | undefined {
   return (device) => {
     if (c.kind === 'host-only') return `the comparator cannot run on the GPU: ${c.why}`;
     const limit = device.limits.maxStorageBufferBindingSize;
     if (n * 4 <= limit) return undefined;
-    if (recording) {
-      return `${n} keys exceed one storage binding (${limit} bytes): sorting them in segments reads merge split points back, which a call recorded into a command encoder cannot`;
+    const beyond = `${n} keys exceed one storage binding (${limit} bytes)`;
+    if (!segments) return beyond;
+    if (segments.recording) {
+      return `${beyond}: sorting them in segments reads merge split points back, which a call recorded into a command encoder cannot`;
     }
     // The merges ping-pong with a scratch buffer of n keys.
     if (n * 4 > device.limits.maxBufferSize) {
       return `${n} keys exceed the device's largest buffer (${device.limits.maxBufferSize} bytes)`;
     }
-    if (limit < 2 * bindingAlignment(device)) {
-      return `storage bindings of ${limit} bytes are too small to sort in segments`;
-    }
+    if (limit < 2 * bindingAlignment(device)) return `${beyond}, too small to sort in segments`;
     return undefined;
   };
 }
@@ -87,7 +78,7 @@ export function runSort(
           ]
         : [{ arg: keys, upload: true }],
       functions: c.kind === 'gpu' ? [{ fn: c.fn, argTypes: [t, t] }] : [],
-      gpuCheck: segmentedSortGpuCheck(c, keys.length, recording),
+      gpuCheck: sortGpuCheck(c, keys.length, { recording }),
       empty: () => undefined,
       recordable: true,
       cpu: ({ backend, outputs: [k, v] }) => cpuSort(backend, k as HostArray, v, t, cpuComparator(c, t)),
