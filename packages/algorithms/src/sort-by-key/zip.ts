@@ -3,7 +3,10 @@
  * (stably) and applies the same permutation to every value array (Thrust's sort_by_key with a zip of
  * values). Composed of existing algorithms, no new kernel: the keys are sorted with the indices
  * 0..n-1 as values (iota), then each value array is gathered through that permutation into a
- * temporary and copied back. Each step runs on the policy's backend.
+ * temporary and copied back. Each step runs on the policy's backend. On a device where the arrays
+ * exceed one storage binding (the gather reads its input at any index, bound whole), the value
+ * arrays are instead sorted one by one with a copy of the original keys (a stable sort applies the
+ * same permutation every time), the last with the keys themselves: nothing needs one binding.
  */
 import { DeviceArray, type HostArray } from '@webdpl/core';
 import { checkPolicy, type Policy } from '@webdpl/policies';
@@ -49,6 +52,27 @@ export async function sortByKeyZip(
     for (let j = 0; j < k; j++) checkNoAlias(values[j] as CheckedArray, v, `values[${j}]`, `values[${k}]`);
   });
   if (keys.length === 0) return;
+  const device =
+    keys.kind === 'device' ? keys.array.device : policy.kind === 'device' ? await policy.resolve() : undefined;
+  if (device && keys.length * 4 + 256 > device.limits.maxStorageBufferBindingSize) {
+    const original = like(keys);
+    try {
+      await copy(policy, keys.array, original);
+      const work = like(keys);
+      try {
+        for (const v of values.slice(0, -1)) {
+          await copy(policy, original, work);
+          await sort(policy, work, v.array, comp);
+        }
+      } finally {
+        if (work instanceof DeviceArray) work.destroy();
+      }
+      await sort(policy, keys.array, (values[values.length - 1] as CheckedArray).array, comp);
+    } finally {
+      if (original instanceof DeviceArray) original.destroy();
+    }
+    return;
+  }
   const perm = like(keys, 'u32');
   const temps: (HostArray | DeviceArray)[] = [perm];
   try {

@@ -7,6 +7,7 @@
 import { DeviceArray, type GpuDevice, lambda, UnsupportedOnDeviceError } from '@webdpl/core';
 import { makeDevicePolicy } from '@webdpl/policies';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zip } from '../common/zip';
 import { sortByKey } from '../sort-by-key';
 import { testDevice } from '../testing/matrix';
 import { smallBindings as openSmallBindings, type SmallBindings } from '../testing/small-bindings';
@@ -74,6 +75,61 @@ describe.skipIf(!testDevice)('GPU sorts beyond one storage binding (4 KiB bindin
         }
       }
     }
+  }, 600_000);
+
+  it('sortByKey with zip(...) values: each array follows the keys (host and DeviceArrays)', async () => {
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    const n = 2 * B + 800;
+    const keys = makeKeys('f32', n, 17, 'dups') as Float32Array;
+    const want = stableOrder(keys, less.js(['f32', 'f32']) as (a: number, b: number) => boolean);
+    const a = Uint32Array.from(keys, (_, i) => i);
+    const b = Float32Array.from(keys, (_, i) => i / 2);
+    const c = Int32Array.from(keys, (_, i) => -i);
+    const k = keys.slice();
+    await sortByKey(strict, k, zip(a, b, c));
+    sameKeys(
+      k,
+      want.map((i) => keys[i] as number),
+      'host keys',
+    );
+    sameKeys(a, want, 'host values[0]');
+    sameKeys(
+      b,
+      want.map((i) => i / 2),
+      'host values[1]',
+    );
+    sameKeys(
+      c,
+      want.map((i) => -i | 0),
+      'host values[2]',
+    );
+    const dk = DeviceArray.from(device, keys);
+    const da = DeviceArray.from(
+      device,
+      Uint32Array.from(keys, (_, i) => i),
+    );
+    const db = DeviceArray.from(
+      device,
+      Int32Array.from(keys, (_, i) => -i),
+    );
+    try {
+      await sortByKey(strict, dk, zip(da, db), greater);
+      const down = stableOrder(keys, greater.js(['f32', 'f32']) as (a: number, b: number) => boolean);
+      sameKeys(
+        await dk.read(),
+        down.map((i) => keys[i] as number),
+        'device keys',
+      );
+      sameKeys(await da.read(), down, 'device values[0]');
+      sameKeys(
+        await db.read(),
+        down.map((i) => -i | 0),
+        'device values[1]',
+      );
+    } finally {
+      for (const d of [dk, da, db]) d.destroy();
+    }
+    expect(largest()).toBeLessThanOrEqual(4096);
   }, 600_000);
 
   it('user comparators (merge sort): many ties, stable, with and without values', async () => {
