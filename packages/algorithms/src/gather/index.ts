@@ -16,8 +16,9 @@
  *
  * Strategy: CPU: one generated loop (bricks/gather.ts), preceded by the index check. GPU: the map
  * engine with its open hooks: the map (and stencil) are streamed inputs, gather's input is a
- * gathered array read at any index, and the element function writes the output itself ('store'):
- * at i for gather, at map[i] for scatter. Host outputs are uploaded first (their unwritten
+ * gathered array read at any index; gather's element returns input[map[i]] and whether to write it
+ * (the engine's 'masked' write: one vec4 store where four in a row are written), scatter's element
+ * writes the output itself at map[i] ('store'). Host outputs are uploaded first (their unwritten
  * elements keep their values) and read back in the same submission. Size tiers: n = 0 returns at
  * once; otherwise one map-engine call (vec4 loads of the streamed arrays where aligned). The arrays
  * read or written at any index are bound whole, so on the GPU they are limited to one storage
@@ -69,8 +70,9 @@ function wholeLimit(device: GpuDevice, arrays: readonly [CheckedArray, string][]
 }
 
 /**
- * The map engine's store element: gather `fn(m: M, [s: S,] i, c) { if (j < c.x && pred(s)) store(i, load0(j)) }`,
- * scatter `fn(x: T, m: M, [s: S,] i, c) { if (j < c.x && pred(s)) store(j, x) }` with j = u32(m).
+ * The map engine's element: gather `fn(m: M, [s: S,] i, c, ok) -> T { ok = j < c.x && pred(s); load0(j) }`
+ * ('masked'), scatter `fn(x: T, m: M, [s: S,] i, c) { if (j < c.x && pred(s)) store(j, x) }` ('store'),
+ * with j = u32(m).
  */
 function gatherElement(
   kind: GatherKind,
@@ -89,13 +91,26 @@ function gatherElement(
   const m = kind === 'gather' ? 'x0' : 'x1';
   const s = st === 'counting' ? 'i' : kind === 'gather' ? 'x1' : 'x2';
   const test = pred ? ` && ${pred.name}(${s})` : '';
-  const write = kind === 'gather' ? 'map_store(i, map_load0(j));' : 'map_store(j, x0);';
+  if (kind === 'gather') {
+    // The map engine's 'masked' write: out[i] = input[j] where ok (a vec4 store for four in a row).
+    return fragment({
+      name,
+      deps: pred ? [pred] : [],
+      code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>, ok: ptr<function, bool>) -> ${type} {
+  let j = bitcast<u32>(${m});
+  *ok = j < c.x${test};
+  if (*ok) { return map_load0(j); }
+  return ${type}();
+}`,
+    });
+  }
+  // The map engine's 'store' write: out[j] = x0 where j is in range (and the stencil passes).
   return fragment({
     name,
     deps: pred ? [pred] : [],
     code: `fn ${name}(${params.join(', ')}, i: u32, c: vec2<u32>) {
   let j = bitcast<u32>(${m});
-  if (j < c.x${test}) { ${write} }
+  if (j < c.x${test}) { map_store(j, x0); }
 }`,
   });
 }
@@ -164,15 +179,17 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
         n,
         inputs: sides.slice(0, streamed.length),
         gathered: kind === 'gather' ? [sides[streamed.length] as DeviceArray] : [],
-        output: dst,
-        write: 'store',
+        // gather writes out[i], i < n: the engine's 'masked' write over the first n elements (vec4
+        // stores); scatter writes anywhere in the output ('store', bound whole).
+        output: kind === 'gather' && dst.length !== n ? dst.view(0, n) : dst,
+        write: kind === 'gather' ? 'masked' : 'store',
         elem: gatherElement(kind, map.type, t, pred, st),
         constants: [limit, 0],
         tuning,
         tuningName: g.algorithm,
         readBack: readBack(0),
       });
-      deliver(0, bytes, dst.length);
+      deliver(0, bytes, kind === 'gather' ? n : dst.length);
     },
   };
 }

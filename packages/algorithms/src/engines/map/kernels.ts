@@ -38,9 +38,13 @@ export type InputSource = 'binding' | 'output';
 
 /**
  * How the output is written: 'value', out[i] = elem(...); 'store', elem(...) returns nothing and
- * writes through `map_store(j, v)` (the output bound whole).
+ * writes through `map_store(j, v)` (the output bound whole); 'masked', out[i] = elem(..., &ok)
+ * where the element sets ok (else out[i] keeps its value): a vec4 store where all four are set, the
+ * set components otherwise (gathers). (An 'indexed' write for scatters, four elements filling one
+ * aligned vec4 in any order as one vec4 store, lost the device on Chromium's SwiftShader, with
+ * dynamic component indices and with static ones alike; scatters use 'store'.)
  */
-export type MapWrite = 'value' | 'store';
+export type MapWrite = 'value' | 'store' | 'masked';
 
 /** Most streamed inputs, gathered arrays and outputs beside the first of one kernel. */
 export const MAP_MAX_INPUTS = 4;
@@ -53,8 +57,8 @@ export interface MapKernelParams {
   readonly sources: readonly InputSource[];
   readonly outType: NumericType;
   /**
-   * Declares `fn <elem.name>([x0: T0, ...,] i: u32, c: vec2<u32>) -> outType` ('value'), or the same
-   * without a result ('store').
+   * Declares `fn <elem.name>([x0: T0, ...,] i: u32, c: vec2<u32>) -> outType` ('value'), the same
+   * without a result ('store'), or with a last parameter `ok: ptr<function, bool>` ('masked').
    */
   readonly elem: WgslFragment;
   /** @default 'value' */
@@ -149,7 +153,9 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const div = vec ? ' / 4u' : '';
   const load = (k: number, idx: string) =>
     p.sources[k] === 'output' ? `out_d[ob + ${idx}]` : `in${k}_d[b${k} + ${idx}]`;
-  const call = (args: string[], idx: string) => `${p.elem.name}(${[...args, idx, 'c'].join(', ')})`;
+  const masked = p.write === 'masked';
+  const call = (args: string[], idx: string, ok?: string) =>
+    `${p.elem.name}(${[...args, idx, 'c', ...(ok ? [`&${ok}`] : [])].join(', ')})`;
   const ks = p.inTypes.map((_, k) => k);
   const comps = ['x', 'y', 'z', 'w'];
   const value = (j: string, idxVar: string) => {
@@ -209,12 +215,44 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     );
     return [...rs, ...stores].join('\n      ');
   };
+  // Masked: each element's result and flag; a vec4 store when all four are set, else the set ones.
+  const maskedWrite = (j: string, idxVar: string) => {
+    if (!vec) {
+      return `{
+        var ok = false;
+        let r = ${call(
+          ks.map((k) => `a${k}_${j}`),
+          `prm.index_start + ${idxVar}`,
+          'ok',
+        )};
+        if (ok) { out_d[ob + ${idxVar}] = r; }
+      }`;
+    }
+    const each = comps.map(
+      (cc, q) => `var ok${q} = false;
+        let r${q} = ${call(
+          ks.map((k) => `a${k}_${j}.${cc}`),
+          `prm.index_start + ${idxVar} * 4u + ${q}u`,
+          `ok${q}`,
+        )};`,
+    );
+    return `{
+        ${each.join('\n        ')}
+        if (ok0 && ok1 && ok2 && ok3) {
+          out_d[ob + ${idxVar}] = vec4<${p.outType}>(r0, r1, r2, r3);
+        } else {
+          ${comps.map((cc, q) => `if (ok${q}) { out_d[ob + ${idxVar}].${cc} = r${q}; }`).join('\n          ')}
+        }
+      }`;
+  };
   const write = (j: string, idxVar: string) =>
     extra.length > 0
       ? multiWrite(j, idxVar)
-      : store
-        ? `${value(j, idxVar)};`
-        : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
+      : masked
+        ? maskedWrite(j, idxVar)
+        : store
+          ? `${value(j, idxVar)};`
+          : `out_d[ob + ${idxVar}] = ${value(j, idxVar)};`;
   for (let j = 0; j < per; j++) full.push(write(String(j), `v${j}`));
   const partial = [
     `for (var j = 0u; j < ${per}u; j++) {`,
@@ -230,7 +268,7 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
     p.path,
     p.inTypes.map((t, k) => `${t}${p.sources[k] === 'output' ? 'o' : 'b'}`).join('_') || 'none',
     gathered.join('_') || 'nog',
-    store ? 'store' : 'value',
+    p.write ?? 'value',
     [p.outType, ...extra].join('_'),
     p.elem.name,
     w,
