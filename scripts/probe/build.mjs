@@ -14,6 +14,7 @@ await build({
     'catalogue-probe': 'scripts/probe/catalogue-probe.ts',
     'by-key-probe': 'scripts/probe/by-key-probe.ts',
     'zip-select-probe': 'scripts/probe/zip-select-probe.ts',
+    'big-sort-probe': 'scripts/probe/big-sort-probe.ts',
   },
   bundle: true,
   platform: 'node',
