@@ -64,29 +64,36 @@ export async function fillOnDevice(device: GpuDevice, out: DeviceArray, expr: st
   const k = fragment({
     name: `bench_fill_${out.type}_${[...expr].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7)}`,
     code: `${HASH_WGSL}
-struct P { n: u32, pad: u32 }
+struct P { len: u32, base: u32, n: u32, pad: u32 }
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read_write> a: array<${out.type}>;
 @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let n = p.n;
-  for (var i = g.x; i < n; i += nw.x * 256u) { a[i] = ${expr}; }
+  for (var l = g.x; l < p.len; l += nw.x * 256u) { let i = p.base + l; a[l] = ${expr}; }
 }`,
   });
   const pipeline = await getPipeline(device, k);
-  await device.queue.submit('bench fill', (rec) => {
-    const pass = rec.beginPass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(
-      0,
-      device.gpu.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0])) } },
-          { binding: 1, resource: { buffer: out.buffer, offset: out.byteOffset, size: n * 4 } },
-        ],
-      }),
-    );
-    pass.dispatchWorkgroups(Math.min(4096, Math.ceil(n / 256)));
-    pass.end();
-  });
+  // Arrays beyond one storage binding are filled in chunks of 2^28 elements (1 GiB, aligned).
+  const chunk = 2 ** 28;
+  if (n > chunk && out.byteOffset % 256 !== 0)
+    throw new Error('fillOnDevice: a large array must start 256-byte aligned');
+  for (let base = 0; base < n; base += chunk) {
+    const len = Math.min(chunk, n - base);
+    await device.queue.submit('bench fill', (rec) => {
+      const pass = rec.beginPass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(
+        0,
+        device.gpu.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([len, base, n, 0])) } },
+            { binding: 1, resource: { buffer: out.buffer, offset: out.byteOffset + base * 4, size: len * 4 } },
+          ],
+        }),
+      );
+      pass.dispatchWorkgroups(Math.min(4096, Math.ceil(len / 256)));
+      pass.end();
+    });
+  }
 }
