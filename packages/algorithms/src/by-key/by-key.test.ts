@@ -331,6 +331,30 @@ describe('by-key at 2^24+1', () => {
   }
 });
 
+describe.skipIf(!testDevice)("scans by key with the hardware GPUs' default tile (512 threads x 32 items)", () => {
+  // Software adapters default to smaller tiles (scanDefaults): the 16384-element tile of hardware
+  // GPUs is forced here, across several tiles (look-back) and a partial last tile.
+  it('inclusive and exclusive, u32 and i32, against the reference', async () => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    const policy = makeDevicePolicy(device, {
+      fallback: 'error',
+      tuning: { scan: { workgroupSize: 512, itemsPerThread: 32 } },
+    });
+    for (const n of [16384, 3 * 16384 + 5]) {
+      for (const t of ['u32', 'i32'] as const) {
+        const keys = makeKeys(t, n, 'long', n + 1);
+        const vals = makeData(t, n, 'random', n + 2);
+        const inc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+        await inclusiveScanByKey(policy, keys, vals, inc);
+        expectSameArray(inc, refScanByKey(keys, vals, plusOf(t), sameKey), `inclusive ${t} n=${n}`);
+        const exc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+        await exclusiveScanByKey(policy, keys, vals, exc, 3);
+        expectSameArray(exc, refScanByKey(keys, vals, plusOf(t), sameKey, 3), `exclusive ${t} n=${n}`);
+      }
+    }
+  }, 300_000);
+});
+
 describe('by-key: bad input', () => {
   it('names the argument and leaves the caller data untouched', async () => {
     const seq = execution.seq;

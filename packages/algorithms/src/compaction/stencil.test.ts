@@ -8,7 +8,7 @@ import { edgeSizes, makeData, policyMatrix, randomSizes, rng, TINY_SCAN_TILE, te
 import { copyIf, removeIf } from './index';
 
 const DEFAULT_TILE = testDevice
-  ? scanDefaults(testDevice, true).workgroupSize * scanDefaults(testDevice, true).itemsPerThread
+  ? scanDefaults(testDevice, 'compaction').workgroupSize * scanDefaults(testDevice, 'compaction').itemsPerThread
   : 256 * 16;
 const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457, ...randomSizes(2, 15)]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];

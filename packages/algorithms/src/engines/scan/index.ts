@@ -56,11 +56,11 @@ import {
   tileKernelName,
   type WriteHook,
 } from './kernels';
-import { type ScanTuning, scanDefaults } from './tuning';
+import { type ScanKind, type ScanTuning, scanDefaults } from './tuning';
 
 export type { FinishMode, GenerateHook, TilePhase, WriteHook } from './kernels';
 export { segmentedCombiner } from './kernels';
-export { scanDefaults, scanTuning } from './tuning';
+export { type ScanKind, scanDefaults, scanTuning } from './tuning';
 
 /** Tuning entry name of the engine (policies' `tuning.scan`). */
 export const SCAN_ENGINE = 'scan';
@@ -306,18 +306,18 @@ function leavesOf(call: EngineCall): WgslFragment[] {
 }
 
 /** Defaults per device and kind of call (scanDefaults), one object each so tuning memoizes. */
-const defaultsMemo = new WeakMap<GpuDevice, Map<boolean, ScanTuning>>();
+const defaultsMemo = new WeakMap<GpuDevice, Map<ScanKind, ScanTuning>>();
 
-function defaultsFor(device: GpuDevice, compaction: boolean): ScanTuning {
+function defaultsFor(device: GpuDevice, kind: ScanKind): ScanTuning {
   let m = defaultsMemo.get(device);
   if (!m) {
     m = new Map();
     defaultsMemo.set(device, m);
   }
-  let d = m.get(compaction);
+  let d = m.get(kind);
   if (!d) {
-    d = scanDefaults(device, compaction);
-    m.set(compaction, d);
+    d = scanDefaults(device, kind);
+    m.set(kind, d);
   }
   return d;
 }
@@ -331,7 +331,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   const compaction = isCompaction(call.write);
   // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
   const counted = compaction || call.write === 'by-key-runs';
-  const t: ScanTuning = cachedTuning(call.tuningName, defaultsFor(device, compaction), call.tuning);
+  const kind: ScanKind = compaction ? 'compaction' : call.gen.kind === 'by-key' && !counted ? 'by-key' : 'scan';
+  const t: ScanTuning = cachedTuning(call.tuningName, defaultsFor(device, kind), call.tuning);
   const n = call.input.length;
   const inPlace = !compaction && sameView(call.input, call.output);
   // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy (such

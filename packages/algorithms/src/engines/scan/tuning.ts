@@ -58,19 +58,33 @@ export const scanTuning = {
 
 export type ScanTuning = typeof scanTuning;
 
+/** Kinds of scan-engine call with their own defaults: scans, compactions, and scans by key (pairs). */
+export type ScanKind = 'scan' | 'compaction' | 'by-key';
+
 /**
- * Defaults for `device` and the kind of call: the table above, 16 items per thread for compaction;
- * on software adapters 8 items per thread (two rows: their compilers take seconds per row of
- * workgroup scans) and 64 spins.
+ * Defaults for `device` and the kind of call: the table above; 16 items per thread for compaction;
+ * 512 threads x 32 items for scans by key (pairs of head flag and value; H100, 2026-11-24, one device
+ * run of by-key-probe per tuning, inclusiveScanByKey u32 runs of 16: 256 x 24 (the scans' default)
+ * 0.147 / 0.533 ms at 2^24 / 2^26, 256 x 28 0.143 / 0.514, 256 x 32 0.135 / 0.485, 256 x 36..64
+ * 0.149..0.162 / 0.514..0.574, 512 x 16 0.133 / 0.472, 512 x 24 0.140 / 0.496, 512 x 32 0.133 /
+ * 0.465, 128 x 32 0.146 / 0.525; reduceByKey's runs write keeps the scans' default: 32 items took it
+ * from 0.173 to 0.553 ms at 2^24). On software adapters 8 items per thread (two rows: their compilers
+ * take seconds per row of workgroup scans) and 64 spins.
  */
-export function scanDefaults(device: GpuDevice, compaction: boolean): ScanTuning {
-  const t = compaction ? { ...scanTuning, itemsPerThread: 16 } : { ...scanTuning };
+export function scanDefaults(device: GpuDevice, kind: ScanKind): ScanTuning {
+  const t = { ...scanTuning };
+  if (kind === 'compaction') t.itemsPerThread = 16;
+  if (kind === 'by-key') {
+    t.workgroupSize = 512;
+    t.itemsPerThread = 32;
+  }
   if (device.info.kind === 'software-gpu') {
+    t.workgroupSize = scanTuning.workgroupSize;
     t.itemsPerThread = 8;
     t.maxSpins = 64;
   }
   // Workgroup memory is a workgroup scan's (workgroupSize / minSubgroupSize values, or workgroupSize
-  // without subgroups): at most 4 KiB at 256 threads, within every device's 16 KiB.
+  // without subgroups): at most 8 KiB at 512 threads, within every device's 16 KiB.
   t.workgroupSize = Math.min(t.workgroupSize, maxWorkgroupThreads(device));
   return t;
 }
