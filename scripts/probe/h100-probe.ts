@@ -151,8 +151,12 @@ async function main() {
       });
       out({ case: 'reduce u32 engine', lg, tuning, ms: ms2, gbs: (4 * n) / ms2 / 1e6, ok: gpuData || got === want });
     }
-    // whatever algorithms exist now, at default tuning
-    const policy = makeDevicePolicy(device);
+    // whatever algorithms exist now, at default tuning (PROBE_API_TUNING: a policy's tuning
+    // overrides as JSON, e.g. '{"copyIf":{"itemsPerThread":24}}'; PROBE_API_ONLY: a regular
+    // expression the case names must match)
+    const apiTuning = process.env.PROBE_API_TUNING;
+    const policy = makeDevicePolicy(device, apiTuning ? { tuning: JSON.parse(apiTuning) } : {});
+    const only = process.env.PROBE_API_ONLY ? new RegExp(process.env.PROBE_API_ONLY) : undefined;
     const alg = algorithms as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     const tries: [string, number, () => Promise<unknown>][] = [];
     if (alg.reduce) tries.push(['reduce u32 (API)', 4, () => alg.reduce!(policy, a)]);
@@ -173,9 +177,10 @@ async function main() {
       ]);
     }
     for (const [name, bytes, f] of tries) {
+      if (only && !only.test(name)) continue;
       try {
         const ms3 = await timeIt(device, lg >= 28 ? 5 : 10, f);
-        out({ case: name, lg, ms: ms3, gbs: (bytes * n) / ms3 / 1e6 });
+        out({ case: name, lg, ms: ms3, gbs: (bytes * n) / ms3 / 1e6, ...(apiTuning ? { tuning: apiTuning } : {}) });
       } catch (e) {
         out({ case: name, lg, error: (e as Error).message.slice(0, 300) });
       }
