@@ -15,6 +15,7 @@ await build({
     'by-key-probe': 'scripts/probe/by-key-probe.ts',
     'zip-select-probe': 'scripts/probe/zip-select-probe.ts',
     'big-sort-probe': 'scripts/probe/big-sort-probe.ts',
+    'per-call-interleaved': 'scripts/probe/per-call-interleaved.ts',
   },
   bundle: true,
   platform: 'node',
