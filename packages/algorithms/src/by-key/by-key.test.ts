@@ -331,16 +331,22 @@ describe('by-key at 2^24+1', () => {
   }
 });
 
-describe.skipIf(!testDevice)("scans by key with the hardware GPUs' default tile (512 threads x 32 items)", () => {
-  // Software adapters default to smaller tiles (scanDefaults): the 16384-element tile of hardware
-  // GPUs is forced here, across several tiles (look-back) and a partial last tile.
-  it('inclusive and exclusive, u32 and i32, against the reference', async () => {
+describe.skipIf(!testDevice)("the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 28)", () => {
+  // Software adapters default to smaller tiles (scanDefaults): the tiles of hardware GPUs are forced
+  // here (scans by key 512 threads x 40 items, reduceByKey 512 x 28), across several tiles
+  // (look-back) and a partial last tile.
+  it('inclusive and exclusive scans and reduceByKey, u32 and i32, against the reference', async () => {
     const device = testDevice as NonNullable<typeof testDevice>;
+    const scans = { workgroupSize: 512, itemsPerThread: 40 };
     const policy = makeDevicePolicy(device, {
       fallback: 'error',
-      tuning: { scan: { workgroupSize: 512, itemsPerThread: 32 } },
+      tuning: {
+        inclusiveScanByKey: scans,
+        exclusiveScanByKey: scans,
+        reduceByKey: { workgroupSize: 512, itemsPerThread: 28 },
+      },
     });
-    for (const n of [16384, 3 * 16384 + 5]) {
+    for (const n of [20480, 3 * 20480 + 5]) {
       for (const t of ['u32', 'i32'] as const) {
         const keys = makeKeys(t, n, 'long', n + 1);
         const vals = makeData(t, n, 'random', n + 2);
@@ -350,6 +356,13 @@ describe.skipIf(!testDevice)("scans by key with the hardware GPUs' default tile 
         const exc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
         await exclusiveScanByKey(policy, keys, vals, exc, 3);
         expectSameArray(exc, refScanByKey(keys, vals, plusOf(t), sameKey, 3), `exclusive ${t} n=${n}`);
+        const want = refRuns(keys, vals, plusOf(t), sameKey);
+        const ko = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+        const vo = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+        const runs = await reduceByKey(policy, keys, vals, ko, vo);
+        expect(runs, `runs ${t} n=${n}`).toBe(want.keys.length);
+        expectSameArray(ko.subarray(0, runs), want.keys, `reduceByKey keys ${t} n=${n}`);
+        expectSameArray(vo.subarray(0, runs), want.values, `reduceByKey values ${t} n=${n}`);
       }
     }
   }, 300_000);

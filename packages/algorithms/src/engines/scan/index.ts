@@ -331,7 +331,13 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   const compaction = isCompaction(call.write);
   // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
   const counted = compaction || call.write === 'by-key-runs';
-  const kind: ScanKind = compaction ? 'compaction' : call.gen.kind === 'by-key' && !counted ? 'by-key' : 'scan';
+  const kind: ScanKind = compaction
+    ? 'compaction'
+    : call.write === 'by-key-runs'
+      ? 'runs'
+      : call.gen.kind === 'by-key'
+        ? 'by-key'
+        : 'scan';
   const t: ScanTuning = cachedTuning(call.tuningName, defaultsFor(device, kind), call.tuning);
   const n = call.input.length;
   const inPlace = !compaction && sameView(call.input, call.output);

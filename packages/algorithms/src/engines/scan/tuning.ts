@@ -58,25 +58,30 @@ export const scanTuning = {
 
 export type ScanTuning = typeof scanTuning;
 
-/** Kinds of scan-engine call with their own defaults: scans, compactions, and scans by key (pairs). */
-export type ScanKind = 'scan' | 'compaction' | 'by-key';
+/**
+ * Kinds of scan-engine call with their own defaults: scans, compactions, scans by key (pairs of
+ * head flag and value) and reduceByKey's runs.
+ */
+export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
 
 /**
  * Defaults for `device` and the kind of call: the table above; 16 items per thread for compaction;
- * 512 threads x 32 items for scans by key (pairs of head flag and value; H100, 2026-11-24, one device
- * run of by-key-probe per tuning, inclusiveScanByKey u32 runs of 16: 256 x 24 (the scans' default)
- * 0.147 / 0.533 ms at 2^24 / 2^26, 256 x 28 0.143 / 0.514, 256 x 32 0.135 / 0.485, 256 x 36..64
- * 0.149..0.162 / 0.514..0.574, 512 x 16 0.133 / 0.472, 512 x 24 0.140 / 0.496, 512 x 32 0.133 /
- * 0.465, 128 x 32 0.146 / 0.525; reduceByKey's runs write keeps the scans' default: 32 items took it
- * from 0.173 to 0.553 ms at 2^24). On software adapters 8 items per thread (two rows: their compilers
- * take seconds per row of workgroup scans) and 64 spins.
+ * for the by-key family on hardware GPUs 512 threads x 40 items (scans) and 512 x 28 (reduceByKey's
+ * runs). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per tuning
+ * and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
+ * inclusiveScanByKey 256 x 24 (the scans' default) 0.147 / 0.533, 256 x 32 0.135 / 0.485, 512 x 16
+ * 0.133 / 0.472, 512 x 32 0.133 / 0.463, 512 x 36 0.129 / 0.454, 512 x 40 0.133 / 0.447, 1024 x 16
+ * 0.139 / 0.485, 256 x 36..64 and 128 x 32..48 slower; reduceByKey 256 x 24 0.172 / 0.591, 512 x 28
+ * 0.164 / 0.545, 512 x 12 0.166 / 0.598, and 32 items or more 0.21..0.55 / 0.57..1.31. On software
+ * adapters 8 items per thread (two rows: their compilers take seconds per row of workgroup scans)
+ * and 64 spins.
  */
 export function scanDefaults(device: GpuDevice, kind: ScanKind): ScanTuning {
   const t = { ...scanTuning };
   if (kind === 'compaction') t.itemsPerThread = 16;
-  if (kind === 'by-key') {
+  if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
-    t.itemsPerThread = 32;
+    t.itemsPerThread = kind === 'by-key' ? 40 : 28;
   }
   if (device.info.kind === 'software-gpu') {
     t.workgroupSize = scanTuning.workgroupSize;
