@@ -178,14 +178,20 @@ const PUSH_BLOCK = `k++;
 const FOLD_STACK = `let p = st[top - 1];
       for (let q = top - 2; q >= 0; q--) p = r(st[q], p);`;
 
+/** Adds the values of [i, end) into a0..a3, four at a time (the tail into a0); leaves i = end. */
+const UNROLLED_SUM = (v: (i: string) => string, end: string): string =>
+  `for (; i + 3 < ${end}; i += 4) { a0 += ${v('i')}; a1 += ${v('i + 1')}; a2 += ${v('i + 2')}; a3 += ${v('i + 3')}; }
+    for (; i < ${end}; i++) a0 += ${v('i')};`;
+
 function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
   const acc = (e: string) => accOf(spec, e);
   switch (summation(spec)) {
     case 'wide':
-      return `let i = b, acc;
-    if (hc) acc = +cin; else { acc = +${v('b')}; i++; }
-    for (; i < e; i++) acc += ${v('i')};
-    return acc;`;
+      // Four f64 accumulators: independent adds (one accumulator waits on each add's latency).
+      return `let i = b, a0, a1 = 0, a2 = 0, a3 = 0;
+    if (hc) a0 = +cin; else { a0 = +${v('b')}; i++; }
+    ${UNROLLED_SUM(v, 'e')}
+    return (a0 + a1) + (a2 + a3);`;
     case 'blocked':
       return `let top = 0, k = 0;
     for (let s = b; s < e; s += ${SUM_BLOCK}) {
@@ -202,14 +208,15 @@ function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
       if (spec.r?.fn.builtin && spec.r.fn.name === 'plus' && (t === 'u32' || t === 'i32')) {
         // Integer sums: add in f64 (exact below 2^53) and wrap once per 2^20 elements (at most
         // 2^20 * 2^32 = 2^52 in between), instead of wrapping after every element.
-        return `let i = b, acc;
-    if (hc) acc = +cin; else { acc = +${v('b')}; i++; }
+        // Four accumulators of at most 2^20 elements each per block of 2^22, wrapped after it.
+        return `let i = b, a0, a1 = 0, a2 = 0, a3 = 0;
+    if (hc) a0 = +cin; else { a0 = +${v('b')}; i++; }
     while (i < e) {
-      const m = e - i > 1048576 ? i + 1048576 : e;
-      for (; i < m; i++) acc += ${v('i')};
-      acc = ${acc('acc')};
+      const m = e - i > 4194304 ? i + 4194304 : e;
+      ${UNROLLED_SUM(v, 'm')}
+      a0 = ${acc('a0')}; a1 = ${acc('a1')}; a2 = ${acc('a2')}; a3 = ${acc('a3')};
     }
-    return ${acc('acc')};`;
+    return ${acc('a0 + a1 + a2 + a3')};`;
       }
       return `let i = b, acc;
     if (hc) acc = ${acc('cin')}; else { acc = ${acc(v('b'))}; i++; }

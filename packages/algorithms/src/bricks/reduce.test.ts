@@ -144,10 +144,11 @@ describe('reduce arguments', () => {
 });
 
 describe('integer sums past 2^53 in f64', () => {
-  // The integer plus adds in f64 and wraps once per 2^20 elements: long runs of the largest values
-  // must still wrap exactly (a missing wrap would lose bits past 2^53).
-  const n = 3 * (1 << 20) + 5;
-  it.each(testBackends(pool))('u32 and i32 extremes over several 2^20 blocks on $name', async ({ backend }) => {
+  // The integer plus adds in four f64 accumulators and wraps them once per 2^22 elements (2^20
+  // each): long runs of the largest values must still wrap exactly (a missing wrap would lose bits
+  // past 2^53).
+  const n = 9 * (1 << 20) + 5;
+  it.each(testBackends(pool))('u32 and i32 extremes over several 2^22 blocks on $name', async ({ backend }) => {
     const u = new Uint32Array(n).fill(0xffffffff);
     expect(await cpuReduce(backend, u, 7, plus)).toBe((7 - n + 2 ** 32 * 4) % 2 ** 32);
     const i = new Int32Array(n).fill(-(2 ** 31));
