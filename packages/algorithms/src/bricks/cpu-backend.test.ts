@@ -21,6 +21,7 @@ import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
 import {
   acquireScratch,
   dropScratch,
+  MAX_PER_SIZE,
   MAX_RETAINED_BUFFERS,
   MAX_RETAINED_BYTES,
   releaseScratch,
@@ -183,8 +184,19 @@ describe('staging scratch', () => {
     expect(acquireScratch(1 << 20)).not.toBe(a); // would waste more than half
     releaseScratch(new SharedArrayBuffer(1024)); // small: not kept
     expect(retainedScratchBytes()).toBe(4 << 20);
+    // Sizes from 64 KiB on are powers of two; other sizes are not kept.
+    expect(acquireScratch((1 << 20) + 4).byteLength).toBe(2 << 20);
+    releaseScratch(new SharedArrayBuffer(3 << 20));
+    expect(retainedScratchBytes()).toBe(4 << 20);
+    // At most MAX_PER_SIZE of one size, and MAX_RETAINED_BUFFERS in all (the oldest go first).
     for (let i = 0; i < 40; i++) releaseScratch(new SharedArrayBuffer(1 << 16));
-    expect(retainedScratchBytes()).toBe(MAX_RETAINED_BUFFERS * (1 << 16));
+    expect(retainedScratchBytes()).toBe((4 << 20) + MAX_PER_SIZE * (1 << 16));
+    for (let k = 0; k < 10; k++) {
+      for (let i = 0; i < MAX_PER_SIZE; i++) releaseScratch(new SharedArrayBuffer(1 << (16 + k)));
+    }
+    let kept = 0;
+    for (let k = 10 - MAX_RETAINED_BUFFERS / MAX_PER_SIZE; k < 10; k++) kept += MAX_PER_SIZE * (1 << (16 + k));
+    expect(retainedScratchBytes()).toBe(kept);
     dropScratch();
     releaseScratch(a);
     expect(retainedScratchBytes()).toBe(4 << 20);
