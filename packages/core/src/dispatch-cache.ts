@@ -42,6 +42,11 @@ export class LruCache<V> {
     return this.map.size;
   }
 
+  /** Total weight of the entries (with `weigh`; else 0). */
+  get totalWeight(): number {
+    return this.weight;
+  }
+
   get(key: string): V | undefined {
     const v = this.map.get(key);
     if (v !== undefined) {
@@ -117,6 +122,13 @@ export function dispatchCache<V extends Owned>(device: GpuDevice, name: string):
     m.set(name, c);
   }
   return c as unknown as LruCache<V>;
+}
+
+/** Buffers owned by the entries of every dispatch cache of `device` (each cache holds at most DISPATCH_CACHE_MAX_BUFFERS). */
+export function dispatchCacheBuffers(device: GpuDevice): number {
+  let n = 0;
+  for (const c of perDevice.get(device)?.values() ?? []) n += c.totalWeight;
+  return n;
 }
 
 /**

@@ -27,6 +27,7 @@ export {
   DISPATCH_CACHE_CAPACITY,
   DISPATCH_CACHE_MAX_BUFFERS,
   dispatchCache,
+  dispatchCacheBuffers,
   LruCache,
   paramsBuffer,
 } from './dispatch-cache';

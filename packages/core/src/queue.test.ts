@@ -3,6 +3,7 @@ import type { GpuDevice } from './device';
 import { DeviceArray } from './device-array';
 import { GpuValidationError, WgslLinkError } from './index';
 import { getPipeline, pipelineCount, pipelineFor } from './pipeline-cache';
+import { Queue } from './queue';
 import { gpuForTests } from './testing/gpu';
 import { fragment } from './wgsl/fragment';
 
@@ -135,5 +136,21 @@ describe.skipIf(!gpu)('queue: ordering, non-waiting calls, errors', () => {
     await expect(device.queue.finish()).rejects.toThrow(GpuValidationError);
     await device.queue.finish();
     a.destroy();
+  });
+
+  it('pooledBuffers counts the uniforms and readback buffers kept for reuse', async () => {
+    // A queue of its own, so the device queue's pools (used by the other tests) do not count.
+    const q = new Queue(device, () => undefined);
+    expect(q.pooledBuffers).toBe(0);
+    const src = DeviceArray.from(device, new Uint32Array([1, 2, 3, 4]));
+    let rb: { data(): ArrayBuffer } | undefined;
+    await q.submit('pooled', (rec) => {
+      rec.uniform(new Uint32Array([7]));
+      rb = rec.readback(src.buffer, 0, 16);
+    });
+    expect([...new Uint32Array(rb?.data() as ArrayBuffer)]).toEqual([1, 2, 3, 4]);
+    // One uniform back in its pool, one readback buffer back in its size class.
+    expect(q.pooledBuffers).toBe(2);
+    src.destroy();
   });
 });

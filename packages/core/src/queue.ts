@@ -601,6 +601,13 @@ export class Queue {
     return b;
   }
 
+  /** Buffers the queue keeps for reuse: pooled uniforms and readback buffers (diagnostics, the soak). */
+  get pooledBuffers(): number {
+    let n = this.uniformPool.length;
+    for (const l of this.readbackPool.values()) n += l.length;
+    return n;
+  }
+
   /** Returns an unmapped readback buffer to the pool (or destroys it). */
   private returnReadback(b: GPUBuffer): void {
     const list = this.readbackPool.get(b.size) ?? [];

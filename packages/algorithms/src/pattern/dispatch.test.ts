@@ -7,6 +7,7 @@ import {
   ArgumentError,
   DeviceArray,
   DeviceLostError,
+  dispatchCacheBuffers,
   type GpuDevice,
   GpuValidationError,
   lambda,
@@ -21,7 +22,7 @@ import { inclusiveScan } from '../scans/index';
 import { sort } from '../sort/index';
 import { testDevice } from '../testing/matrix';
 import { transform } from '../transform/index';
-import { dispatch, type Pattern } from './dispatch';
+import { dispatch, type Pattern, stagingPoolSize } from './dispatch';
 
 /** A pattern that doubles its input into its output, with a GPU part that fails with `error`. */
 function doubling(input: Float32Array, output: Float32Array, error: () => Error): Pattern<string> {
@@ -46,6 +47,26 @@ function doubling(input: Float32Array, output: Float32Array, error: () => Error)
 }
 
 describe('dispatch', () => {
+  it.skipIf(!testDevice)('host arrays are staged in pooled device buffers, reused by a repeated call', async () => {
+    const device = testDevice as GpuDevice;
+    const policy = makeDevicePolicy(device, { fallback: 'error' });
+    // A size class of its own (2^13 elements) among this file's calls.
+    const x = new Uint32Array(5000).fill(3);
+    const y = new Uint32Array(5000);
+    const inc = lambda((v: number) => v + 1);
+    await transform(policy, x, y, inc);
+    const kept = stagingPoolSize(device);
+    const cached = dispatchCacheBuffers(device);
+    // Input and output went back to the pool; the map engine's cache owns the call's parameters.
+    expect(kept.buffers).toBeGreaterThanOrEqual(2);
+    expect(kept.bytes).toBeGreaterThanOrEqual(2 * 8192 * 4);
+    expect(cached).toBeGreaterThanOrEqual(1);
+    await transform(policy, x, y, inc);
+    expect(y[4999]).toBe(4);
+    expect(stagingPoolSize(device)).toEqual(kept);
+    expect(dispatchCacheBuffers(device)).toBe(cached);
+  });
+
   it('checks the policy before the arguments', async () => {
     // A forgotten policy: the array lands in the policy's place.
     const call = (reduce as unknown as (x: unknown) => Promise<number>)(new Float32Array(3));

@@ -215,6 +215,13 @@ class StagingPool {
 
   constructor(private readonly device: GpuDevice) {}
 
+  /** Free buffers kept, and their bytes. */
+  kept(): { readonly buffers: number; readonly bytes: number } {
+    let buffers = 0;
+    for (const l of this.free.values()) buffers += l.length;
+    return { buffers, bytes: this.bytes };
+  }
+
   take(type: NumericType, n: number): { readonly array: DeviceArray; release(): void } {
     const size = Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, n))));
     if (size * 4 > POOL_MAX_ARRAY) {
@@ -254,6 +261,14 @@ function poolOf(device: GpuDevice): StagingPool {
     pools.set(device, p);
   }
   return p;
+}
+
+/**
+ * The buffers the staging pool of `device` keeps free for reuse and their bytes (at most
+ * POOL_MAX_BYTES): the soak tells them from leaked buffers.
+ */
+export function stagingPoolSize(device: GpuDevice): { readonly buffers: number; readonly bytes: number } {
+  return pools.get(device)?.kept() ?? { buffers: 0, bytes: 0 };
 }
 
 async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Promise<R> {
