@@ -42,6 +42,8 @@ describe('soak', () => {
           expect(end, `cached '${label}' buffers: ${warm} -> ${end}`).toBeLessThanOrEqual(DISPATCH_CACHE_MAX_BUFFERS);
         } else expect(growth, `'${label}' buffers: ${warm} -> ${end}`).toBe(0);
       }
+      // Exactly: live buffers minus those the bounded caches and pools hold must not grow.
+      expect(r.unownedEnd, 'buffers outside the caches and pools').toBeLessThanOrEqual(r.unownedWarm);
       expect((r.rssEnd - r.rssWarm) / MiB, 'RSS growth on the repeat (MiB)').toBeLessThan(20);
     },
   );

@@ -2,17 +2,21 @@
  * The soak (issue 13): many mixed algorithm calls, several in flight at once, over random sizes,
  * element types, policies (seq, par, device, device with tiny tuning, auto) and array kinds (host
  * arrays and DeviceArrays), each result checked against a simple reference loop. It counts the
- * GPU buffers alive on the test device (createBuffer minus destroy) and the process RSS after a
- * warm-up and at the end, so leaks show as growth. Every call's inputs come from a PRNG seeded by
- * (seed, call index), so a run repeats whatever order the calls finish in.
+ * GPU buffers alive on the test device (createBuffer minus destroy; and which of them webdpl's
+ * bounded caches and pools hold), the pipelines compiled (and by which call), and the process
+ * memory (RSS, V8 heap, array buffers, bytes of GPU buffers) after a warm-up and at the end, so
+ * leaks show as growth. Every call's inputs come from a PRNG seeded by (seed, call index), so a run
+ * repeats whatever order the calls finish in.
  *
  * Used by `soak.test.ts` (a short form in the test suite) and `scripts/soak.ts` (`pnpm test:soak`,
  * the full 20,000 calls).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import {
   DeviceArray,
+  dispatchCacheBuffers,
   type GpuDevice,
   type HostArray,
   lambda,
@@ -21,7 +25,7 @@ import {
   pipelineCount,
   plus,
 } from '@webdpl/core';
-import { execution, makeDevicePolicy, type Policy } from '@webdpl/policies';
+import { defaultPool, execution, makeDevicePolicy, type Policy } from '@webdpl/policies';
 import { adjacentDifference } from '../adjacent-difference/index';
 import { allOf, anyOf, noneOf } from '../any-of/index';
 import { binarySearch, lowerBound, upperBound } from '../binary-search/index';
@@ -38,6 +42,7 @@ import { iota } from '../iota/index';
 import { isSorted, isSortedUntil } from '../is-sorted/index';
 import { merge, mergeByKey } from '../merge/index';
 import { maxElement, minElement, minmaxElement } from '../min-element/index';
+import { stagingPoolSize } from '../pattern/dispatch';
 import { reduce } from '../reduce/index';
 import { reverse, rotate } from '../reverse/index';
 import { exclusiveScan, inclusiveScan, transformInclusiveScan } from '../scans/index';
@@ -65,11 +70,12 @@ export interface SoakOptions {
   /** Element types drawn from. @default ['u32', 'i32', 'f32'] */
   readonly types?: readonly SoakType[];
   /**
-   * Warm-up: every (operation, type, policy, array kind) once at a random size before the figures
-   * are taken, so pipelines and pools are in place. @default true
+   * Warm-up before the figures are taken: every (operation, type, policy, array kind) once in each
+   * size class (`sizeClasses`), on GPU policies once per variant of the call's code paths (VARIANTS),
+   * so the pipelines the measured phase needs are compiled and pools have met every size. @default true
    */
   readonly warmUp?: boolean;
-  /** Random calls in the warm-up after the combinations (new pipeline variants compile there). @default 0 */
+  /** Random calls in the warm-up after the combinations (as the measured phase makes them). @default 0 */
   readonly warmUpCalls?: number;
   /**
    * Measure a repeat: the measured phase runs the warm-up's calls again (same seeds), so no new
@@ -99,17 +105,71 @@ export interface SoakReport {
   readonly buffersStart: number;
   readonly buffersWarm: number;
   readonly buffersEnd: number;
+  /**
+   * Live buffers kept by webdpl's bounded caches and pools after the warm-up and at the end (their
+   * number may move within the bounds), and the rest: buffers nothing is meant to keep, which must
+   * not grow (a leak cannot hide behind a cache that happens to hold fewer at the end).
+   */
+  readonly keptWarm: KeptBuffers;
+  readonly keptEnd: KeptBuffers;
+  readonly unownedWarm: number;
+  readonly unownedEnd: number;
   /** Process RSS in bytes (after a garbage collection) after the warm-up and at the end. */
   readonly rssWarm: number;
   readonly rssEnd: number;
+  /** Where the memory is (after a garbage collection), after the warm-up and at the end. */
+  readonly memoryWarm: SoakMemory;
+  readonly memoryEnd: SoakMemory;
   /** Pipelines compiled on the device after the warm-up and at the end. */
   readonly pipelinesWarm: number;
   readonly pipelinesEnd: number;
   readonly durationMs: number;
+  /** Pipelines first compiled after the warm-up: the kernel's label and the call that compiled it. */
+  readonly newPipelines: readonly string[];
   /** Calls per operation (after the warm-up). */
   readonly perOperation: Readonly<Record<string, number>>;
   /** Live buffers by label that grew after the warm-up: label -> [after warm-up, end]. */
   readonly grownLabels: Readonly<Record<string, readonly [number, number]>>;
+}
+
+/** Buffers kept by the bounded caches and pools of a device. */
+export interface KeptBuffers {
+  /** Parameter buffers owned by the engines' caches of built calls (core/src/dispatch-cache.ts). */
+  readonly dispatchCaches: number;
+  /** The queue's pooled uniform and readback buffers (core/src/queue.ts). */
+  readonly queuePools: number;
+  /** Free device arrays of the host-array staging pool (pattern/dispatch.ts), and their bytes. */
+  readonly staging: number;
+  readonly stagingBytes: number;
+}
+
+function keptBuffers(device: GpuDevice | undefined): KeptBuffers {
+  if (!device) return { dispatchCaches: 0, queuePools: 0, staging: 0, stagingBytes: 0 };
+  const staging = stagingPoolSize(device);
+  return {
+    dispatchCaches: dispatchCacheBuffers(device),
+    queuePools: device.queue.pooledBuffers,
+    staging: staging.buffers,
+    stagingBytes: staging.bytes,
+  };
+}
+
+function keptTotal(k: KeptBuffers): number {
+  return k.dispatchCaches + k.queuePools + k.staging;
+}
+
+/** The process's memory by kind, in bytes. */
+export interface SoakMemory {
+  readonly rss: number;
+  /**
+   * V8's heap in use; memory outside it that this thread's V8 tracks (external); and Node's array
+   * buffers (arrayBuffers: also shared memory that only a worker still holds).
+   */
+  readonly heapUsed: number;
+  readonly external: number;
+  readonly arrayBuffers: number;
+  /** Bytes of the live GPU buffers of the device (process memory on a software GPU). */
+  readonly gpuBuffers: number;
 }
 
 /** A seeded PRNG (mulberry32): u32 values. */
@@ -126,49 +186,116 @@ export function prng(seed: number): () => number {
 
 let gcFn: (() => void) | undefined;
 
-/** A full garbage collection (exposing gc on demand), so RSS figures compare like with like. */
-export function collectGarbage(): void {
+/**
+ * Exposes `gc` to this thread and to the worker threads started from now on (V8 flags are
+ * process-wide; a worker's context gets `gc` when the flag is set before it starts).
+ */
+function exposeGc(): () => void {
   if (!gcFn) {
     v8.setFlagsFromString('--expose-gc');
     gcFn = vm.runInNewContext('gc') as () => void;
   }
-  gcFn();
-  gcFn();
+  return gcFn;
+}
+
+/** A full garbage collection (exposing gc on demand), so RSS figures compare like with like. */
+export function collectGarbage(): void {
+  const gc = exposeGc();
+  gc();
+  gc();
+}
+
+/**
+ * A full collection in each worker of the CPU pool (started after `exposeGc`). Shared memory that a
+ * call handed to the workers is freed only once every thread let go of it, and a worker's own heap
+ * grows too little to collect often: without this, buffers long dead held tens of MiB of RSS at a
+ * measurement, more or less by chance. Each job waits 20 ms so that every worker takes one.
+ */
+async function collectWorkerGarbage(): Promise<void> {
+  const pool = defaultPool();
+  await pool.run(
+    () => {
+      const g = globalThis as { gc?: () => void };
+      g.gc?.();
+      g.gc?.();
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      return 0;
+    },
+    Array.from({ length: pool.size }, () => 0),
+  );
+}
+
+/**
+ * Lets memory freed by finished calls go before it is measured: waits for the device's submitted work
+ * (destroyed buffers are freed once the work using them is done), collects in the CPU pool's
+ * workers, and waits for the finalizers of dead GPU objects (they run after a collection, not in
+ * it) between two full collections.
+ */
+export async function settle(device: GpuDevice | undefined): Promise<void> {
+  if (device) await device.queue.finish().catch(() => undefined);
+  await collectWorkerGarbage();
+  collectGarbage();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  collectGarbage();
 }
 
 /** Counts the live GPU buffers of a device: createBuffer wrapped, destroy (first call) subtracted. */
 export interface BufferCounter {
   readonly live: () => number;
+  /** Bytes of the live buffers (on a software GPU such as lavapipe, process memory). */
+  readonly liveBytes: () => number;
   /** Live buffers by label (the label's digits dropped, so sizes group together). */
   readonly byLabel: () => Map<string, number>;
+  /** The compute pipelines created so far, in order: label (the kernel's root fragment) and the call that made it. */
+  readonly pipelines: () => readonly string[];
   readonly restore: () => void;
 }
+
+/** The call being run (its description), for naming the call that compiled a pipeline. */
+const currentCall = new AsyncLocalStorage<string>();
 
 export function countBuffers(device: GpuDevice): BufferCounter {
   const gpu = device.gpu as GPUDevice & { createBuffer: GPUDevice['createBuffer'] };
   const own = Object.hasOwn(gpu, 'createBuffer');
   const original = gpu.createBuffer;
   const live = new Map<GPUBuffer, string>();
+  let bytes = 0;
+  const ownPipeline = Object.hasOwn(gpu, 'createComputePipeline');
+  const originalPipeline = gpu.createComputePipeline;
+  const pipelines: string[] = [];
+  gpu.createComputePipeline = function createComputePipeline(
+    this: GPUDevice,
+    desc: GPUComputePipelineDescriptor,
+  ): GPUComputePipeline {
+    const by = currentCall.getStore();
+    pipelines.push(`${desc.label ?? ''}${by ? ` (${by})` : ''}`);
+    return originalPipeline.call(gpu, desc);
+  };
   gpu.createBuffer = function createBuffer(this: GPUDevice, desc: GPUBufferDescriptor): GPUBuffer {
     const b = original.call(gpu, desc);
     live.set(b, (desc.label ?? '').replace(/\d+/g, '#'));
+    bytes += b.size;
     const destroy = b.destroy;
     b.destroy = function destroyCounted(this: GPUBuffer): undefined {
-      live.delete(b);
+      if (live.delete(b)) bytes -= b.size;
       return destroy.call(b);
     };
     return b;
   };
   return {
     live: () => live.size,
+    liveBytes: () => bytes,
     byLabel: () => {
       const m = new Map<string, number>();
       for (const l of live.values()) m.set(l, (m.get(l) ?? 0) + 1);
       return m;
     },
+    pipelines: () => pipelines,
     restore: () => {
       if (own) gpu.createBuffer = original;
       else delete (gpu as { createBuffer?: unknown }).createBuffer;
+      if (ownPipeline) gpu.createComputePipeline = originalPipeline;
+      else delete (gpu as { createComputePipeline?: unknown }).createComputePipeline;
     },
   };
 }
@@ -265,6 +392,14 @@ interface Ctx {
   readonly owned: DeviceArray[];
   /** The plant hook: corrupts a value before the check when set. */
   readonly plant: boolean;
+  /**
+   * A choice among `k` code paths (operator, in place or not, which function of a family): drawn
+   * from `r`, or, in the warm-up, the next digit of the call's variant number, so the warm-up can
+   * run every path.
+   */
+  readonly choose: (k: number) => number;
+  /** A path taken one time in `m` (drawn from `r`); in the warm-up, the next binary digit. */
+  readonly oneIn: (m: number) => boolean;
 }
 
 /** An array argument: the host data, and what is passed (the host array or a DeviceArray of it). */
@@ -320,11 +455,11 @@ type Operation = (c: Ctx) => Promise<void>;
 async function checkScan(c: Ctx, exclusive: boolean): Promise<void> {
   const { r, t, n } = c;
   const x = makeHost(t, n, r);
-  const opName = pick(r, ['plus', 'max'] as const);
+  const opName = (['plus', 'max'] as const)[c.choose(2)] as 'plus' | 'max';
   const op = opName === 'plus' ? plus : maximum;
   const init = r() % 10;
-  const withInit = exclusive || r() % 2 === 0;
-  const inPlace = r() % 4 === 0;
+  const withInit = exclusive || c.choose(2) === 0;
+  const inPlace = c.oneIn(4);
   const input = arg(c, x.slice());
   const output = inPlace ? input : arg(c, newHost(t, n));
   if (exclusive) await exclusiveScan(c.p.policy, input, output, init, op);
@@ -346,7 +481,7 @@ async function checkScan(c: Ctx, exclusive: boolean): Promise<void> {
 const OPERATIONS: Record<string, Operation> = {
   reduce: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const opName = pick(c.r, ['plus', 'max', 'min'] as const);
+    const opName = (['plus', 'max', 'min'] as const)[c.choose(3)] as 'plus' | 'max' | 'min';
     const op = opName === 'plus' ? plus : opName === 'max' ? maximum : minimum;
     const init = c.r() % 10;
     const got = await reduce(c.p.policy, arg(c, x), init, op);
@@ -375,7 +510,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   count: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const v = pick(c.r, COUNT_VALUES);
+    const v = COUNT_VALUES[c.choose(COUNT_VALUES.length)] as number;
     const got = await count(c.p.policy, arg(c, x), v);
     let want = 0;
     for (let i = 0; i < x.length; i++) if (x[i] === v) want++;
@@ -390,7 +525,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   minmax: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const which = pick(c.r, ['min', 'max', 'minmax'] as const);
+    const which = (['min', 'max', 'minmax'] as const)[c.choose(3)];
     const a = arg(c, x);
     let mi = -1;
     let ma = -1;
@@ -409,7 +544,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   find: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const which = pick(c.r, ['findIf', 'anyOf', 'allOf', 'noneOf'] as const);
+    const which = (['findIf', 'anyOf', 'allOf', 'noneOf'] as const)[c.choose(4)];
     const a = arg(c, x);
     let first = -1;
     for (let i = 0; i < x.length && first < 0; i++) if (truthy(rare, x[i] as number)) first = i;
@@ -453,7 +588,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   partition: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const stable = c.r() % 2 === 0;
+    const stable = c.choose(2) === 0;
     const d = arg(c, x.slice());
     const k = await (stable ? stablePartition : partition)(c.p.policy, d, isMultipleOf3);
     const yes = x.filter(mult3);
@@ -483,8 +618,8 @@ const OPERATIONS: Record<string, Operation> = {
   },
   transform: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const binary = c.r() % 2 === 0;
-    const inPlace = c.r() % 4 === 0;
+    const binary = c.choose(2) === 0;
+    const inPlace = c.oneIn(4);
     const input = arg(c, x.slice());
     const out = inPlace ? input : arg(c, newHost(c.t, c.n));
     const want = newHost(c.t, c.n);
@@ -535,8 +670,8 @@ const OPERATIONS: Record<string, Operation> = {
   },
   sort: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const desc = c.r() % 2 === 0;
-    const stable = c.r() % 2 === 0;
+    const desc = c.choose(2) === 0;
+    const stable = c.choose(2) === 0;
     const d = arg(c, x.slice());
     await (stable ? stableSort : sort)(c.p.policy, d, desc ? greater : undefined);
     expectArray(
@@ -547,7 +682,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   sortByKey: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const desc = c.r() % 2 === 0;
+    const desc = c.choose(2) === 0;
     const idx = new Uint32Array(c.n);
     for (let i = 0; i < c.n; i++) idx[i] = i;
     const k = arg(c, x.slice());
@@ -582,11 +717,11 @@ const OPERATIONS: Record<string, Operation> = {
       }
     }
     const a = arg(c, data);
-    if (c.r() % 2) expectEq(planted(c, await isSortedUntil(c.p.policy, a)), until, 'isSortedUntil');
+    if (c.choose(2)) expectEq(planted(c, await isSortedUntil(c.p.policy, a)), until, 'isSortedUntil');
     else expectEq(await isSorted(c.p.policy, a), c.plant ? until !== data.length : until === data.length, 'isSorted');
   },
   search: async (c) => {
-    const which = pick(c.r, ['lower', 'upper', 'binary'] as const);
+    const which = (['lower', 'upper', 'binary'] as const)[c.choose(3)] as 'lower' | 'upper' | 'binary';
     const sorted = sortReference(makeHost(c.t, c.n, c.r), false);
     const m = Math.min(c.n + 1, 1 + (c.r() % 5000));
     const q = makeHost(c.t, m, c.r);
@@ -632,7 +767,7 @@ const OPERATIONS: Record<string, Operation> = {
     const x = makeHost(c.t, c.n, c.r);
     const d = arg(c, x.slice());
     let want: HostArray;
-    if (c.r() % 2) {
+    if (c.choose(2)) {
       await reverse(c.p.policy, d);
       want = x.slice().reverse();
     } else {
@@ -646,7 +781,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   histogram: async (c) => {
     const x = makeHost(c.t, c.n, c.r);
-    const even = c.r() % 2 === 1;
+    const even = c.choose(2) === 1;
     const edges = even ? Array.from({ length: 17 }, (_, k) => k - 8) : [-5, -1, 0, 3, 40];
     const bins = even ? { bins: 16, lo: -8, hi: 8 } : { boundaries: edges };
     const want = new Uint32Array(edges.length - 1);
@@ -672,7 +807,7 @@ const OPERATIONS: Record<string, Operation> = {
       want[k] = takeB ? (b[j] as number) : (a[i] as number);
       from[k] = takeB ? 2 ** 31 + j++ : i++;
     }
-    if (c.r() % 2) {
+    if (c.choose(2)) {
       const va = Uint32Array.from({ length: c.n }, (_, i) => i);
       const vb = Uint32Array.from({ length: m }, (_, j) => 2 ** 31 + j);
       const vo = arg(c, new Uint32Array(c.n + m));
@@ -682,7 +817,11 @@ const OPERATIONS: Record<string, Operation> = {
     expectArray(plantedArray(c, await contents(out)), want, 'merge keys');
   },
   setOps: async (c) => {
-    const op = pick(c.r, ['union', 'intersection', 'difference', 'symmetricDifference'] as const);
+    const op = (['union', 'intersection', 'difference', 'symmetricDifference'] as const)[c.choose(4)] as
+      | 'union'
+      | 'intersection'
+      | 'difference'
+      | 'symmetricDifference';
     // Few distinct values, so equivalent runs meet in both ranges.
     const few = (n: number) =>
       sortReference(
@@ -723,6 +862,29 @@ const OPERATIONS: Record<string, Operation> = {
 
 export const OPERATION_NAMES: readonly string[] = Object.keys(OPERATIONS);
 
+/**
+ * How many variants (combinations of Ctx.choose / oneIn digits) each operation has: the warm-up runs
+ * each of them, so every code path, and every kernel it needs, is met before the measured phase.
+ */
+const VARIANTS: Readonly<Record<string, number>> = {
+  reduce: 3,
+  count: COUNT_VALUES.length,
+  minmax: 3,
+  find: 4,
+  inclusiveScan: 8,
+  exclusiveScan: 4,
+  partition: 2,
+  transform: 4,
+  sort: 4,
+  sortByKey: 2,
+  isSorted: 2,
+  search: 3,
+  reverseRotate: 2,
+  histogram: 2,
+  merge: 2,
+  setOps: 4,
+};
+
 /** A size skewed toward small ones: 2^(maxLog2 * u^2), sometimes 0 or tiny. */
 function drawSize(r: () => number, maxLog2: number): number {
   const k = r() % 16;
@@ -732,6 +894,22 @@ function drawSize(r: () => number, maxLog2: number): number {
   return Math.min(2 ** maxLog2, Math.floor(2 ** (maxLog2 * u * u)) + (r() % 8));
 }
 
+/**
+ * The warm-up's size classes, as ranges of log2 sizes [lo, hi] (sizes 2^lo to 2^(hi+1) - 1): small
+ * ones, one-workgroup and one-tile sizes, multi-tile and multi-level sizes, up to 2^maxLog2.
+ */
+export function sizeClasses(maxLog2: number): [number, number][] {
+  const bounds: [number, number][] = [
+    [0, 4],
+    [5, 8],
+    [9, 12],
+    [13, 15],
+    [16, 17],
+    [18, 30],
+  ];
+  return bounds.filter(([lo]) => lo <= maxLog2).map(([lo, hi]) => [lo, Math.min(hi, maxLog2)]);
+}
+
 interface Spec {
   readonly op: string;
   readonly t: SoakType;
@@ -739,16 +917,28 @@ interface Spec {
   readonly deviceArrays: boolean;
   readonly n: number;
   readonly seed: number;
+  /** The warm-up's choice of code paths (see Ctx.choose); undefined: drawn from the seed. */
+  readonly variant?: number;
 }
 
 function describeSpec(s: Spec): string {
-  return `${s.op} ${s.t} n=${s.n} on ${s.p.name}${s.deviceArrays ? ' (DeviceArrays)' : ''}`;
+  const v = s.variant === undefined ? '' : ` variant ${s.variant}`;
+  return `${s.op}${v} ${s.t} n=${s.n} on ${s.p.name}${s.deviceArrays ? ' (DeviceArrays)' : ''}`;
 }
 
 async function runOne(s: Spec, device: GpuDevice | undefined, plant: boolean): Promise<void> {
   const owned: DeviceArray[] = [];
+  const r = prng(s.seed);
+  let digits = s.variant ?? 0;
+  const digit = (k: number): number => {
+    const d = digits % k;
+    digits = Math.floor(digits / k);
+    return d;
+  };
   const ctx: Ctx = {
-    r: prng(s.seed),
+    r,
+    choose: s.variant === undefined ? (k) => r() % k : digit,
+    oneIn: s.variant === undefined ? (m) => r() % m === 0 : () => digit(2) === 1,
     t: s.t,
     n: s.n,
     p: s.p,
@@ -773,18 +963,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const failures: SoakFailure[] = [];
   const perOperation: Record<string, number> = {};
   const counter = device ? countBuffers(device) : undefined;
+  exposeGc();
   const t0 = performance.now();
   try {
     const buffersStart = counter?.live() ?? 0;
     const rnd = prng(options.seed);
-    // The warm-up: every combination once, in a seeded order.
+    // The warm-up: every combination in every size class, in a seeded order; on GPU policies every
+    // variant of the call's code paths (operator, in place or not, unary or binary, ...). Kernels
+    // depend on all of these (vector or scalar loads, one pass or a spine, a final reduction over
+    // many partials), so the measured phase should need no new one; pools fill to the sizes used.
     const warm: Spec[] = [];
     if (options.warmUp ?? true) {
       for (const op of OPERATION_NAMES)
         for (const t of types)
           for (const p of policies)
             for (const deviceArrays of p.gpu ? [false, true] : [false]) {
-              warm.push({ op, t, p, deviceArrays, n: drawSize(rnd, maxLog2), seed: rnd() });
+              for (const [lo, hi] of sizeClasses(maxLog2)) {
+                const variants = p.gpu ? (VARIANTS[op] ?? 1) : 1;
+                for (let v = 0; v < variants; v++) {
+                  const e = lo + (rnd() % (hi - lo + 1));
+                  const n = Math.min(2 ** maxLog2, 2 ** e + (rnd() % 2 ** e));
+                  warm.push({ op, t, p, deviceArrays, n, seed: rnd(), variant: p.gpu ? v : undefined });
+                }
+              }
             }
       for (let i = warm.length - 1; i > 0; i--) {
         const j = rnd() % (i + 1);
@@ -815,7 +1016,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           const s = specs[k] as Spec;
           const call = offset + k;
           try {
-            await runOne(s, device, counted && options.plant === true);
+            await currentCall.run(describeSpec(s), () => runOne(s, device, counted && options.plant === true));
           } catch (e) {
             const error =
               e instanceof Mismatch
@@ -839,8 +1040,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let rssWarm = 0;
     let pipelinesWarm = 0;
     let labelsWarm = new Map<string, number>();
+    const memory = (): SoakMemory => {
+      const m = process.memoryUsage();
+      return {
+        rss: m.rss,
+        heapUsed: m.heapUsed,
+        external: m.external,
+        arrayBuffers: m.arrayBuffers,
+        gpuBuffers: counter?.liveBytes() ?? 0,
+      };
+    };
+    let memoryWarm: SoakMemory | undefined;
+    let keptWarm = keptBuffers(device);
+    let createdWarm = 0;
     const report = (): SoakReport => {
       collectGarbage();
+      const memoryEnd = memory();
+      const keptEnd = keptBuffers(device);
+      const liveEnd = counter?.live() ?? 0;
       const grownLabels: Record<string, readonly [number, number]> = {};
       for (const [l, k] of counter?.byLabel() ?? []) {
         const w = labelsWarm.get(l) ?? 0;
@@ -853,23 +1070,34 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         failures,
         buffersStart,
         buffersWarm,
-        buffersEnd: counter?.live() ?? 0,
+        buffersEnd: liveEnd,
+        keptWarm,
+        keptEnd,
+        unownedWarm: buffersWarm - keptTotal(keptWarm),
+        unownedEnd: liveEnd - keptTotal(keptEnd),
         rssWarm,
-        rssEnd: process.memoryUsage().rss,
+        rssEnd: memoryEnd.rss,
+        memoryWarm: memoryWarm ?? memoryEnd,
+        memoryEnd,
         pipelinesWarm,
         pipelinesEnd: device ? pipelineCount(device) : 0,
         durationMs: performance.now() - t0,
+        newPipelines: counter?.pipelines().slice(createdWarm) ?? [],
         perOperation,
         grownLabels,
       };
     };
     await runAll(warm, 0, false);
-    collectGarbage();
+    await settle(device);
     buffersWarm = counter?.live() ?? 0;
+    keptWarm = keptBuffers(device);
     labelsWarm = counter?.byLabel() ?? new Map();
-    rssWarm = process.memoryUsage().rss;
+    memoryWarm = memory();
+    rssWarm = memoryWarm.rss;
     pipelinesWarm = device ? pipelineCount(device) : 0;
+    createdWarm = counter?.pipelines().length ?? 0;
     await runAll(main, warm.length, true);
+    await settle(device);
     return report();
   } finally {
     counter?.restore();
