@@ -598,7 +598,7 @@ export const FAMILIES: readonly Family[] = [
     },
   },
   {
-    name: 'zip: transform, tuple transformReduce, copyIf, sortByKey',
+    name: 'zip: transform, tuple transformReduce, copyIf, sortByKey, lexicographic sort',
     covers: ['zip'],
     async run({ policy }, n) {
       const x = f32(n);
@@ -672,6 +672,24 @@ export const FAMILIES: readonly Family[] = [
         'sortByKey zip values [1]',
         sy,
         Uint32Array.from(ord, (i) => y[i] as number),
+      );
+      // A lexicographic sort over zipped keys (few distinct first keys: the second decides ties).
+      const k0 = u32(n, 4, 21);
+      const k1 = u32(n, 50, 22);
+      const lex = Array.from(k0.keys()).sort(
+        (i, j) => (k0[i] as number) - (k0[j] as number) || (k1[i] as number) - (k1[j] as number) || i - j,
+      );
+      const [l0, l1] = [k0.slice(), k1.slice()];
+      await sort(policy, zip(l0, l1));
+      same(
+        'sort zip keys [0]',
+        l0,
+        Uint32Array.from(lex, (i) => k0[i] as number),
+      );
+      same(
+        'sort zip keys [1]',
+        l1,
+        Uint32Array.from(lex, (i) => k1[i] as number),
       );
     },
   },

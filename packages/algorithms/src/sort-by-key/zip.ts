@@ -8,14 +8,22 @@
  * arrays are instead sorted one by one with a copy of the original keys (a stable sort applies the
  * same permutation every time), the last with the keys themselves: nothing needs one binding.
  */
-import { DeviceArray, type HostArray } from '@webdpl/core';
+import { ArgumentError, DeviceArray, type HostArray } from '@webdpl/core';
 import { checkPolicy, type Policy } from '@webdpl/policies';
 import { type CheckedArray, checkArray, checkNoAlias, checkSameLength } from '../common/args';
-import { checkArrays } from '../common/zip';
+import { checkArrays, isZip, type Zip } from '../common/zip';
 import { copy } from '../copy/index';
 import { gather } from '../gather/index';
 import { iota } from '../iota/index';
-import type { ComparatorArg } from '../sort/comparator-arg';
+import { type ComparatorArg, checkComparator } from '../sort/comparator-arg';
+
+/** A sort of keys with u32 values (sortByKey), the step the zip sorts are made of. */
+type SortPairs = (
+  policy: Policy,
+  keys: HostArray | DeviceArray,
+  values: HostArray | DeviceArray,
+  comp?: ComparatorArg,
+) => Promise<void>;
 
 /** A temporary of `a`'s kind, type and length (a DeviceArray on its device, or a typed array). */
 function like(a: CheckedArray, type = a.type): HostArray | DeviceArray {
@@ -35,12 +43,7 @@ export async function sortByKeyZip(
   policy: Policy,
   keysArg: unknown,
   valuesArg: unknown,
-  sort: (
-    policy: Policy,
-    keys: HostArray | DeviceArray,
-    values: HostArray | DeviceArray,
-    comp?: ComparatorArg,
-  ) => Promise<void>,
+  sort: SortPairs,
   comp?: ComparatorArg,
 ): Promise<void> {
   checkPolicy(policy);
@@ -87,5 +90,69 @@ export async function sortByKeyZip(
     }
   } finally {
     for (const t of temps) if (t instanceof DeviceArray) t.destroy();
+  }
+}
+
+/**
+ * Lexicographic sorts over zipped keys: `sort(policy, zip(k1, k2, ...), comp?)` and
+ * `sortByKey(policy, zip(k1, ...), values | zip(v1, ...), comp?)` (Thrust's sorts over a zip of
+ * keys). Tuples compare key by key, k1 first, each key by `comp` (less: TypedArray#sort's order;
+ * greater: its reverse); stable. Least significant key first: the indices 0..n-1 are sorted stably
+ * by the last key, then by each earlier key read through the permutation so far (a gather), then
+ * every key and value array is gathered through the final permutation and copied back: K pair
+ * sorts and K + A gathers and copies over the data, each on the policy's backend.
+ * @throws ArgumentError naming the keys (`names.keys[k]`), `values` or `comp` before any data moves
+ */
+export async function sortZipKeys(
+  policy: Policy,
+  keysArg: Zip,
+  valuesArg: unknown,
+  sort: SortPairs,
+  comp: ComparatorArg | undefined,
+  names: { readonly keys: string },
+): Promise<void> {
+  checkPolicy(policy);
+  const keys = checkArrays(keysArg, names.keys);
+  const named: [CheckedArray, string][] = keys.map((k, i) => [k, `${names.keys}[${i}]`]);
+  if (valuesArg !== undefined) {
+    if (isZip(valuesArg)) {
+      for (const [k, v] of checkArrays(valuesArg, 'values').entries()) named.push([v, `values[${k}]`]);
+    } else named.push([checkArray(valuesArg, 'values'), 'values']);
+  }
+  const [first, firstName] = named[0] as [CheckedArray, string];
+  named.forEach(([a, name], k) => {
+    checkSameLength(first, a, firstName, name);
+    for (const [b, other] of named.slice(0, k)) checkNoAlias(b, a, other, name);
+  });
+  const c = checkComparator(comp, 'comp');
+  if (c.kind !== 'builtin') {
+    throw new ArgumentError('comp', 'less or greater (zipped keys compare key by key)', 'a comparator function');
+  }
+  const n = first.length;
+  if (n < 2) return;
+  const perm = like(first, 'u32');
+  try {
+    await iota(policy, perm);
+    for (let j = keys.length - 1; j >= 0; j--) {
+      const key = keys[j] as CheckedArray;
+      const kj = like(key);
+      try {
+        await gather(policy, perm, key.array, kj);
+        await sort(policy, kj, perm, comp);
+      } finally {
+        if (kj instanceof DeviceArray) kj.destroy();
+      }
+    }
+    for (const [a] of named) {
+      const t = like(a);
+      try {
+        await gather(policy, perm, a.array, t);
+        await copy(policy, t, a.array);
+      } finally {
+        if (t instanceof DeviceArray) t.destroy();
+      }
+    }
+  } finally {
+    if (perm instanceof DeviceArray) perm.destroy();
   }
 }

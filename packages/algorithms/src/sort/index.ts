@@ -10,10 +10,13 @@
  * (par: chunk sorts and split merges on the pool).
  * Size tiers: n < 2 returns at once; the engines add one-workgroup and multi-pass tiers; beyond one
  * storage binding (GPU): segments of one binding sorted by the engine, then windowed pairwise merges
- * (segmented.ts), up to maxBufferSize.
+ * (segmented.ts), up to maxBufferSize. A zip of keys: sort-by-key/zip.ts (`sortZipKeys`).
  */
 import type { Policy } from '@webdpl/policies';
 import type { ArrayArg } from '../common/args';
+import { isZip, type Zip } from '../common/zip';
+import { sortByKey } from '../sort-by-key/index';
+import { sortZipKeys } from '../sort-by-key/zip';
 import type { ComparatorArg } from './comparator-arg';
 import { runSort } from './sort-call';
 
@@ -22,10 +25,13 @@ export type { BuiltinComparator } from './comparators';
 export { greater, less } from './comparators';
 
 /**
- * Sorts `data` in place.
+ * Sorts `data` in place. `data` may be `zip(k1, k2, ...)`: the tuples sort lexicographically, k1
+ * first (each key by `comp`: less or greater), stably, every array permuted alike.
  * @param comp default: less (ascending, -0 before +0, NaN last); greater; or `(a, b) => boolean`
- * @throws ArgumentError naming `data` or `comp` (the data is untouched)
+ *   (not over a zip)
+ * @throws ArgumentError naming `data` (`data[k]` in a zip) or `comp` (the data is untouched)
  */
-export function sort(policy: Policy, data: ArrayArg, comp?: ComparatorArg): Promise<void> {
+export function sort(policy: Policy, data: ArrayArg | Zip, comp?: ComparatorArg): Promise<void> {
+  if (isZip(data)) return sortZipKeys(policy, data, undefined, sortByKey, comp, { keys: 'data' });
   return runSort('sort', policy, data, undefined, comp, { keys: 'data' });
 }
