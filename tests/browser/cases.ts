@@ -598,7 +598,7 @@ export const FAMILIES: readonly Family[] = [
     },
   },
   {
-    name: 'zip: transform, tuple transformReduce, copyIf, sortByKey, lexicographic sort',
+    name: 'zip: transform, tuple transformReduce, copyIf, sortByKey, lexicographic sort, stablePartition, unique',
     covers: ['zip'],
     async run({ policy }, n) {
       const x = f32(n);
@@ -690,6 +690,26 @@ export const FAMILIES: readonly Family[] = [
         'sort zip keys [1]',
         l1,
         Uint32Array.from(lex, (i) => k1[i] as number),
+      );
+      // stablePartition and unique over a zip: every array moves together.
+      const [p0, p1] = [k0.slice(), k1.slice()];
+      const first = (i: number) => (k0[i] as number) < 2;
+      const split = await stablePartition(policy, zip(p0, p1), (a: number, _b: number) => a < 2);
+      const order = [...Array.from(k0.keys()).filter(first), ...Array.from(k0.keys()).filter((i) => !first(i))];
+      eq('stablePartition zip count', split, Array.from(k0.keys()).filter(first).length);
+      same(
+        'stablePartition zip [1]',
+        p1,
+        Uint32Array.from(order, (i) => k1[i] as number),
+      );
+      const [u0, u1] = [l0.slice(), Uint32Array.from(l1, (v) => v >> 4)];
+      const runs = Array.from(u0.keys()).filter((i) => i === 0 || u0[i] !== u0[i - 1] || u1[i] !== u1[i - 1]);
+      const m = await unique(policy, zip(u0, u1));
+      eq('unique zip count', m, runs.length);
+      same(
+        'unique zip [1]',
+        u1.subarray(0, m),
+        Uint32Array.from(runs, (i) => (l1[i] as number) >> 4),
       );
     },
   },

@@ -6,8 +6,10 @@
  */
 import {
   ArgumentError,
+  DeviceArray,
   describe,
   type GpuFunction,
+  type HostArray,
   type NumericType,
   type TupleFunction,
   tupleFunction,
@@ -41,6 +43,24 @@ export function zip(...arrays: ArrayArg[]): Zip {
   const first = checked[0] as CheckedArray;
   for (const [k, a] of checked.entries()) checkSameLength(first, a, 'zip(...)[0]', `zip(...)[${k}]`);
   return new Zip(arrays, first.length);
+}
+
+/**
+ * A temporary of `a`'s kind and length, of `type` (default `a`'s): a DeviceArray on its device, or a
+ * typed array. (The zip algorithms composed of public ones stage through these.)
+ */
+export function arrayLike(a: CheckedArray, type: NumericType = a.type): HostArray | DeviceArray {
+  if (a.kind === 'device') return DeviceArray.create(a.array.device, type, a.length);
+  return type === 'u32'
+    ? new Uint32Array(a.length)
+    : type === 'i32'
+      ? new Int32Array(a.length)
+      : new Float32Array(a.length);
+}
+
+/** `length` elements of `a` from `offset`: a DeviceArray view or a subarray. */
+export function partOf(a: HostArray | DeviceArray, offset: number, length: number): HostArray | DeviceArray {
+  return a instanceof DeviceArray ? a.view(offset, length) : a.subarray(offset, offset + length);
 }
 
 /** Whether `x` is a zip of arrays. */

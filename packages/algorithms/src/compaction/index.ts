@@ -49,6 +49,7 @@ import {
 } from '../engines/scan';
 import { dispatch, type Pattern } from '../pattern/dispatch';
 import { zipCopyPattern, zipRemovePattern } from './zip';
+import { zipPartition, zipUnique } from './zip-reorder';
 
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
 export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;
@@ -342,10 +343,12 @@ export function removeIf(policy: unknown, ...args: unknown[]): Promise<number> {
 /**
  * Reorders `data` so the elements for which `pred` is truthy come first; returns their number (the
  * split point). The order within each group is unspecified (the CPU keeps it; the GPU writes the
- * second group from the end).
+ * second group from the end). Over `zip(a, b, ..)` every array moves together, `pred` takes one
+ * parameter per array (then optionally the index), and both groups keep their order.
  * @throws ArgumentError naming `policy`, `data` or `pred`
  */
-export function partition(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number> {
+export function partition(policy: unknown, data: ArrayArg | Zip, pred: PredicateArg): Promise<number> {
+  if (isZip(data)) return zipPartition(policy, data, pred);
   return inPlace(policy, 'partition', data, (t) => ({ pred: checkPredicate(pred, t), negate: false }), 'partition');
 }
 
@@ -353,7 +356,8 @@ export function partition(policy: unknown, data: ArrayArg, pred: PredicateArg): 
  * As partition, keeping the input order within both groups.
  * @throws ArgumentError naming `policy`, `data` or `pred`
  */
-export function stablePartition(policy: unknown, data: ArrayArg, pred: PredicateArg): Promise<number> {
+export function stablePartition(policy: unknown, data: ArrayArg | Zip, pred: PredicateArg): Promise<number> {
+  if (isZip(data)) return zipPartition(policy, data, pred);
   return inPlace(
     policy,
     'stablePartition',
@@ -365,9 +369,11 @@ export function stablePartition(policy: unknown, data: ArrayArg, pred: Predicate
 
 /**
  * Removes consecutive duplicates in place (compared with `===`: NaNs are never equal, +0 equals -0);
- * returns the new length. Elements from the new length on are unspecified.
+ * returns the new length. Elements from the new length on are unspecified. Over `zip(a, b, ..)`
+ * tuples are duplicates when every array's elements are, and every array moves together.
  * @throws ArgumentError naming `policy` or `data`
  */
-export function unique(policy: unknown, data: ArrayArg): Promise<number> {
+export function unique(policy: unknown, data: ArrayArg | Zip): Promise<number> {
+  if (isZip(data)) return zipUnique(policy, data);
   return inPlace(policy, 'unique', data, () => undefined, 'compact');
 }

@@ -4,7 +4,7 @@ import { zip } from '../common/zip';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
-import { copyIf, removeIf } from './index';
+import { copyIf, partition, removeIf, stablePartition, unique } from './index';
 
 const sizes = edgeSizes([TINY_SCAN_TILE, 256 * 16], [123457]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
@@ -117,5 +117,73 @@ describe('copyIf / removeIf over zip(...): argument errors', () => {
     ).rejects.toThrow(/at least 4 elements/);
     expectSameArray(oa, new Uint32Array(4).fill(9), 'untouched');
     await expect(removeIf(seq, zip(a, a), (x: number, _y: number) => x > 0)).rejects.toThrow(/data\[1\]/);
+  });
+});
+
+describe.each(matrix)('partition, stablePartition and unique over zip(...) under $name', ({ name, policy, gpu }) => {
+  const variant = isEngineVariant(name);
+
+  it('partition and stablePartition of zip(u32, f32, i32): kept first, both groups in order', async () => {
+    for (const n of variant ? sizes.filter((s) => s < 5000) : sizes) {
+      for (const part of [partition, stablePartition]) {
+        const a = makeData('u32', n, 'random');
+        const b = makeData('f32', n, 'random', n + 2);
+        const c = makeData('i32', n, 'random', n + 3);
+        const keep = (i: number) => (a[i]! & 3) === 0 || b[i]! > 0.5;
+        const not = (i: number) => !keep(i);
+        const want = [a, b, c].map((x) => [...kept(x, keep), ...kept(x, not)]);
+        const count = await part(policy, zip(a, b, c), (x: number, y: number, _z: number) => (x & 3) === 0 || y > 0.5);
+        expect(count, `${part.name} count n=${n}`).toBe(kept(a, keep).length);
+        [a, b, c].forEach((got, k) => {
+          expectSameArray(Array.from(got), want[k]!, `${part.name} [${k}] n=${n}`);
+        });
+      }
+    }
+  });
+
+  it('unique of zip(u32, f32): a tuple is a duplicate when every element is (===: NaN never, -0 === +0)', async () => {
+    for (const n of variant ? sizes.filter((s) => s < 5000) : sizes) {
+      // Runs of equal first elements, the second deciding within them; f32 with NaN and both zeros.
+      const r = makeData('u32', n, 'random', n + 5);
+      const a = Uint32Array.from(r, (v, i) => (i >> 2) + (v % 5 === 0 ? 1 : 0));
+      const specials = [0, -0, Number.NaN, 1];
+      const b = Float32Array.from(r, (v, i) => specials[(i >> 3) % 2 === 0 ? v % 2 : v % 4]!);
+      const keepIdx: number[] = [];
+      for (let i = 0; i < n; i++) if (i === 0 || a[i] !== a[i - 1] || b[i] !== b[i - 1]) keepIdx.push(i);
+      const wantA = keepIdx.map((i) => a[i]!);
+      const wantB = keepIdx.map((i) => b[i]!);
+      if (gpu && n <= 5000) {
+        const device = testDevice as NonNullable<typeof testDevice>;
+        const da = DeviceArray.from(device, a);
+        const db = DeviceArray.from(device, b);
+        const m = await unique(policy, zip(da, db));
+        expect(m, `device count n=${n}`).toBe(keepIdx.length);
+        expectSameArray(Array.from((await da.read()).subarray(0, m)), wantA, `device [0] n=${n}`);
+        expectSameArray(Array.from((await db.read()).subarray(0, m)), wantB, `device [1] n=${n}`);
+        da.destroy();
+        db.destroy();
+      }
+      const m = await unique(policy, zip(a, b));
+      expect(m, `count n=${n}`).toBe(keepIdx.length);
+      expectSameArray(Array.from(a.subarray(0, m)), wantA, `[0] n=${n}`);
+      expectSameArray(Array.from(b.subarray(0, m)), wantB, `[1] n=${n}`);
+    }
+  });
+});
+
+describe('partition and unique over zip(...): argument errors', () => {
+  const seq = matrix[0]?.policy as (typeof matrix)[number]['policy'];
+  it('a predicate of the wrong arity, overlapping arrays: errors before anything moves', async () => {
+    const a = Uint32Array.of(3, 1, 2);
+    const b = Float32Array.of(1, 2, 3);
+    await expect(
+      partition(seq, zip(a, b), (x: number, y: number, i: number, j: number) => x + y + i + j > 0),
+    ).rejects.toThrow(/^pred/);
+    await expect(stablePartition(seq, zip(a, a), (x: number, y: number) => x > y)).rejects.toThrow(
+      /data\[1\].*overlap/,
+    );
+    await expect(unique(seq, zip(b, a, a))).rejects.toThrow(/data\[2\].*overlap/);
+    expectSameArray(a, Uint32Array.of(3, 1, 2), 'a untouched');
+    expectSameArray(b, Float32Array.of(1, 2, 3), 'b untouched');
   });
 });

@@ -35,7 +35,7 @@ function flagElement(z: ZipFunction, inTypes: readonly NumericType[], negate: bo
 }
 
 /** Checks the predicate over checked zipped `inputs`. */
-function zipPredicate(inputs: CheckedArray[], predArg: unknown) {
+export function zipPredicate(inputs: CheckedArray[], predArg: unknown) {
   const inTypes = inputs.map((a) => a.type);
   const { shape, argTypes, indexed, what } = tupleParams(predArg, inTypes, true);
   const z = checkZipFunction(predArg, 'pred', shape, argTypes, 0, what);

@@ -11,7 +11,7 @@
 import { ArgumentError, DeviceArray, type HostArray } from '@webdpl/core';
 import { checkPolicy, type Policy } from '@webdpl/policies';
 import { type CheckedArray, checkArray, checkNoAlias, checkSameLength } from '../common/args';
-import { checkArrays, isZip, type Zip } from '../common/zip';
+import { checkArrays, isZip, arrayLike as like, type Zip } from '../common/zip';
 import { copy } from '../copy/index';
 import { gather } from '../gather/index';
 import { iota } from '../iota/index';
@@ -24,16 +24,6 @@ type SortPairs = (
   values: HostArray | DeviceArray,
   comp?: ComparatorArg,
 ) => Promise<void>;
-
-/** A temporary of `a`'s kind, type and length (a DeviceArray on its device, or a typed array). */
-function like(a: CheckedArray, type = a.type): HostArray | DeviceArray {
-  if (a.kind === 'device') return DeviceArray.create(a.array.device, type, a.length);
-  return type === 'u32'
-    ? new Uint32Array(a.length)
-    : type === 'i32'
-      ? new Int32Array(a.length)
-      : new Float32Array(a.length);
-}
 
 /**
  * Sorts `keys` in place, stably, permuting each array of the `values` zip alike.

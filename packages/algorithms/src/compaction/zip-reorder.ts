@@ -1,0 +1,106 @@
+/**
+ * partition, stablePartition and unique over zipped arrays, in place: every array's element i moves
+ * together. `partition(policy, zip(a, b), (x, y) => ...)` puts the elements whose predicate holds
+ * first (stably, both groups in input order, for partition too) and returns their number;
+ * `unique(policy, zip(a, b))` removes consecutive duplicate tuples (equal when every array's
+ * elements are `===`: NaNs never equal, +0 equals -0) and returns the new length.
+ *
+ * Strategy: composed of public algorithms on the policy's backend, no new kernel. partition: the
+ * predicate's 1/0 flags (transform over the zip), their sum, then per array the kept elements
+ * (copyIf with the flags as stencil) and the others (removeIf's copying form) into a temporary copied
+ * back: K + 1 passes for the flags and count, 3 per array. unique: per array the "differs from the
+ * previous element" flags (a binary transform of the array and itself shifted by one), OR-ed
+ * together, then per array a stencil copyIf into a temporary and the kept prefix copied back.
+ */
+import { DeviceArray, type HostArray } from '@webdpl/core';
+import { checkPolicy } from '@webdpl/policies';
+import { type CheckedArray, checkNoAlias } from '../common/args';
+import { arrayLike, checkArrays, partOf, type Zip } from '../common/zip';
+import { copy } from '../copy/index';
+import { fill } from '../fill/index';
+import { reduce } from '../reduce/index';
+import { transform } from '../transform/index';
+import { copyIf, removeIf } from './index';
+import { zipPredicate } from './zip';
+
+/** The zip's arrays, checked: one length, no two overlapping. */
+function zipArrays(dataArg: Zip): CheckedArray[] {
+  const arrays = checkArrays(dataArg, 'data');
+  arrays.forEach((a, k) => {
+    for (let j = 0; j < k; j++) checkNoAlias(arrays[j] as CheckedArray, a, `data[${j}]`, `data[${k}]`);
+  });
+  return arrays;
+}
+
+/** Destroys the DeviceArray temporaries. */
+function release(temps: readonly (HostArray | DeviceArray)[]): void {
+  for (const t of temps) if (t instanceof DeviceArray) t.destroy();
+}
+
+/** partition / stablePartition of a zip by `pred` (one parameter per array, then the index): see the file comment. */
+export async function zipPartition(policyArg: unknown, dataArg: Zip, predArg: unknown): Promise<number> {
+  const policy = checkPolicy(policyArg);
+  const arrays = zipArrays(dataArg);
+  // Checked (parameters, types) before anything moves; the transform below runs it.
+  zipPredicate(arrays, predArg);
+  const first = arrays[0] as CheckedArray;
+  const n = first.length;
+  if (n === 0) return 0;
+  const flags = arrayLike(first, 'u32');
+  const temps: (HostArray | DeviceArray)[] = [flags];
+  try {
+    await transform(policy, dataArg, flags, predArg as (...x: number[]) => boolean);
+    const count = await reduce(policy, flags);
+    for (const a of arrays) {
+      const t = arrayLike(a);
+      temps.push(t);
+      await copyIf(policy, a.array, flags, partOf(t, 0, n));
+      if (count < n) await removeIf(policy, a.array, flags, partOf(t, count, n - count));
+      await copy(policy, t, a.array);
+    }
+    return count;
+  } finally {
+    release(temps);
+  }
+}
+
+const DIFFERS = (x: number, y: number) => x !== y;
+const EITHER = (p: number, q: number) => p | q;
+
+/** unique of a zip: see the file comment. */
+export async function zipUnique(policyArg: unknown, dataArg: Zip): Promise<number> {
+  const policy = checkPolicy(policyArg);
+  const arrays = zipArrays(dataArg);
+  const first = arrays[0] as CheckedArray;
+  const n = first.length;
+  if (n < 2) return n;
+  const heads = arrayLike(first, 'u32');
+  const temps: (HostArray | DeviceArray)[] = [heads];
+  try {
+    await fill(policy, partOf(heads, 0, 1), 1);
+    const rest = partOf(heads, 1, n - 1);
+    for (const [k, a] of arrays.entries()) {
+      const next = partOf(a.array, 1, n - 1);
+      const prev = partOf(a.array, 0, n - 1);
+      if (k === 0) {
+        await transform(policy, next, prev, rest, DIFFERS);
+        continue;
+      }
+      const d = arrayLike(first, 'u32');
+      temps.push(d);
+      const dRest = partOf(d, 1, n - 1);
+      await transform(policy, next, prev, dRest, DIFFERS);
+      await transform(policy, rest, dRest, rest, EITHER);
+    }
+    const count = await reduce(policy, heads);
+    for (const a of arrays) {
+      const t = arrayLike(a);
+      temps.push(t);
+      await copyIf(policy, a.array, heads, t);
+      await copy(policy, partOf(t, 0, count), partOf(a.array, 0, count));
+    }
+    return count;
+  } finally {
+    release(temps);
+  }
+}
