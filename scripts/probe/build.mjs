@@ -16,6 +16,7 @@ await build({
     'zip-select-probe': 'scripts/probe/zip-select-probe.ts',
     'big-sort-probe': 'scripts/probe/big-sort-probe.ts',
     'per-call-interleaved': 'scripts/probe/per-call-interleaved.ts',
+    'alloc-probe': 'scripts/probe/alloc-probe.ts',
   },
   bundle: true,
   platform: 'node',
