@@ -17,6 +17,7 @@ await build({
     'big-sort-probe': 'scripts/probe/big-sort-probe.ts',
     'per-call-interleaved': 'scripts/probe/per-call-interleaved.ts',
     'alloc-probe': 'scripts/probe/alloc-probe.ts',
+    'readback-probe': 'scripts/probe/readback-probe.ts',
   },
   bundle: true,
   platform: 'node',

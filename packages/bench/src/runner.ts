@@ -157,7 +157,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
   const policy = ctx.devicePolicy;
   if (!device || !policy || !policies.has('device') || log2 > ctx.gpuMaxLog2) return out;
   const queue = device.queue;
-  // Every timed GPU set starts right after >= 0.5 s of GPU work (warm clocks).
+  // Every timed GPU set starts right after >= 0.5 s of GPU work, 1.5 s after a long idle (warm clocks).
   // Resident arrays are made (uploaded) before the warm-up, so no upload idles the GPU after it.
   const warm =
     (exec: Planned['exec'], resident = false): Planned['exec'] =>

@@ -1,18 +1,35 @@
 /**
  * Warm clocks: the H100 drops its SM clock from 1980 to 345 MHz after ~2 s without GPU work under
- * Dawn/Vulkan, and the first ~335 ms of kernels after that run at ~55% bandwidth. So every timed GPU
- * set starts right after >= 0.5 s of GPU work: `GpuWarmth.before()` keeps the GPU busy with a
- * streaming kernel until that much has run, unless the GPU has been busy without a gap for that long
- * already (the previous timed GPU set ended just now and was itself warm).
+ * Dawn/Vulkan, and the kernels after that run at ~55% bandwidth for a while: 0.5 s of streaming work
+ * was enough after short idles, after idles of several seconds 1.5 s was needed (2026-11-24). So
+ * every timed GPU set starts right after >= 0.5 s of GPU work (1.5 s after an idle of more than a
+ * second, on hardware GPUs): `GpuWarmth.before()` keeps the GPU busy with a streaming kernel over
+ * buffers larger than any L2 until that much has run, unless the GPU has been busy without a gap for
+ * that long already (the previous timed GPU set ended just now and was itself warm).
  */
 import { fragment, type GpuDevice, getPipeline } from '@webdpl/core';
 
 /** GPU work that must precede a timed set, in milliseconds. */
 export const WARM_MS = 500;
+/**
+ * GPU work after an idle of more than LONG_GAP_MS. H100, 2026-11-24 (readback-probe host-6: ~4 s of
+ * host work, then a 1 GiB copy timed): after the 0.5 s warm-up the copy took 1.00-1.35 ms, after
+ * 1.5 s of GPU work 0.758 ms, as fresh.
+ */
+export const LONG_WARM_MS = 1500;
+/** An idle longer than this needs LONG_WARM_MS of work. */
+const LONG_GAP_MS = 1000;
 /** A gap longer than this since the last GPU work counts as idle. */
 const MAX_GAP_MS = 100;
-/** Elements (vec4<u32>) the warm-up kernel streams per dispatch: 16 MiB read + 16 MiB written. */
-const WARM_VEC4S = 1 << 20;
+/**
+ * Elements (vec4<u32>) the warm-up kernel streams per dispatch on a hardware GPU: 256 MiB read + 256
+ * MiB written, far beyond any L2, so the memory is busy too. With 16 MiB buffers (which fit the
+ * H100's 50 MiB L2) a 1 GiB copy timed after 2.4-6.5 s of host work still ran at 56% bandwidth (1.36
+ * against 0.76 ms; readback-probe host-3/6/8, 2026-11-24): the SMs were warm, the memory was not.
+ * Software GPUs stream 16 MiB (their clocks are the CPU's).
+ */
+const WARM_VEC4S_HARDWARE = 1 << 24;
+const WARM_VEC4S_SOFTWARE = 1 << 20;
 
 const WARM_KERNEL = fragment({
   name: 'bench_warm_stream',
@@ -38,8 +55,10 @@ export class GpuWarmth {
   /** Call before a timed GPU set: returns once >= WARM_MS of GPU work ran up to now. */
   async before(): Promise<void> {
     const now = performance.now();
-    if (now - this.lastBusy <= MAX_GAP_MS && this.lastBusy - this.stretchStart >= WARM_MS) return;
-    await this.run(WARM_MS);
+    const gap = now - this.lastBusy;
+    if (gap <= MAX_GAP_MS && this.lastBusy - this.stretchStart >= WARM_MS) return;
+    const long = gap > LONG_GAP_MS && this.device.info.kind !== 'software-gpu';
+    await this.run(long ? LONG_WARM_MS : WARM_MS);
   }
 
   /** Call after a timed GPU set: the GPU was busy until now. */
@@ -53,8 +72,12 @@ export class GpuWarmth {
   async run(ms: number): Promise<void> {
     const d = this.device;
     const pipeline = await getPipeline(d, WARM_KERNEL);
+    const vec4s = Math.min(
+      d.info.kind === 'software-gpu' ? WARM_VEC4S_SOFTWARE : WARM_VEC4S_HARDWARE,
+      Math.floor(d.limits.maxStorageBufferBindingSize / 16),
+    );
     this.buffers ??= [0, 1].map(() =>
-      d.gpu.createBuffer({ size: WARM_VEC4S * 16, usage: GPUBufferUsage.STORAGE, label: 'bench warm-up' }),
+      d.gpu.createBuffer({ size: vec4s * 16, usage: GPUBufferUsage.STORAGE, label: 'bench warm-up' }),
     );
     const [a, b] = this.buffers as [GPUBuffer, GPUBuffer];
     const group = d.gpu.createBindGroup({
@@ -73,7 +96,7 @@ export class GpuWarmth {
           const pass = rec.beginPass('bench warm-up');
           pass.setPipeline(pipeline);
           pass.setBindGroup(0, group);
-          rec.dispatch(pass, WARM_VEC4S / 256);
+          rec.dispatch(pass, Math.ceil(vec4s / 256));
           pass.end();
         });
       }
