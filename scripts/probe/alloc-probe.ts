@@ -3,8 +3,8 @@
  * device time of a plain vec4 copy between two 2^28-element arrays when fresh, after other 1 GiB
  * buffers were created and destroyed (churn), and for arrays created after the churn; with
  * DeviceArrays (webdpl) and with raw GPUBuffers (no webdpl in the way). One JSON line each.
- * Env: PROBE_LOG2 (default 28), PROBE_CHURN (buffers created and destroyed, default 8), PROBE_READ=0
- * skips the readback cases (an array read back to the host three times, then the copy again).
+ * Env: PROBE_LOG2 (default 28), PROBE_CHURN (buffers created and destroyed, default 8). Reads
+ * back to the host: readback-probe.ts (PROBE_CASE=read-api).
  * Bundle: node scripts/probe/build.mjs; run: node .probe/alloc-probe.mjs
  */
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
@@ -56,21 +56,6 @@ async function main(): Promise<void> {
   a = mk();
   b = mk();
   out({ case: 'new DeviceArrays after 16 of 1/16 the size were freed', ms: await timeCopy(device, 10, a, b) });
-  // Large readbacks: a 1 GiB array read back to the host (DeviceArray.read) three times.
-  if (process.env.PROBE_READ !== '0') {
-    a.destroy();
-    b.destroy();
-    a = mk();
-    b = mk();
-    out({ case: 'fresh pair before reads', ms: await timeCopy(device, 10, a, b) });
-    for (let i = 0; i < 3; i++) await a.read();
-    out({ case: 'same pair after three 1 GiB reads', ms: await timeCopy(device, 10, a, b) });
-    a.destroy();
-    b.destroy();
-    a = mk();
-    b = mk();
-    out({ case: 'new pair after three 1 GiB reads', ms: await timeCopy(device, 10, a, b) });
-  }
   a.destroy();
   b.destroy();
   releaseDevices();

@@ -1,6 +1,6 @@
 /**
  * Per call on resident data, every call interleaved with the raw-WebGPU floor (issue 12): in each
- * round (after >= 0.5 s of GPU work) the variants are called one after another, rotating the order,
+ * round (after the bench's warm-up, GpuWarmth) the variants are called one after another, rotating the order,
  * for about T ms per variant; prints per variant the mean microseconds per call (median over
  * rounds), the host time until its last native queue.submit returned, the submissions per call,
  * the native submit's own time, and with timestamps the device time of its passes.

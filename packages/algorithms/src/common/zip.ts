@@ -14,7 +14,7 @@ import {
   type TupleFunction,
   tupleFunction,
 } from '@webdpl/core';
-import { type ArrayArg, type CheckedArray, checkArray, checkSameLength } from './args';
+import { type ArrayArg, type CheckedArray, checkArray, checkNoAlias, checkSameLength } from './args';
 
 /** Most arrays in one zip. */
 export const ZIP_MAX = 4;
@@ -56,6 +56,23 @@ export function arrayLike(a: CheckedArray, type: NumericType = a.type): HostArra
     : type === 'i32'
       ? new Int32Array(a.length)
       : new Float32Array(a.length);
+}
+
+/** Destroys the DeviceArray temporaries among `temps` (typed arrays are left to the GC). */
+export function releaseLike(...temps: (HostArray | DeviceArray)[]): void {
+  for (const t of temps) if (t instanceof DeviceArray) t.destroy();
+}
+
+/**
+ * Checks arrays moved together, in order: each has the first one's length and shares no memory with
+ * an earlier one (errors name them as given).
+ */
+export function checkTogether(named: readonly (readonly [CheckedArray, string])[]): void {
+  const [first, firstName] = named[0] as readonly [CheckedArray, string];
+  named.forEach(([a, name], k) => {
+    checkSameLength(first, a, firstName, name);
+    for (const [b, other] of named.slice(0, k)) checkNoAlias(b, a, other, name);
+  });
 }
 
 /** `length` elements of `a` from `offset`: a DeviceArray view or a subarray. */

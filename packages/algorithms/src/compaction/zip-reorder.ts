@@ -12,10 +12,10 @@
  * previous element" flags (a binary transform of the array and itself shifted by one), OR-ed
  * together, then per array a stencil copyIf into a temporary and the kept prefix copied back.
  */
-import { DeviceArray, type HostArray } from '@webdpl/core';
+import type { DeviceArray, HostArray } from '@webdpl/core';
 import { checkPolicy } from '@webdpl/policies';
-import { type CheckedArray, checkNoAlias } from '../common/args';
-import { arrayLike, checkArrays, partOf, type Zip } from '../common/zip';
+import type { CheckedArray } from '../common/args';
+import { arrayLike, checkArrays, checkTogether, partOf, releaseLike, type Zip } from '../common/zip';
 import { copy } from '../copy/index';
 import { fill } from '../fill/index';
 import { reduce } from '../reduce/index';
@@ -26,15 +26,8 @@ import { zipPredicate } from './zip';
 /** The zip's arrays, checked: one length, no two overlapping. */
 function zipArrays(dataArg: Zip): CheckedArray[] {
   const arrays = checkArrays(dataArg, 'data');
-  arrays.forEach((a, k) => {
-    for (let j = 0; j < k; j++) checkNoAlias(arrays[j] as CheckedArray, a, `data[${j}]`, `data[${k}]`);
-  });
+  checkTogether(arrays.map((a, k) => [a, `data[${k}]`] as const));
   return arrays;
-}
-
-/** Destroys the DeviceArray temporaries. */
-function release(temps: readonly (HostArray | DeviceArray)[]): void {
-  for (const t of temps) if (t instanceof DeviceArray) t.destroy();
 }
 
 /** partition / stablePartition of a zip by `pred` (one parameter per array, then the index): see the file comment. */
@@ -60,7 +53,7 @@ export async function zipPartition(policyArg: unknown, dataArg: Zip, predArg: un
     }
     return count;
   } finally {
-    release(temps);
+    releaseLike(...temps);
   }
 }
 
@@ -101,6 +94,6 @@ export async function zipUnique(policyArg: unknown, dataArg: Zip): Promise<numbe
     }
     return count;
   } finally {
-    release(temps);
+    releaseLike(...temps);
   }
 }

@@ -8,10 +8,10 @@
  * arrays are instead sorted one by one with a copy of the original keys (a stable sort applies the
  * same permutation every time), the last with the keys themselves: nothing needs one binding.
  */
-import { ArgumentError, DeviceArray, type HostArray } from '@webdpl/core';
+import { ArgumentError, type DeviceArray, type HostArray } from '@webdpl/core';
 import { checkPolicy, type Policy } from '@webdpl/policies';
-import { type CheckedArray, checkArray, checkNoAlias, checkSameLength } from '../common/args';
-import { checkArrays, isZip, arrayLike as like, type Zip } from '../common/zip';
+import { type CheckedArray, checkArray } from '../common/args';
+import { checkArrays, checkTogether, isZip, arrayLike as like, releaseLike, type Zip } from '../common/zip';
 import { copy } from '../copy/index';
 import { gather } from '../gather/index';
 import { iota } from '../iota/index';
@@ -39,47 +39,44 @@ export async function sortByKeyZip(
   checkPolicy(policy);
   const keys = checkArray(keysArg, 'keys');
   const values = checkArrays(valuesArg, 'values');
-  values.forEach((v, k) => {
-    checkSameLength(keys, v, 'keys', `values[${k}]`);
-    checkNoAlias(keys, v, 'keys', `values[${k}]`);
-    for (let j = 0; j < k; j++) checkNoAlias(values[j] as CheckedArray, v, `values[${j}]`, `values[${k}]`);
-  });
+  checkTogether([[keys, 'keys'], ...values.map((v, k) => [v, `values[${k}]`] as const)]);
   if (keys.length === 0) return;
   const device =
     keys.kind === 'device' ? keys.array.device : policy.kind === 'device' ? await policy.resolve() : undefined;
   if (device && keys.length * 4 + 256 > device.limits.maxStorageBufferBindingSize) {
     const original = like(keys);
+    const work = like(keys);
     try {
       await copy(policy, keys.array, original);
-      const work = like(keys);
-      try {
-        for (const v of values.slice(0, -1)) {
-          await copy(policy, original, work);
-          await sort(policy, work, v.array, comp);
-        }
-      } finally {
-        if (work instanceof DeviceArray) work.destroy();
+      for (const v of values.slice(0, -1)) {
+        await copy(policy, original, work);
+        await sort(policy, work, v.array, comp);
       }
       await sort(policy, keys.array, (values[values.length - 1] as CheckedArray).array, comp);
     } finally {
-      if (original instanceof DeviceArray) original.destroy();
+      releaseLike(original, work);
     }
     return;
   }
   const perm = like(keys, 'u32');
-  const temps: (HostArray | DeviceArray)[] = [perm];
   try {
     await iota(policy, perm);
     // Checks `comp` before the keys move.
     await sort(policy, keys.array, perm, comp);
-    for (const v of values) {
-      const tmp = like(v);
-      temps.push(tmp);
-      await gather(policy, perm, v.array, tmp);
-      await copy(policy, tmp, v.array);
-    }
+    for (const v of values) await permute(policy, perm, v);
   } finally {
-    for (const t of temps) if (t instanceof DeviceArray) t.destroy();
+    releaseLike(perm);
+  }
+}
+
+/** Moves `a`'s elements into the order `perm` (a[i] = old a[perm[i]]): a gather into a temporary, copied back. */
+async function permute(policy: Policy, perm: HostArray | DeviceArray, a: CheckedArray): Promise<void> {
+  const t = like(a);
+  try {
+    await gather(policy, perm, a.array, t);
+    await copy(policy, t, a.array);
+  } finally {
+    releaseLike(t);
   }
 }
 
@@ -109,11 +106,8 @@ export async function sortZipKeys(
       for (const [k, v] of checkArrays(valuesArg, 'values').entries()) named.push([v, `values[${k}]`]);
     } else named.push([checkArray(valuesArg, 'values'), 'values']);
   }
-  const [first, firstName] = named[0] as [CheckedArray, string];
-  named.forEach(([a, name], k) => {
-    checkSameLength(first, a, firstName, name);
-    for (const [b, other] of named.slice(0, k)) checkNoAlias(b, a, other, name);
-  });
+  checkTogether(named);
+  const first = (named[0] as [CheckedArray, string])[0];
   const c = checkComparator(comp, 'comp');
   if (c.kind !== 'builtin') {
     throw new ArgumentError('comp', 'less or greater (zipped keys compare key by key)', 'a comparator function');
@@ -130,19 +124,11 @@ export async function sortZipKeys(
         await gather(policy, perm, key.array, kj);
         await sort(policy, kj, perm, comp);
       } finally {
-        if (kj instanceof DeviceArray) kj.destroy();
+        releaseLike(kj);
       }
     }
-    for (const [a] of named) {
-      const t = like(a);
-      try {
-        await gather(policy, perm, a.array, t);
-        await copy(policy, t, a.array);
-      } finally {
-        if (t instanceof DeviceArray) t.destroy();
-      }
-    }
+    for (const [a] of named) await permute(policy, perm, a);
   } finally {
-    if (perm instanceof DeviceArray) perm.destroy();
+    releaseLike(perm);
   }
 }
