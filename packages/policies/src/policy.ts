@@ -23,7 +23,8 @@ import type { WorkerPool } from './pool';
 /** Per-algorithm tuning overrides, e.g. `{ reduce: { workgroupSize: 64, itemsPerThread: 1 } }`. */
 export type TuningOverrides = Readonly<Record<string, Readonly<Record<string, number | boolean>>>>;
 
-const NO_TUNING: TuningOverrides = Object.freeze({});
+/** No overrides (one frozen object, so resolved tunings memoize by it). */
+export const NO_TUNING: TuningOverrides = Object.freeze({});
 
 /**
  * A frozen copy of a policy's overrides: later changes to the caller's object do not reach the

@@ -20,6 +20,7 @@ import {
   execution,
   type HostPolicy,
   isPolicy,
+  NO_TUNING,
   type Policy,
   sharedMemoryAvailable,
   type TuningOverrides,
@@ -103,7 +104,7 @@ const SEQ: Backend = Object.freeze({ kind: 'seq' });
 
 function hostBackend(policy: HostPolicy, req: BackendRequest): Backend {
   if ((policy.mode === 'par' || policy.mode === 'parUnseq') && sharedMemoryAvailable()) {
-    return { kind: 'par', pool: policy.pool ?? defaultPool(), tuning: tuningFor(policy.tuning ?? NO_OVERRIDES, req) };
+    return { kind: 'par', pool: policy.pool ?? defaultPool(), tuning: tuningFor(policy.tuning ?? NO_TUNING, req) };
   }
   return SEQ;
 }
@@ -128,7 +129,6 @@ function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[], names: r
 }
 
 /** Overrides resolved per policy's (frozen) overrides object, by engine and algorithm. */
-const NO_OVERRIDES: TuningOverrides = Object.freeze({});
 const resolvedTunings = new WeakMap<TuningOverrides, Map<string, Readonly<Record<string, number | boolean>>>>();
 
 /**
