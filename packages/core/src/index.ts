@@ -97,6 +97,21 @@ export {
 export type { LinkedModule, LinkLimits, WgslFragment } from './wgsl/fragment';
 export { fragment, link, mangle, WgslLinkError, workgroupFootprint } from './wgsl/fragment';
 export { entryParams, entryPrologue, threadIds } from './wgsl/ids';
+export type {
+  BindingAccess,
+  BindingName,
+  BindingSpec,
+  InterfaceParams,
+  InterfaceResources,
+  InterfaceSpec,
+  InterfaceTypes,
+  InterfaceUse,
+  OptionalName,
+  ParamName,
+  ParamsSpec,
+  ParamType,
+} from './wgsl/interface';
+export { KernelInterface, kernelInterface } from './wgsl/interface';
 export type { Combiner, OpParams } from './wgsl/subgroup';
 export { combinerOf, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';
 export type { WorkgroupParams } from './wgsl/workgroup';
