@@ -34,6 +34,14 @@ import {
   META_WORDS,
   onesweepKernel,
   planKernel,
+  RS_COPY,
+  RS_COPY_VALUES,
+  RS_HIST,
+  RS_PASS,
+  RS_PASS_VALUES,
+  RS_PLAN,
+  RS_SINGLE,
+  RS_SINGLE_VALUES,
   radixTileFootprint,
   singleWorkgroupKernel,
   type TileParams,
@@ -173,10 +181,6 @@ function bindable(device: GpuDevice, a: DeviceArray): boolean {
   return a.byteOffset % device.limits.minStorageBufferOffsetAlignment === 0;
 }
 
-function entry(binding: number, buffer: GPUBuffer, offset: number, size: number): GPUBindGroupEntry {
-  return { binding, resource: { buffer, offset, size } };
-}
-
 /**
  * Sorts `keys` on the device (stably), permuting `values` along when given. Keys of type u32,
  * i32 or f32 (f32 in TypedArray#sort order: -0 before +0, NaN last); values of any 4-byte type.
@@ -251,11 +255,14 @@ export async function radixSortDevice(
     const pipeline = await getPipeline(device, singleWorkgroupKernel(tp));
     await device.queue.submit(label, (rec) => {
       if (!direct) copyIn(rec.encoder);
-      const entries = [
-        { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, mode, 0, 0])) } },
-        entry(1, keysA, keysAOff, bytes),
-      ];
-      if (valsA) entries.push(entry(2, valsA, valsAOff, bytes));
+      const entries = RS_SINGLE.entries(
+        {
+          rs_params: { buffer: rec.uniform(RS_SINGLE.pack({ n, key_mode: mode })) },
+          keys_io: { buffer: keysA, offset: keysAOff, size: bytes },
+          vals_io: valsA && { buffer: valsA, offset: valsAOff, size: bytes },
+        },
+        hasValues ? RS_SINGLE_VALUES : {},
+      );
       const pass = rec.beginPass(`${label} (one workgroup)`);
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
@@ -331,11 +338,13 @@ export async function radixSortDevice(
       0,
       gpu.createBindGroup({
         layout: histPipe.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, histTiles, histPerGroup, mode])) } },
-          entry(1, keysA, keysAOff, bytes),
-          { binding: 2, resource: { buffer: meta } },
-        ],
+        entries: RS_HIST.entries({
+          rs_params: {
+            buffer: rec.uniform(RS_HIST.pack({ n, tiles: histTiles, tiles_per_wg: histPerGroup, key_mode: mode })),
+          },
+          keys_in: { buffer: keysA, offset: keysAOff, size: bytes },
+          rs_meta: { buffer: meta },
+        }),
       }),
     );
     rec.dispatch(pass, histGroupsUsed);
@@ -344,50 +353,68 @@ export async function radixSortDevice(
       0,
       gpu.createBindGroup({
         layout: planPipe.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, gx, gy, cx, cy, 0, 0, 0])) } },
-          { binding: 1, resource: { buffer: meta } },
-          { binding: 2, resource: { buffer: indirect } },
-        ],
+        entries: RS_PLAN.entries({
+          rs_params: { buffer: rec.uniform(RS_PLAN.pack({ n, grid_x: gx, grid_y: gy, copy_x: cx, copy_y: cy })) },
+          rs_meta: { buffer: meta },
+          rs_indirect: { buffer: indirect },
+        }),
       }),
     );
     pass.dispatchWorkgroups(1);
 
     const layout = passPipe.getBindGroupLayout(0);
-    const sides = [
-      { k: keysA, ko: keysAOff, v: valsA, vo: valsAOff },
-      { k: keysB, ko: 0, v: valsB, vo: 0 },
-    ];
+    const side = (buffer: GPUBuffer, offset: number) => ({ buffer, offset, size: bytes });
+    const sideA = { k: side(keysA, keysAOff), v: valsA && side(valsA, valsAOff) };
+    const sideB = { k: side(keysB, 0), v: valsB && side(valsB, 0) };
+    const sides = [sideA, sideB];
+    const metaBinding = { buffer: meta };
+    const lookbackBinding = { buffer: lookback, offset: 0, size: 2 * tableBytes };
+    const passUse = hasValues ? RS_PASS_VALUES : {};
     pass.setPipeline(passPipe);
     for (let p = 0; p < 4; p++) {
       const params = {
         buffer: rec.uniform(
-          new Uint32Array([n, tiles, p, mode, t.lookbackSpins, t.lookbackForceFallback ? 1 : 0, 0, 0]),
+          RS_PASS.pack({
+            n,
+            tiles,
+            pass_index: p,
+            key_mode: mode,
+            spins: t.lookbackSpins,
+            force_fallback: t.lookbackForceFallback ? 1 : 0,
+          }),
         ),
       };
       for (let dir = 0; dir < 2; dir++) {
         const src = sides[dir] as (typeof sides)[0];
         const dst = sides[1 - dir] as (typeof sides)[0];
-        const entries: GPUBindGroupEntry[] = [
-          { binding: 0, resource: params },
-          entry(1, src.k, src.ko, bytes),
-          entry(2, dst.k, dst.ko, bytes),
-          { binding: 3, resource: { buffer: meta } },
-          entry(4, lookback, 0, 2 * tableBytes),
-        ];
-        if (src.v && dst.v) entries.push(entry(5, src.v, src.vo, bytes), entry(6, dst.v, dst.vo, bytes));
+        const entries = RS_PASS.entries(
+          {
+            rs_params: params,
+            keys_in: src.k,
+            keys_out: dst.k,
+            rs_meta: metaBinding,
+            rs_lookback: lookbackBinding,
+            vals_in: src.v,
+            vals_out: dst.v,
+          },
+          passUse,
+        );
         pass.setBindGroup(0, gpu.createBindGroup({ layout, entries }));
         pass.dispatchWorkgroupsIndirect(indirect, (p * 6 + dir * 3) * 4);
       }
     }
 
     pass.setPipeline(copyPipe);
-    const entries: GPUBindGroupEntry[] = [
-      { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },
-      entry(1, keysB, 0, bytes),
-      entry(2, keysA, keysAOff, bytes),
-    ];
-    if (valsA && valsB) entries.push(entry(3, valsB, 0, bytes), entry(4, valsA, valsAOff, bytes));
+    const entries = RS_COPY.entries(
+      {
+        rs_params: { buffer: rec.uniform(RS_COPY.pack({ n })) },
+        src_keys: sideB.k,
+        dst_keys: sideA.k,
+        src_vals: sideB.v,
+        dst_vals: sideA.v,
+      },
+      hasValues ? RS_COPY_VALUES : {},
+    );
     pass.setBindGroup(0, gpu.createBindGroup({ layout: copyPipe.getBindGroupLayout(0), entries }));
     pass.dispatchWorkgroupsIndirect(indirect, 24 * 4);
     pass.end();

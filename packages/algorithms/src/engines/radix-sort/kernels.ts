@@ -18,6 +18,7 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  kernelInterface,
   mangle,
   plus,
   threadIds,
@@ -42,6 +43,81 @@ export const INDIRECT_WORDS = 27;
 /** Threads of the copy kernel and elements each moves. */
 export const COPY_THREADS = 256;
 export const COPY_PER_THREAD = 4;
+
+/** The digit pass's interface (onesweepKernel); the values' bindings when sorting pairs. */
+export const RS_PASS = kernelInterface({
+  name: 'radix-sort digit pass',
+  params: {
+    struct: 'RsParams',
+    name: 'rs_params',
+    binding: 0,
+    fields: { n: 'u32', tiles: 'u32', pass_index: 'u32', key_mode: 'u32', spins: 'u32', force_fallback: 'u32' },
+  },
+  bindings: {
+    keys_in: { binding: 1, access: 'read', type: 'u32' },
+    keys_out: { binding: 2, access: 'read_write', type: 'u32' },
+    rs_meta: { binding: 3, access: 'read_write', type: 'u32', form: 'atomic' },
+    rs_lookback: { binding: 4, access: 'read_write', type: 'u32', form: 'atomic' },
+    vals_in: { binding: 5, access: 'read', type: 'u32', optional: true },
+    vals_out: { binding: 6, access: 'read_write', type: 'u32', optional: true },
+  },
+});
+/** RS_PASS's and RS_COPY's variant with values. */
+export const RS_PASS_VALUES = { vals_in: true, vals_out: true } as const;
+
+/** The single-workgroup sort's interface (sorts in place). */
+export const RS_SINGLE = kernelInterface({
+  name: 'radix-sort single workgroup',
+  params: { struct: 'RsSingleParams', name: 'rs_params', binding: 0, fields: { n: 'u32', key_mode: 'u32' } },
+  bindings: {
+    keys_io: { binding: 1, access: 'read_write', type: 'u32' },
+    vals_io: { binding: 2, access: 'read_write', type: 'u32', optional: true },
+  },
+});
+export const RS_SINGLE_VALUES = { vals_io: true } as const;
+
+/** The histogram kernel's interface. */
+export const RS_HIST = kernelInterface({
+  name: 'radix-sort histogram',
+  params: {
+    struct: 'RsHistParams',
+    name: 'rs_params',
+    binding: 0,
+    fields: { n: 'u32', tiles: 'u32', tiles_per_wg: 'u32', key_mode: 'u32' },
+  },
+  bindings: {
+    keys_in: { binding: 1, access: 'read', type: 'u32' },
+    rs_meta: { binding: 2, access: 'read_write', type: 'u32', form: 'atomic' },
+  },
+});
+
+/** The plan kernel's interface. */
+export const RS_PLAN = kernelInterface({
+  name: 'radix-sort plan',
+  params: {
+    struct: 'RsPlanParams',
+    name: 'rs_params',
+    binding: 0,
+    fields: { n: 'u32', grid_x: 'u32', grid_y: 'u32', copy_x: 'u32', copy_y: 'u32' },
+  },
+  bindings: {
+    rs_meta: { binding: 1, access: 'read_write', type: 'u32', form: 'atomic' },
+    rs_indirect: { binding: 2, access: 'read_write', type: 'u32' },
+  },
+});
+
+/** The copy kernel's interface. */
+export const RS_COPY = kernelInterface({
+  name: 'radix-sort copy',
+  params: { struct: 'RsCopyParams', name: 'rs_params', binding: 0, fields: { n: 'u32' } },
+  bindings: {
+    src_keys: { binding: 1, access: 'read', type: 'u32' },
+    dst_keys: { binding: 2, access: 'read_write', type: 'u32' },
+    src_vals: { binding: 3, access: 'read', type: 'u32', optional: true },
+    dst_vals: { binding: 4, access: 'read_write', type: 'u32', optional: true },
+  },
+});
+export const RS_COPY_VALUES = { src_vals: true, dst_vals: true } as const;
 
 /** What the tile-level kernels (digit pass, single workgroup) are generated from. */
 export interface TileParams {
@@ -376,8 +452,8 @@ export function radixTileFootprint(p: PassParams): number {
  * own slots of the other table for the next running pass, so no clear runs between passes.
  *
  * The spin budget and a test switch forcing the fallback everywhere are uniforms.
- * Bindings: 0 uniform {n, tiles, pass, key mode, spins, force}, 1 keys in, 2 keys out, 3 meta
- * (histograms, offsets, tickets, table choice), 4 look-back (two tables), 5/6 values in/out.
+ * Bindings (RS_PASS): the uniform {n, tiles, pass, key mode, spins, force}, keys in and out, meta
+ * (histograms, offsets, tickets, table choice), look-back (two tables), values in and out.
  * Workgroup memory: the stage (max(tile, ranking counters)) + 2 KiB + a few words (+1 KiB with early
  * counts). Traffic per pass: keys (and values) read once and written once, plus 2 KiB of look-back
  * per tile (its slots, and clearing the next table's).
@@ -388,10 +464,6 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   const dpt = Math.max(1, Math.ceil(256 / p.workgroupSize));
   const win = p.lookbackWindow;
   const name = mangle('rs_onesweep', ...tileKey(p), win, p.earlyCounts ? 'ec' : 'lc');
-  const values = p.hasValues
-    ? `@group(0) @binding(5) var<storage, read> vals_in: array<u32>;
-@group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;`
-    : '';
   const full = (m: number) => `${m}u * RS_W + ids.lid`;
   // Values load before the look-back (their latency overlaps it) where loads go straight to
   // registers; the workgroup-memory variant loads through the stage, so after the keys left it.
@@ -468,13 +540,7 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   }`,
   )}`;
   const code = `${tc.code}
-struct RsParams { n: u32, tiles: u32, pass_index: u32, key_mode: u32, spins: u32, force_fallback: u32, pad0: u32, pad1: u32 }
-@group(0) @binding(0) var<uniform> rs_params: RsParams;
-@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
-@group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(3) var<storage, read_write> rs_meta: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> rs_lookback: array<atomic<u32>>;
-${values}
+${RS_PASS.wgsl(p.hasValues ? RS_PASS_VALUES : {})}
 const RS_AGG: u32 = 0x40000000u;
 const RS_PRE: u32 = 0x80000000u;
 const RS_VALUE: u32 = 0x3fffffffu;
@@ -575,7 +641,8 @@ ${entryPrologue(p.subgroups)}
 /**
  * Sorts up to one tile (W*K keys, with values) in one workgroup: load, then per digit whose value
  * differs between keys (an OR of key-bit differences decides), rank and permute through workgroup
- * memory; write back in place. Bindings: 0 uniform {n}, 1 keys (read_write), 2 values.
+ * memory; write back in place. Bindings (RS_SINGLE): the uniform {n, key mode},
+ * keys and values (read_write).
  * Workgroup memory: as the digit pass. One dispatch, no global scratch.
  */
 export function singleWorkgroupKernel(p: TileParams): WgslFragment {
@@ -589,10 +656,7 @@ export function singleWorkgroupKernel(p: TileParams): WgslFragment {
     ${each(k, (j) => `v${j} = rs_get(${tc.pos(j)});`, '\n    ')}`
     : '';
   const code = `${tc.code}
-struct RsSingleParams { n: u32, key_mode: u32, pad1: u32, pad2: u32 }
-@group(0) @binding(0) var<uniform> rs_params: RsSingleParams;
-@group(0) @binding(1) var<storage, read_write> keys_io: array<u32>;
-${p.hasValues ? '@group(0) @binding(2) var<storage, read_write> vals_io: array<u32>;' : ''}
+${RS_SINGLE.wgsl(p.hasValues ? RS_SINGLE_VALUES : {})}
 var<workgroup> rs_diff: atomic<u32>;
 
 @compute @workgroup_size(${p.workgroupSize})
@@ -628,17 +692,14 @@ ${entryPrologue(p.subgroups)}
 /**
  * All four digit histograms of the key bits: each workgroup counts a contiguous run of tiles
  * (W*K keys each, striped loads) into 4x256 workgroup atomics, then adds them to the global
- * histograms (meta words 0..1023). Bindings: 0 uniform {n, tiles, tilesPerWorkgroup}, 1 keys, 2 meta.
+ * histograms (meta words 0..1023). Bindings (RS_HIST): the uniform, keys, meta.
  * Workgroup memory: 4 KiB. Traffic: one read of the keys; 1024 global atomics per workgroup.
  */
 export function histogramKernel(p: { workgroupSize: number; keysPerThread: number }): WgslFragment {
   const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
   const name = mangle('rs_histogram', w, p.keysPerThread);
-  const code = `struct RsHistParams { n: u32, tiles: u32, tiles_per_wg: u32, key_mode: u32 }
-@group(0) @binding(0) var<uniform> rs_params: RsHistParams;
-@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
-@group(0) @binding(2) var<storage, read_write> rs_meta: array<atomic<u32>>;
+  const code = `${RS_HIST.wgsl()}
 var<workgroup> rs_h: array<atomic<u32>, 1024>;
 
 @compute @workgroup_size(${w})
@@ -677,8 +738,8 @@ ${entryPrologue(false)}
  * the threads' sums (Hillis-Steele in workgroup memory) turns them into the global digit offsets,
  * and a digit holding every key marks the pass skipped. Thread 0 then writes the indirect arguments:
  * per pass, [x, y, 1] for the direction the data moves (A->B or B->A) and zeros for the other, and
- * for the final copy B->A when an odd number of passes ran. Bindings: 0 uniform
- * {n, gridX, gridY, copyX, copyY}, 1 meta, 2 indirect arguments. Workgroup memory: 4*threads + 16.
+ * for the final copy B->A when an odd number of passes ran. Bindings (RS_PLAN): the uniform
+ * {n, gridX, gridY, copyX, copyY}, meta, indirect arguments. Workgroup memory: 4*threads + 16.
  * ~35 barriers; no serial loops over global memory (its latency dominated small sorts).
  */
 export function planKernel(threads = 256): WgslFragment {
@@ -686,10 +747,7 @@ export function planKernel(threads = 256): WgslFragment {
   const per = 256 / w;
   if (!Number.isInteger(per) || per > 4) throw new Error(`planKernel: ${w} threads (expected 64, 128 or 256)`);
   const name = mangle('rs_plan', w);
-  const code = `struct RsPlanParams { n: u32, grid_x: u32, grid_y: u32, copy_x: u32, copy_y: u32, pad0: u32, pad1: u32, pad2: u32 }
-@group(0) @binding(0) var<uniform> rs_params: RsPlanParams;
-@group(0) @binding(1) var<storage, read_write> rs_meta: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> rs_indirect: array<u32>;
+  const code = `${RS_PLAN.wgsl()}
 var<workgroup> rs_scan: array<u32, ${w}>;
 var<workgroup> rs_skip: array<atomic<u32>, 4>;
 
@@ -743,22 +801,13 @@ fn main(@builtin(local_invocation_index) li: u32) {
 }
 
 /**
- * Copies n u32 (keys, and values when `hasValues`) from binding 1 to 2 (and 3 to 4): `threads`
- * (256, fewer where the device allows fewer) x 4 elements per workgroup, coalesced. Bindings:
- * 0 uniform {n}, 1 src, 2 dst, 3/4 value src/dst.
+ * Copies n u32 (keys, and values when `hasValues`) from src to dst: `threads` (256, fewer where the
+ * device allows fewer) x 4 elements per workgroup, coalesced. Bindings (RS_COPY): the uniform {n},
+ * keys src and dst, values src and dst.
  */
 export function copyKernel(hasValues: boolean, threads = COPY_THREADS): WgslFragment {
   const name = mangle('rs_copy', hasValues ? 'kv' : 'k', threads);
-  const code = `struct RsCopyParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
-@group(0) @binding(0) var<uniform> rs_params: RsCopyParams;
-@group(0) @binding(1) var<storage, read> src_keys: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst_keys: array<u32>;
-${
-  hasValues
-    ? `@group(0) @binding(3) var<storage, read> src_vals: array<u32>;
-@group(0) @binding(4) var<storage, read_write> dst_vals: array<u32>;`
-    : ''
-}
+  const code = `${RS_COPY.wgsl(hasValues ? RS_COPY_VALUES : {})}
 @compute @workgroup_size(${threads})
 fn main(${entryParams(false)}) {
 ${entryPrologue(false)}
