@@ -12,7 +12,14 @@
  */
 import { type DeviceArray, type GpuFunction, getPipeline, type NumericType, type Recorder } from '@webdpl/core';
 import { checkMergeTuning, fitMergeTile } from '../engines/merge-sort';
-import { mergeKernel, PARTITION_THREADS, partitionKernel } from '../engines/merge-sort/kernels';
+import {
+  MS_MERGE_TWO,
+  MS_MERGE_TWO_VALUES,
+  MS_PARTITION_TWO,
+  mergeKernel,
+  PARTITION_THREADS,
+  partitionKernel,
+} from '../engines/merge-sort/kernels';
 import { mergeWindowed, type Run } from '../engines/merge-sort/windows';
 import type { GpuCall } from '../pattern/dispatch';
 import { mergeTuning } from './tuning';
@@ -25,8 +32,8 @@ export interface DeviceMerge {
   readonly values?: { readonly a: DeviceArray; readonly b: DeviceArray; readonly out: DeviceArray };
 }
 
-function entry(binding: number, x: DeviceArray): GPUBindGroupEntry {
-  return { binding, resource: { buffer: x.buffer, offset: x.byteOffset, size: x.length * 4 } };
+function whole(x: DeviceArray): GPUBufferBinding {
+  return { buffer: x.buffer, offset: x.byteOffset, size: x.length * 4 };
 }
 
 /** Merges m.a and m.b into m.out by `comp` (stable: ties from a first); `algorithm` names the tuning. */
@@ -106,21 +113,44 @@ export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge,
   await device.queue.submit(algorithm, (rec) => {
     for (const [x, c] of copies) copy(rec, x, c);
     if (partPipe && mergePipe && parts) {
-      // Whole arrays from their binding's start: every element offset (words 4 to 10) is 0.
-      const params = { buffer: rec.uniform(new Uint32Array([n, na, tiles, 0, 0, 0, 0, 0, 0, 0, 0, 0])) };
+      // Whole arrays from their binding's start: every element offset is 0.
+      const words = MS_MERGE_TWO.pack({
+        n,
+        width: na,
+        tiles,
+        a_off: 0,
+        b_off: 0,
+        o_off: 0,
+        av_off: 0,
+        bv_off: 0,
+        ov_off: 0,
+      });
+      const params = { buffer: rec.uniform(words) };
+      const [ka, kb, pb] = [whole(a), whole(b), whole(parts)];
       const pass = rec.beginPass(algorithm);
       pass.setPipeline(partPipe);
       pass.setBindGroup(
         0,
         device.gpu.createBindGroup({
           layout: partPipe.getBindGroupLayout(0),
-          entries: [{ binding: 0, resource: params }, entry(1, a), entry(6, b), entry(2, parts)],
+          entries: MS_PARTITION_TWO.entries({ ms_params: params, keys_a: ka, keys_b: kb, parts: pb }),
         }),
       );
       rec.dispatch(pass, Math.ceil((tiles + 1) / PARTITION_THREADS));
       pass.setPipeline(mergePipe);
-      const entries = [{ binding: 0, resource: params }, entry(1, a), entry(6, b), entry(2, out), entry(3, parts)];
-      if (va && vb && vout) entries.push(entry(4, va), entry(7, vb), entry(5, vout));
+      const entries = MS_MERGE_TWO.entries(
+        {
+          ms_params: params,
+          keys_a: ka,
+          keys_b: kb,
+          keys_dst: whole(out),
+          parts: pb,
+          vals_a: va && whole(va),
+          vals_b: vb && whole(vb),
+          vals_dst: vout && whole(vout),
+        },
+        m.values ? MS_MERGE_TWO_VALUES : {},
+      );
       pass.setBindGroup(0, device.gpu.createBindGroup({ layout: mergePipe.getBindGroupLayout(0), entries }));
       rec.dispatch(pass, tiles);
       pass.end();

@@ -28,6 +28,13 @@ import { fitThreads, fitWorkgroupMemory, resolveTuning } from '../../common/tuni
 import {
   blockSortKernel,
   type MergeKernelParams,
+  MS_BLOCK,
+  MS_BLOCK_IN_PLACE,
+  MS_BLOCK_IN_PLACE_VALUES,
+  MS_BLOCK_VALUES,
+  MS_MERGE,
+  MS_MERGE_VALUES,
+  MS_PARTITION,
   mergeKernel,
   mergeSortFootprint,
   PARTITION_THREADS,
@@ -106,10 +113,6 @@ export function fitMergeTile(
   );
 }
 
-function entry(binding: number, buffer: GPUBuffer, offset: number, size: number): GPUBindGroupEntry {
-  return { binding, resource: { buffer, offset, size } };
-}
-
 /** Sorts `keys` (stably) by `options.comparator` on the device, permuting `values` along. */
 export async function mergeSortDevice(
   device: GpuDevice,
@@ -184,29 +187,33 @@ export async function mergeSortDevice(
       rec.encoder.copyBufferToBuffer(keys.buffer, keys.byteOffset, keysA, 0, bytes);
       if (values && valsA) rec.encoder.copyBufferToBuffer(values.buffer, values.byteOffset, valsA, 0, bytes);
     }
-    const sides = [
-      { k: keysA, ko: keysAOff, v: valsA, vo: valsAOff },
-      { k: keysB as GPUBuffer, ko: 0, v: valsB, vo: 0 },
-    ];
+    const side = (buffer: GPUBuffer, offset: number) => ({ buffer, offset, size: bytes });
+    const sideA = { k: side(keysA, keysAOff), v: valsA && side(valsA, valsAOff) };
+    const sideB = { k: keysB && side(keysB, 0), v: valsB && side(valsB, 0) };
+    const sides = [sideA, sideB];
     let pass = rec.beginPass(`${label} block sort`);
     pass.setPipeline(blockPipe);
     {
-      const params = { buffer: rec.uniform(new Uint32Array([n, 0, tiles, 0])) };
-      const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: params }, entry(1, keysA, keysAOff, bytes)];
-      if (valsA) entries.push(entry(3, valsA, valsAOff, bytes));
-      if (!inPlace) {
-        entries.push(entry(2, sides[1].k, 0, bytes));
-        if (sides[1].v) entries.push(entry(4, sides[1].v, 0, bytes));
-      }
+      const params = { buffer: rec.uniform(MS_BLOCK.pack({ n, width: 0, tiles })) };
+      const entries = inPlace
+        ? MS_BLOCK_IN_PLACE.entries(
+            { ms_params: params, keys_src: sideA.k, vals_src: sideA.v },
+            hasValues ? MS_BLOCK_IN_PLACE_VALUES : {},
+          )
+        : MS_BLOCK.entries(
+            { ms_params: params, keys_src: sideA.k, keys_dst: sideB.k, vals_src: sideA.v, vals_dst: sideB.v },
+            hasValues ? MS_BLOCK_VALUES : {},
+          );
       pass.setBindGroup(0, gpu.createBindGroup({ layout: blockPipe.getBindGroupLayout(0), entries }));
       rec.dispatch(pass, tiles);
     }
     pass.end();
+    const partsBinding = parts && { buffer: parts };
     let cur = inPlace ? 0 : 1;
     for (let m = 0, width = tile; m < mergePasses; m++, width *= 2) {
       const src = sides[cur] as (typeof sides)[0];
       const dst = sides[1 - cur] as (typeof sides)[0];
-      const params = { buffer: rec.uniform(new Uint32Array([n, width, tiles, 0])) };
+      const params = { buffer: rec.uniform(MS_MERGE.pack({ n, width, tiles })) };
       pass = rec.beginPass(`${label} merge ${m}`);
       const pp = partPipe as GPUComputePipeline;
       pass.setPipeline(pp);
@@ -214,23 +221,16 @@ export async function mergeSortDevice(
         0,
         gpu.createBindGroup({
           layout: pp.getBindGroupLayout(0),
-          entries: [
-            { binding: 0, resource: params },
-            entry(1, src.k, src.ko, bytes),
-            { binding: 2, resource: { buffer: parts as GPUBuffer } },
-          ],
+          entries: MS_PARTITION.entries({ ms_params: params, keys_src: src.k, parts: partsBinding }),
         }),
       );
       rec.dispatch(pass, Math.ceil((tiles + 1) / PARTITION_THREADS));
       const mp = mergePipe as GPUComputePipeline;
       pass.setPipeline(mp);
-      const entries: GPUBindGroupEntry[] = [
-        { binding: 0, resource: params },
-        entry(1, src.k, src.ko, bytes),
-        entry(2, dst.k, dst.ko, bytes),
-        { binding: 3, resource: { buffer: parts as GPUBuffer } },
-      ];
-      if (src.v && dst.v) entries.push(entry(4, src.v, src.vo, bytes), entry(5, dst.v, dst.vo, bytes));
+      const entries = MS_MERGE.entries(
+        { ms_params: params, keys_src: src.k, keys_dst: dst.k, parts: partsBinding, vals_src: src.v, vals_dst: dst.v },
+        hasValues ? MS_MERGE_VALUES : {},
+      );
       pass.setBindGroup(0, gpu.createBindGroup({ layout: mp.getBindGroupLayout(0), entries }));
       rec.dispatch(pass, tiles);
       pass.end();

@@ -14,6 +14,7 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  kernelInterface,
   mangle,
   threadIds,
   type WgslFragment,
@@ -41,6 +42,100 @@ export interface MergeKernelParams {
 /** Threads per workgroup of the partition kernel. */
 export const PARTITION_THREADS = 64;
 
+/** The uniform of the block sort, partition and merge kernels: {n, width, tiles}. */
+const MS_PARAMS = {
+  struct: 'MsParams',
+  name: 'ms_params',
+  binding: 0,
+  fields: { n: 'u32', width: 'u32', tiles: 'u32' },
+} as const;
+
+/**
+ * The uniform of the `twoInputs` partition and merge kernels: also the element offsets of a, b and
+ * the output (keys, then values) inside their bindings, so windows of larger buffers bind at
+ * aligned offsets.
+ */
+const MS_PARAMS_TWO = {
+  ...MS_PARAMS,
+  fields: {
+    ...MS_PARAMS.fields,
+    a_off: 'u32',
+    b_off: 'u32',
+    o_off: 'u32',
+    av_off: 'u32',
+    bv_off: 'u32',
+    ov_off: 'u32',
+  },
+} as const;
+
+/** Bindings of the merge sort's kernels: keys of the kernel's key type (`types`), values and parts u32. */
+const keys = (binding: number, access: 'read' | 'read_write') => ({ binding, access }) as const;
+const words = (binding: number, access: 'read' | 'read_write') => ({ binding, access, type: 'u32' }) as const;
+const vals = (binding: number, access: 'read' | 'read_write') =>
+  ({ binding, access, type: 'u32', optional: true }) as const;
+
+/** Interfaces of the merge sort's kernels; values are bound where `use` sets them (MS_*_VALUES). */
+export const MS_BLOCK = kernelInterface({
+  name: 'merge-sort block sort',
+  params: MS_PARAMS,
+  bindings: {
+    keys_src: keys(1, 'read'),
+    keys_dst: keys(2, 'read_write'),
+    vals_src: vals(3, 'read'),
+    vals_dst: vals(4, 'read_write'),
+  },
+});
+/** The block sort in place (when the merge passes leave the result where it started). */
+export const MS_BLOCK_IN_PLACE = kernelInterface({
+  name: 'merge-sort block sort (in place)',
+  params: MS_PARAMS,
+  bindings: { keys_src: keys(1, 'read_write'), vals_src: vals(3, 'read_write') },
+});
+export const MS_PARTITION = kernelInterface({
+  name: 'merge-sort partition',
+  params: MS_PARAMS,
+  bindings: { keys_src: keys(1, 'read'), parts: words(2, 'read_write') },
+});
+export const MS_PARTITION_TWO = kernelInterface({
+  name: 'merge-sort partition (two inputs)',
+  params: MS_PARAMS_TWO,
+  bindings: { keys_a: keys(1, 'read'), parts: words(2, 'read_write'), keys_b: keys(6, 'read') },
+});
+export const MS_MERGE = kernelInterface({
+  name: 'merge-sort merge',
+  params: MS_PARAMS,
+  bindings: {
+    keys_src: keys(1, 'read'),
+    keys_dst: keys(2, 'read_write'),
+    parts: words(3, 'read'),
+    vals_src: vals(4, 'read'),
+    vals_dst: vals(5, 'read_write'),
+  },
+});
+export const MS_MERGE_TWO = kernelInterface({
+  name: 'merge-sort merge (two inputs)',
+  params: MS_PARAMS_TWO,
+  bindings: {
+    keys_a: keys(1, 'read'),
+    keys_dst: keys(2, 'read_write'),
+    parts: words(3, 'read'),
+    vals_a: vals(4, 'read'),
+    vals_dst: vals(5, 'read_write'),
+    keys_b: keys(6, 'read'),
+    vals_b: vals(7, 'read'),
+  },
+});
+export const MS_PROBE = kernelInterface({
+  name: 'merge-sort probe',
+  params: { struct: 'MsProbe', name: 'probe', binding: 0, fields: { count: 'u32' } },
+  bindings: { pairs: keys(1, 'read'), flags: words(2, 'read_write') },
+});
+/** The variants with values of MS_BLOCK (and, vals_src alone, MS_BLOCK_IN_PLACE), MS_MERGE, MS_MERGE_TWO. */
+export const MS_BLOCK_VALUES = { vals_src: true, vals_dst: true } as const;
+export const MS_BLOCK_IN_PLACE_VALUES = { vals_src: true } as const;
+export const MS_MERGE_VALUES = { vals_src: true, vals_dst: true } as const;
+export const MS_MERGE_TWO_VALUES = { vals_a: true, vals_b: true, vals_dst: true } as const;
+
 function key(kind: string, p: MergeKernelParams, extra: (string | number | boolean)[] = []): string {
   return mangle(
     kind,
@@ -55,16 +150,16 @@ function key(kind: string, p: MergeKernelParams, extra: (string | number | boole
 }
 
 /**
- * Where the partition and merge kernels read keys (and values): the source array's bindings (1, 4),
- * or with `twoInputs` a (1, 4) and b (6, 7) read as one range through ms_key / ms_val, and the pair
- * width that makes the whole range one pair of runs.
+ * Where the partition and merge kernels read keys (and values): the source array's bindings
+ * (keys_src, vals_src), or with `twoInputs` a and b (keys_a, keys_b, vals_a, vals_b) read as one
+ * range through ms_key / ms_val (`code`), and the pair width that makes the whole range one pair of
+ * runs.
  */
 function sources(p: MergeKernelParams, values: boolean) {
   const t = p.keyType;
   if (!p.twoInputs) {
     return {
-      decls: `@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
-${values ? '@group(0) @binding(4) var<storage, read> vals_src: array<u32>;' : ''}`,
+      code: '',
       key: (i: string) => `keys_src[${i}]`,
       val: (i: string) => `vals_src[${i}]`,
       w2: '2u * ms_params.width',
@@ -76,16 +171,8 @@ ${values ? '@group(0) @binding(4) var<storage, read> vals_src: array<u32>;' : ''
   return ${b}[ms_params.${offs[1]} + i - ms_params.width];
 }`;
   return {
-    decls: `@group(0) @binding(1) var<storage, read> keys_a: array<${t}>;
-@group(0) @binding(6) var<storage, read> keys_b: array<${t}>;
-${pick('keys_a', 'keys_b', t, 'ms_key', ['a_off', 'b_off'])}
-${
-  values
-    ? `@group(0) @binding(4) var<storage, read> vals_a: array<u32>;
-@group(0) @binding(7) var<storage, read> vals_b: array<u32>;
-${pick('vals_a', 'vals_b', 'u32', 'ms_val', ['av_off', 'bv_off'])}`
-    : ''
-}`,
+    code: `${pick('keys_a', 'keys_b', t, 'ms_key', ['a_off', 'b_off'])}
+${values ? pick('vals_a', 'vals_b', 'u32', 'ms_val', ['av_off', 'bv_off']) : ''}`,
     key: (i: string) => `ms_key(${i})`,
     val: (i: string) => `ms_val(${i})`,
     // One pair: (d / w2) * w2 is 0 and min(w2, n) is n.
@@ -178,29 +265,15 @@ function storeTile(p: MergeKernelParams, dst: string, vdst: string): string {
   }`;
 }
 
-/**
- * The uniform of the partition and merge kernels: {n, width, tiles}; with `twoInputs` also the
- * element offsets of a, b and the output (keys, then values) inside their bindings, so windows of
- * larger buffers bind at aligned offsets (12 words).
- */
-function paramsDecl(p: MergeKernelParams): string {
-  return p.twoInputs
-    ? `struct MsParams {
-  n: u32, width: u32, tiles: u32, pad: u32,
-  a_off: u32, b_off: u32, o_off: u32, pad1: u32,
-  av_off: u32, bv_off: u32, ov_off: u32, pad2: u32,
-}`
-    : 'struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }';
-}
-
 /** Workgroup bytes of a tile: keys, and values when there are any. */
 function tileBytes(p: MergeKernelParams): number {
   return p.workgroupSize * p.itemsPerThread * (p.hasValues ? 8 : 4);
 }
 
 /**
- * Sorts each tile of W*K keys in workgroup memory (stable). Bindings: 0 uniform {n}, 1 keys src,
- * 2 keys dst, 3/4 values src/dst; `inPlace` binds one read_write array at 1 (and 3) instead.
+ * Sorts each tile of W*K keys in workgroup memory (stable). Bindings (MS_BLOCK): the uniform {n},
+ * keys src and dst, values src and dst; `inPlace` (MS_BLOCK_IN_PLACE) binds one read_write array of
+ * keys (and one of values) instead.
  * Workgroup memory: tile x (4 + 4 with values) bytes. Cost: K^2/2 comparisons per thread, then
  * log2(W) rounds of a log2(tile) search and K comparisons per thread.
  */
@@ -220,18 +293,9 @@ export function blockSortKernel(p: MergeKernelParams & { readonly inPlace: boole
   const vsrc = 'vals_src';
   const vdst = p.inPlace ? 'vals_src' : 'vals_dst';
   const bindings = p.inPlace
-    ? `@group(0) @binding(1) var<storage, read_write> keys_src: array<${t}>;
-${vIf(p, '@group(0) @binding(3) var<storage, read_write> vals_src: array<u32>;')}`
-    : `@group(0) @binding(1) var<storage, read> keys_src: array<${t}>;
-@group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
-${vIf(
-  p,
-  `@group(0) @binding(3) var<storage, read> vals_src: array<u32>;
-@group(0) @binding(4) var<storage, read_write> vals_dst: array<u32>;`,
-)}`;
+    ? MS_BLOCK_IN_PLACE.wgsl(p.hasValues ? MS_BLOCK_IN_PLACE_VALUES : {}, { keys_src: t })
+    : MS_BLOCK.wgsl(p.hasValues ? MS_BLOCK_VALUES : {}, { keys_src: t, keys_dst: t });
   const code = `${tileMerge(p)}
-struct MsParams { n: u32, width: u32, tiles: u32, pad: u32 }
-@group(0) @binding(0) var<uniform> ms_params: MsParams;
 ${bindings}
 
 @compute @workgroup_size(${p.workgroupSize})
@@ -303,16 +367,19 @@ ${entryPrologue(false)}
 /**
  * The merge-path split at the start of every output tile of a merge pass (runs of `width` keys
  * merged pairwise): `parts[s]` = keys taken from the pair's left run before output s*tile.
- * Bindings: 0 uniform {n, width, tiles}, 1 keys, 2 parts. One thread per split, log2(width) reads.
+ * Bindings (MS_PARTITION, MS_PARTITION_TWO): the uniform {n, width, tiles}, keys, parts. One thread
+ * per split, log2(width) reads.
  */
 export function partitionKernel(p: MergeKernelParams): WgslFragment {
   const cmp = p.comparator.name;
   const tile = p.workgroupSize * p.itemsPerThread;
   const src = sources(p, false);
-  const code = `${paramsDecl(p)}
-@group(0) @binding(0) var<uniform> ms_params: MsParams;
-${src.decls}
-@group(0) @binding(2) var<storage, read_write> parts: array<u32>;
+  const t = p.keyType;
+  const decls = p.twoInputs
+    ? MS_PARTITION_TWO.wgsl({}, { keys_a: t, keys_b: t })
+    : MS_PARTITION.wgsl({}, { keys_src: t });
+  const code = `${decls}
+${src.code}
 
 @compute @workgroup_size(${PARTITION_THREADS})
 fn main(${entryParams(false)}) {
@@ -341,20 +408,19 @@ ${entryPrologue(false)}
 
 /**
  * One merge pass: workgroup t produces output tile t of the merge of its pair of runs, loading
- * exactly the keys it needs (split by `parts`) into workgroup memory. Bindings: 0 uniform
- * {n, width, tiles}, 1 keys src, 2 keys dst, 3 parts, 4/5 values src/dst. Workgroup memory as the
+ * exactly the keys it needs (split by `parts`) into workgroup memory. Bindings (MS_MERGE,
+ * MS_MERGE_TWO): the uniform {n, width, tiles}, keys src and dst, parts, values src and dst. Workgroup memory as the
  * block sort. Traffic: keys (and values) read once and written once per pass.
  */
 export function mergeKernel(p: MergeKernelParams): WgslFragment {
   const t = p.keyType;
   const src = sources(p, p.hasValues);
+  const decls = p.twoInputs
+    ? MS_MERGE_TWO.wgsl(p.hasValues ? MS_MERGE_TWO_VALUES : {}, { keys_a: t, keys_b: t, keys_dst: t })
+    : MS_MERGE.wgsl(p.hasValues ? MS_MERGE_VALUES : {}, { keys_src: t, keys_dst: t });
   const code = `${tileMerge(p)}
-${paramsDecl(p)}
-@group(0) @binding(0) var<uniform> ms_params: MsParams;
-${src.decls}
-@group(0) @binding(2) var<storage, read_write> keys_dst: array<${t}>;
-@group(0) @binding(3) var<storage, read> parts: array<u32>;
-${vIf(p, '@group(0) @binding(5) var<storage, read_write> vals_dst: array<u32>;')}
+${decls}
+${src.code}
 
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(false)}) {
@@ -411,14 +477,12 @@ export const PROBE_THREADS = 64;
 /**
  * Evaluates the comparator on pairs gathered by the host (the merge-path searches of merges beyond
  * one storage binding, engines/merge-sort/windows.ts): `flags[q] = cmp(pairs[2q + 1], pairs[2q])`
- * for q < count. Bindings: 0 uniform {count}, 1 pairs (read), 2 flags (u32). No workgroup memory.
+ * for q < count. Bindings (MS_PROBE): the uniform {count}, pairs (read), flags (u32). No workgroup
+ * memory.
  */
 export function probeKernel(p: Pick<MergeKernelParams, 'keyType' | 'comparator'>): WgslFragment {
   const t = p.keyType;
-  const code = `struct MsProbe { count: u32, pad0: u32, pad1: u32, pad2: u32 }
-@group(0) @binding(0) var<uniform> probe: MsProbe;
-@group(0) @binding(1) var<storage, read> pairs: array<${t}>;
-@group(0) @binding(2) var<storage, read_write> flags: array<u32>;
+  const code = `${MS_PROBE.wgsl({}, { pairs: t })}
 
 @compute @workgroup_size(${PROBE_THREADS})
 fn main(${entryParams(false)}) {

@@ -20,6 +20,10 @@ import { scratchBuffer } from '../../common/scratch';
 import { bindingAlignment } from '../../common/segments';
 import {
   type MergeKernelParams,
+  MS_MERGE_TWO,
+  MS_MERGE_TWO_VALUES,
+  MS_PARTITION_TWO,
+  MS_PROBE,
   mergeKernel,
   PARTITION_THREADS,
   PROBE_THREADS,
@@ -78,11 +82,11 @@ interface Search {
 }
 
 /** A binding of `count` elements of `buffer` from byte `byte`: aligned offset, element offset in it. */
-function windowAt(buffer: GPUBuffer, byte: number, count: number, align: number, binding: number) {
+function windowAt(buffer: GPUBuffer, byte: number, count: number, align: number) {
   const offset = Math.floor(byte / align) * align;
   const off = (byte - offset) / 4;
-  const entry: GPUBindGroupEntry = { binding, resource: { buffer, offset, size: (off + count) * 4 } };
-  return { entry, off };
+  const resource: GPUBufferBinding = { buffer, offset, size: (off + count) * 4 };
+  return { resource, off };
 }
 
 /** Probe positions in [lo, hi): all of them, or PROBES spread evenly. */
@@ -154,11 +158,11 @@ async function findSplits(
           0,
           device.gpu.createBindGroup({
             layout: probe.getBindGroupLayout(0),
-            entries: [
-              { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([count, 0, 0, 0])) } },
-              { binding: 1, resource: { buffer: pairs, offset: c * 8, size: count * 8 } },
-              { binding: 2, resource: { buffer: flags, offset: c * 4, size: count * 4 } },
-            ],
+            entries: MS_PROBE.entries({
+              probe: { buffer: rec.uniform(MS_PROBE.pack({ count })) },
+              pairs: { buffer: pairs, offset: c * 8, size: count * 8 },
+              flags: { buffer: flags, offset: c * 4, size: count * 4 },
+            }),
           }),
         );
         rec.dispatch(pass, Math.ceil(count / PROBE_THREADS));
@@ -233,36 +237,57 @@ export async function mergeWindowed(
         }
         merges.push(() => {
           const ps = pass as GPUComputePassEncoder;
-          const ka = windowAt(a.keys, a.keyByte + i0 * 4, na, align, 1);
-          const kb = windowAt(b.keys, b.keyByte + j0 * 4, len - na, align, 6);
-          const ko = windowAt(out.keys, out.keyByte + d0 * 4, len, align, 2);
+          const ka = windowAt(a.keys, a.keyByte + i0 * 4, na, align);
+          const kb = windowAt(b.keys, b.keyByte + j0 * 4, len - na, align);
+          const ko = windowAt(out.keys, out.keyByte + d0 * 4, len, align);
           const tiles = Math.ceil(len / tile);
-          const words = [len, na, tiles, 0, ka.off, kb.off, ko.off, 0, 0, 0, 0, 0];
-          const entries = [ka.entry, kb.entry, ko.entry, { binding: 3, resource: { buffer: parts } }];
-          if (p.hasValues && a.values && b.values && out.values) {
-            const va = windowAt(a.values, (a.valueByte ?? 0) + i0 * 4, na, align, 4);
-            const vb = windowAt(b.values, (b.valueByte ?? 0) + j0 * 4, len - na, align, 7);
-            const vo = windowAt(out.values, (out.valueByte ?? 0) + d0 * 4, len, align, 5);
-            words[8] = va.off;
-            words[9] = vb.off;
-            words[10] = vo.off;
-            entries.push(va.entry, vb.entry, vo.entry);
-          }
-          const params = { binding: 0, resource: { buffer: rec.uniform(new Uint32Array(words)) } };
+          const valuesAt = (r: Run, at: number, count: number) =>
+            p.hasValues && r.values ? windowAt(r.values, (r.valueByte ?? 0) + at * 4, count, align) : undefined;
+          const va = valuesAt(a, i0, na);
+          const vb = valuesAt(b, j0, len - na);
+          const vo = valuesAt(out, d0, len);
+          const words = MS_MERGE_TWO.pack({
+            n: len,
+            width: na,
+            tiles,
+            a_off: ka.off,
+            b_off: kb.off,
+            o_off: ko.off,
+            av_off: va?.off ?? 0,
+            bv_off: vb?.off ?? 0,
+            ov_off: vo?.off ?? 0,
+          });
+          const params = { buffer: rec.uniform(words) };
+          const partsBinding = { buffer: parts };
           ps.setPipeline(partPipe);
           ps.setBindGroup(
             0,
             device.gpu.createBindGroup({
               layout: partPipe.getBindGroupLayout(0),
-              entries: [params, ka.entry, kb.entry, { binding: 2, resource: { buffer: parts } }],
+              entries: MS_PARTITION_TWO.entries({
+                ms_params: params,
+                keys_a: ka.resource,
+                keys_b: kb.resource,
+                parts: partsBinding,
+              }),
             }),
           );
           rec.dispatch(ps, Math.ceil((tiles + 1) / PARTITION_THREADS));
           ps.setPipeline(mergePipe);
-          ps.setBindGroup(
-            0,
-            device.gpu.createBindGroup({ layout: mergePipe.getBindGroupLayout(0), entries: [params, ...entries] }),
+          const entries = MS_MERGE_TWO.entries(
+            {
+              ms_params: params,
+              keys_a: ka.resource,
+              keys_b: kb.resource,
+              keys_dst: ko.resource,
+              parts: partsBinding,
+              vals_a: va?.resource,
+              vals_b: vb?.resource,
+              vals_dst: vo?.resource,
+            },
+            p.hasValues ? MS_MERGE_TWO_VALUES : {},
           );
+          ps.setBindGroup(0, device.gpu.createBindGroup({ layout: mergePipe.getBindGroupLayout(0), entries }));
           rec.dispatch(ps, tiles);
         });
       }
