@@ -51,7 +51,12 @@ export function windowOf(device: GpuDevice, array: DeviceArray, segment: Segment
   return { offset, size, localBase };
 }
 
+/** The binding of `window` of `array`. */
+export function windowResource(array: DeviceArray, w: Window): GPUBufferBinding {
+  return { buffer: array.buffer, offset: w.offset, size: w.size };
+}
+
 /** A bind-group entry for `window` of `array`. */
 export function windowEntry(binding: number, array: DeviceArray, w: Window): GPUBindGroupEntry {
-  return { binding, resource: { buffer: array.buffer, offset: w.offset, size: w.size } };
+  return { binding, resource: windowResource(array, w) };
 }

@@ -24,15 +24,18 @@ import {
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
-import { segmentsFor, windowEntry, windowOf } from '../../common/segments';
+import { segmentsFor, windowOf, windowResource } from '../../common/segments';
 import { bindingLimit, fitThreads, useSubgroups } from '../../common/tuning';
 import {
   blockedKernel,
   finalKernel,
   partialsKernel,
   type ReducePath,
-  TR_PARAMS_WORDS,
+  TR,
+  type TrBinding,
   type TupleShape,
+  trInput,
+  trUse,
 } from './kernels';
 import { type TransformReduceTuning, transformReduceTuning } from './tuning';
 
@@ -219,49 +222,55 @@ async function buildPlan(
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
     const layout1 = pass1.getBindGroupLayout(0);
+    const vec = path === 'vec' || path === 'blocked-vec';
+    const use = trUse(req.inputs.length, vec);
     let out = 0;
     for (const plan of geometry) {
       const wins = req.inputs.map((a) => windowOf(device, a, plan.s));
-      const words = new Uint32Array(TR_PARAMS_WORDS);
-      words.set([
-        plan.s.length,
-        wins[0]?.localBase ?? 0,
-        wins[1]?.localBase ?? 0,
-        plan.tilesPerWg,
-        plan.wgs,
-        out,
-        plan.s.start,
-        0,
-        wins[2]?.localBase ?? 0,
-        wins[3]?.localBase ?? 0,
-      ]);
+      const words = TR.pack({
+        n: plan.s.length,
+        base0: wins[0]?.localBase ?? 0,
+        base1: wins[1]?.localBase ?? 0,
+        tiles_per_wg: plan.tilesPerWg,
+        num_wg: plan.wgs,
+        out_offset: out,
+        seg_start: plan.s.start,
+        base2: wins[2]?.localBase ?? 0,
+        base3: wins[3]?.localBase ?? 0,
+      });
       const params = paramsBuffer(device, words, `${req.label} params`);
       owned.push(params);
-      const entries: GPUBindGroupEntry[] = [
-        { binding: 0, resource: { buffer: params } },
-        { binding: 1, resource: { buffer: partials } },
-      ];
+      const resources: Partial<Record<TrBinding | 'prm' | 'partials', GPUBindingResource>> = {
+        prm: { buffer: params },
+        partials: { buffer: partials },
+      };
       req.inputs.forEach((a, k) => {
-        const win = wins[k] as ReturnType<typeof windowOf>;
-        if (path === 'vec' || path === 'blocked-vec') entries.push(windowEntry(2 + 2 * k, a, win));
-        entries.push(windowEntry(3 + 2 * k, a, win));
+        const r = windowResource(a, wins[k] as ReturnType<typeof windowOf>);
+        const b = trInput(k);
+        resources[b.s] = r;
+        if (vec) resources[b.v] = r;
       });
+      const entries = TR.entries(resources, use);
       steps.push({ pipeline: pass1, group: device.gpu.createBindGroup({ layout: layout1, entries }), wgs: plan.wgs });
       out += plan.wgs;
     }
     if (pass2) {
-      const params = paramsBuffer(
-        device,
-        new Uint32Array([partialCount, 0, 0, 0, 1, partialCount, 0, 0, 0, 0, 0, 0]),
-        `${req.label} params`,
-      );
+      const words = TR.pack({
+        n: partialCount,
+        base0: 0,
+        base1: 0,
+        tiles_per_wg: 0,
+        num_wg: 1,
+        out_offset: partialCount,
+        seg_start: 0,
+        base2: 0,
+        base3: 0,
+      });
+      const params = paramsBuffer(device, words, `${req.label} params`);
       owned.push(params);
       const group = device.gpu.createBindGroup({
         layout: pass2.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: params } },
-          { binding: 1, resource: { buffer: partials } },
-        ],
+        entries: TR.entries({ prm: { buffer: params }, partials: { buffer: partials } }),
       });
       steps.push({ pipeline: pass2, group, wgs: 1 });
     }

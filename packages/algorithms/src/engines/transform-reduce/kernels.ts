@@ -17,6 +17,8 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  type InterfaceUse,
+  kernelInterface,
   mangle,
   type NumericType,
   threadIds,
@@ -48,43 +50,77 @@ export interface PartialsKernelParams {
   readonly minSubgroupSize: number;
 }
 
-/** Uniform parameters of both kernels (12 u32). */
-export const PARAMS_STRUCT = `struct TrParams {
-  n: u32,
-  base0: u32,
-  base1: u32,
-  tiles_per_wg: u32,
-  num_wg: u32,
-  out_offset: u32,
-  seg_start: u32,
-  pad: u32,
-  base2: u32,
-  base3: u32,
-  pad1: u32,
-  pad2: u32,
-}`;
-
-/** Number of u32 words of PARAMS_STRUCT. */
-export const TR_PARAMS_WORDS = 12;
-
 /** Most inputs of the engine (zip arguments); the 'vec' path takes at most 2. */
 export const TR_MAX_INPUTS = 4;
 
-function bindings(p: PartialsKernelParams): string {
-  const lines = [
-    '@group(0) @binding(0) var<uniform> prm: TrParams;',
-    `@group(0) @binding(1) var<storage, read_write> partials: array<${p.combiner.wgslType}>;`,
-  ];
-  p.inTypes.forEach((t, k) => {
-    if (p.path === 'vec') {
-      lines.push(`@group(0) @binding(${2 + 2 * k}) var<storage, read> in${k}_v: array<vec4<${t}>>;`);
-    }
-    lines.push(`@group(0) @binding(${3 + 2 * k}) var<storage, read> in${k}_s: array<${t}>;`);
-  });
-  return lines.join('\n');
+const input = (binding: number, vec: boolean) =>
+  ({ binding, access: 'read', optional: true, form: vec ? ('vec4' as const) : undefined }) as const;
+
+/**
+ * The interface of both passes: the uniform, the partials (of the accumulator's type), and input k's
+ * vec4 view `in<k>_v` (vec4 loads) and scalar view `in<k>_s`, both of its type; pass 2 binds no input.
+ */
+export const TR = kernelInterface({
+  name: 'transform-reduce',
+  params: {
+    struct: 'TrParams',
+    name: 'prm',
+    binding: 0,
+    fields: {
+      n: 'u32',
+      base0: 'u32',
+      base1: 'u32',
+      tiles_per_wg: 'u32',
+      num_wg: 'u32',
+      out_offset: 'u32',
+      seg_start: 'u32',
+      base2: 'u32',
+      base3: 'u32',
+    },
+  },
+  bindings: {
+    partials: { binding: 1, access: 'read_write' },
+    in0_v: input(2, true),
+    in0_s: input(3, false),
+    in1_v: input(4, true),
+    in1_s: input(5, false),
+    in2_v: input(6, true),
+    in2_s: input(7, false),
+    in3_v: input(8, true),
+    in3_s: input(9, false),
+  },
+});
+
+export type TrBinding = `in${0 | 1 | 2 | 3}_${'v' | 's'}`;
+
+/** The input views of input k (TR's binding names). */
+export function trInput(k: number): { readonly v: TrBinding; readonly s: TrBinding } {
+  return { v: `in${k}_v` as TrBinding, s: `in${k}_s` as TrBinding };
 }
 
-/** Builds pass 1. Bindings: 0 params, 1 partials, 2/3 input 0 (vec4/scalar views), 4/5 input 1. */
+/** TR's variant for `inputs` inputs: their scalar views, and their vec4 views with `vec`. */
+export function trUse(inputs: number, vec: boolean): InterfaceUse<typeof TR.spec> {
+  const use: Partial<Record<TrBinding, boolean>> = {};
+  for (let k = 0; k < inputs; k++) {
+    const b = trInput(k);
+    use[b.s] = true;
+    if (vec) use[b.v] = true;
+  }
+  return use;
+}
+
+/** TR's declarations for a pass 1 over `inTypes` (vec4 views with `vec`) reducing values of `acc`. */
+function bindings(inTypes: readonly NumericType[], vec: boolean, acc: string): string {
+  const types: Partial<Record<TrBinding | 'partials', string>> = { partials: acc };
+  inTypes.forEach((t, k) => {
+    const b = trInput(k);
+    types[b.s] = t;
+    types[b.v] = t;
+  });
+  return TR.wgsl(trUse(inTypes.length, vec), types);
+}
+
+/** Builds pass 1. Bindings (TR): params, partials, input k's vec4 and scalar views. */
 export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   const w = p.workgroupSize;
   const c = p.combiner;
@@ -187,8 +223,7 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
   return fragment({
     name,
     deps: [threadIds(p.subgroups), p.load, c.combine, red],
-    code: `${PARAMS_STRUCT}
-${bindings(p)}
+    code: `${bindings(p.inTypes, p.path === 'vec', c.wgslType)}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   if (wg_index >= prm.num_wg) { return; }
@@ -210,9 +245,7 @@ export function finalKernel(p: FinalKernelParams): WgslFragment {
   return fragment({
     name,
     deps: [threadIds(p.subgroups), c.combine, red],
-    code: `${PARAMS_STRUCT}
-@group(0) @binding(0) var<uniform> prm: TrParams;
-@group(0) @binding(1) var<storage, read_write> partials: array<${c.wgslType}>;
+    code: `${TR.wgsl({}, { partials: c.wgslType })}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   let k = (prm.n + ${w - 1}u) / ${w}u;
@@ -387,21 +420,12 @@ export function blockedKernel(p: BlockedKernelParams): WgslFragment {
     }
   }`;
   }
-  const bindings = [
-    '@group(0) @binding(0) var<uniform> prm: TrParams;',
-    `@group(0) @binding(1) var<storage, read_write> partials: array<${s}>;`,
-  ];
-  p.inTypes.forEach((t, j) => {
-    if (p.vec) bindings.push(`@group(0) @binding(${2 + 2 * j}) var<storage, read> in${j}_v: array<vec4<${t}>>;`);
-    bindings.push(`@group(0) @binding(${3 + 2 * j}) var<storage, read> in${j}_s: array<${t}>;`);
-  });
   return fragment({
     name,
     deps: [threadIds(p.subgroups), p.load, c.combine, p.tuple.raw],
     enables: p.subgroups ? ['subgroups'] : [],
     workgroupBytes: bytes,
-    code: `${PARAMS_STRUCT}
-${bindings.join('\n')}
+    code: `${bindings(p.inTypes, p.vec, s)}
 ${scratch}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
