@@ -15,6 +15,11 @@
  * scan matched the chained scan at 2^28 and was 10-20% slower below. lavapipe (8-wide subgroups,
  * 2 cores): 64 spins before the fallback ran fastest (1024: 2x slower at 2^20), since a
  * predecessor there may sit descheduled behind the spinning workgroup.
+ * 2026-11-24, staging tried again as CUB's agent_select does it (the whole tile's kept elements in
+ * workgroup memory in output order, one barrier, then a striped write-out; one device call, copyIf
+ * u32 50%, docs/benchmarks/h100-2026-11-24b/staged.jsonl): 0.118 / 1.71 ms at 2^24 / 2^28 against
+ * 0.098 / 1.35 unstaged (CUB 0.056 / 0.709); 8 items staged 0.104 / 1.50, 24 items 0.157 / 2.30.
+ * Not kept: the compaction's gap to CUB is not its store pattern.
  */
 import type { GpuDevice } from '@webdpl/core';
 import { maxWorkgroupThreads } from '../../common/tuning';
