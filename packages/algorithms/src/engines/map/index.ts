@@ -31,20 +31,22 @@ import {
   type WgslFragment,
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
-import { type Segment, segmentsFor, windowEntry, windowOf } from '../../common/segments';
+import { type Segment, segmentsFor, windowOf, windowResource } from '../../common/segments';
 import { bindingLimit, fitThreads } from '../../common/tuning';
 import {
   type InputSource,
+  MAP,
   MAP_MAX_EXTRA_OUTPUTS,
   MAP_MAX_GATHERED,
   MAP_MAX_INPUTS,
-  MAP_PARAMS_WORDS,
+  type MapBinding,
   type MapPath,
   type MapWrite,
-  mapExtraOutputBinding,
-  mapGatheredBinding,
-  mapInputBinding,
+  mapGatheredName,
+  mapInputName,
   mapKernel,
+  mapOutputName,
+  mapUse,
 } from './kernels';
 import { type MapTuning, mapTuning } from './tuning';
 
@@ -258,6 +260,7 @@ async function buildPlan(
       ),
     );
   }
+  const use = mapUse(kernelSources, gathered.length, extras.length);
   return device.queue.guard(req.label, () => {
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
@@ -277,31 +280,41 @@ async function buildPlan(
         const per = r.path === 'vec' ? tile / 4 : tile;
         const tiles = Math.max(1, Math.ceil(count / per));
         const wgs = t.maxWorkgroups > 0 ? Math.min(tiles, t.maxWorkgroups) : tiles;
-        const words = new Uint32Array(MAP_PARAMS_WORDS);
-        words.set([s.length, wo.localBase]);
-        wins.forEach((win, k) => {
-          words[2 + k] = win.localBase;
-        });
-        words.set([abs.start, wgs, c0 >>> 0, c1 >>> 0, tiles], 2 + MAP_MAX_INPUTS);
-        gwins.forEach((win, k) => {
-          words[7 + MAP_MAX_INPUTS + k] = win.localBase;
-        });
         const ewins = extras.map((a) => windowOf(device, a, abs));
-        ewins.forEach((win, k) => {
-          words[MAP_PARAMS_WORDS - MAP_MAX_EXTRA_OUTPUTS + k] = win.localBase;
+        const words = MAP.pack({
+          n: s.length,
+          base_out: wo.localBase,
+          base0: wins[0]?.localBase ?? 0,
+          base1: wins[1]?.localBase ?? 0,
+          base2: wins[2]?.localBase ?? 0,
+          base3: wins[3]?.localBase ?? 0,
+          index_start: abs.start,
+          num_wg: wgs,
+          c0: c0 >>> 0,
+          c1: c1 >>> 0,
+          num_tiles: tiles,
+          gbase0: gwins[0]?.localBase ?? 0,
+          gbase1: gwins[1]?.localBase ?? 0,
+          base_o1: ewins[0]?.localBase ?? 0,
+          base_o2: ewins[1]?.localBase ?? 0,
+          base_o3: ewins[2]?.localBase ?? 0,
         });
         const params = paramsBuffer(device, words, `${req.label} params`);
         owned.push(params);
-        const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: params } }, windowEntry(1, output, wo)];
+        const resources: Partial<Record<MapBinding | 'prm' | 'out_d', GPUBindingResource>> = {
+          prm: { buffer: params },
+          out_d: windowResource(output, wo),
+        };
         inputs.forEach((a, k) => {
-          if (kernelSources[k] === 'binding') entries.push(windowEntry(mapInputBinding(k), a, wins[k] as typeof wo));
+          if (kernelSources[k] === 'binding') resources[mapInputName(k)] = windowResource(a, wins[k] as typeof wo);
         });
         gathered.forEach((a, k) => {
-          entries.push(windowEntry(mapGatheredBinding(k), a, gwins[k] as typeof wo));
+          resources[mapGatheredName(k)] = windowResource(a, gwins[k] as typeof wo);
         });
         extras.forEach((a, k) => {
-          entries.push(windowEntry(mapExtraOutputBinding(k + 1), a, ewins[k] as typeof wo));
+          resources[mapOutputName(k + 1)] = windowResource(a, ewins[k] as typeof wo);
         });
+        const entries = MAP.entries(resources, use);
         steps.push({ pipeline, group: device.gpu.createBindGroup({ layout, entries }), wgs });
       }
     });

@@ -25,6 +25,9 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  type InterfaceTypes,
+  type InterfaceUse,
+  kernelInterface,
   mangle,
   type NumericType,
   threadIds,
@@ -76,43 +79,81 @@ export interface MapKernelParams {
   readonly itemsPerThread: number;
 }
 
-/**
- * Uniform parameters (16 u32). `n` is the length of the dispatched range in elements; `base*` the
- * index of each array's first element of the range in its binding (`base_out` and `gbase*`: of the
- * whole array, for bindings of whole arrays).
- */
-export const MAP_PARAMS_STRUCT = `struct MapParams {
-  n: u32,
-  base_out: u32,
-  base0: u32,
-  base1: u32,
-  base2: u32,
-  base3: u32,
-  index_start: u32,
-  num_wg: u32,
-  c0: u32,
-  c1: u32,
-  num_tiles: u32,
-  gbase0: u32,
-  gbase1: u32,
-  base_o1: u32,
-  base_o2: u32,
-  base_o3: u32,
-}`;
-
-/** Number of u32 words of MAP_PARAMS_STRUCT. */
-export const MAP_PARAMS_WORDS = 16;
-
-/** Binding of streamed input k and of gathered array k. */
-export const mapInputBinding = (k: number): number => 2 + k;
-export const mapGatheredBinding = (k: number): number => 2 + MAP_MAX_INPUTS + k;
-/** Binding of output k >= 1 (zip outputs). */
-export const mapExtraOutputBinding = (k: number): number => 1 + MAP_MAX_INPUTS + MAP_MAX_GATHERED + k;
+const read = (binding: number) => ({ binding, access: 'read', optional: true }) as const;
+const written = (binding: number) => ({ binding, access: 'read_write', optional: true }) as const;
 
 /**
- * Builds the kernel. Bindings: 0 params, 1 output, 2 + k streamed input k (when read from its own
- * binding), 6 + k gathered array k, 7 + k output k >= 1.
+ * The map kernel's interface. Uniform: `n` is the length of the dispatched range in elements;
+ * `base*` the index of each array's first element of the range in its binding (`base_out` and
+ * `gbase*`: of the whole array, for bindings of whole arrays). Bindings: the output `out_d`,
+ * streamed input k `in<k>_d` (when read from its own binding), gathered array k `gat<k>_d`, output
+ * k >= 1 `out<k>_d` (zip outputs); element types per kernel (vec4 on the vec path).
  */
+export const MAP = kernelInterface({
+  name: 'map',
+  params: {
+    struct: 'MapParams',
+    name: 'prm',
+    binding: 0,
+    fields: {
+      n: 'u32',
+      base_out: 'u32',
+      base0: 'u32',
+      base1: 'u32',
+      base2: 'u32',
+      base3: 'u32',
+      index_start: 'u32',
+      num_wg: 'u32',
+      c0: 'u32',
+      c1: 'u32',
+      num_tiles: 'u32',
+      gbase0: 'u32',
+      gbase1: 'u32',
+      base_o1: 'u32',
+      base_o2: 'u32',
+      base_o3: 'u32',
+    },
+  },
+  bindings: {
+    out_d: { binding: 1, access: 'read_write' },
+    in0_d: read(2),
+    in1_d: read(3),
+    in2_d: read(4),
+    in3_d: read(5),
+    gat0_d: read(6),
+    gat1_d: read(7),
+    out1_d: written(8),
+    out2_d: written(9),
+    out3_d: written(10),
+  },
+});
+
+/** MAP's optional binding names. */
+export type MapBinding = `in${0 | 1 | 2 | 3}_d` | `gat${0 | 1}_d` | `out${1 | 2 | 3}_d`;
+/** The binding of streamed input k, gathered array k and output k >= 1. */
+export const mapInputName = (k: number) => `in${k}_d` as MapBinding;
+export const mapGatheredName = (k: number) => `gat${k}_d` as MapBinding;
+export const mapOutputName = (k: number) => `out${k}_d` as MapBinding;
+
+/**
+ * MAP's variant: the streamed inputs read from their own binding, `gathered` gathered arrays and
+ * `extraOuts` outputs beside the first.
+ */
+export function mapUse(
+  sources: readonly InputSource[],
+  gathered: number,
+  extraOuts: number,
+): InterfaceUse<typeof MAP.spec> {
+  const use: Partial<Record<MapBinding, boolean>> = {};
+  sources.forEach((s, k) => {
+    if (s === 'binding') use[mapInputName(k)] = true;
+  });
+  for (let k = 0; k < gathered; k++) use[mapGatheredName(k)] = true;
+  for (let k = 1; k <= extraOuts; k++) use[mapOutputName(k)] = true;
+  return use;
+}
+
+/** Builds the kernel. Bindings: MAP (params, the output, inputs, gathered arrays, more outputs). */
 export function mapKernel(p: MapKernelParams): WgslFragment {
   const w = p.workgroupSize;
   const vec = p.path === 'vec';
@@ -131,25 +172,21 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   const per = vec ? p.vecsPerThread : p.itemsPerThread;
   const tile = w * per;
   const vt = (t: NumericType) => (vec ? `vec4<${t}>` : t);
-  const lines = [
-    '@group(0) @binding(0) var<uniform> prm: MapParams;',
-    `@group(0) @binding(1) var<storage, read_write> out_d: array<${store ? p.outType : vt(p.outType)}>;`,
-  ];
+  const types: Partial<Record<MapBinding | 'out_d', string>> = { out_d: store ? p.outType : vt(p.outType) };
   p.inTypes.forEach((t, k) => {
-    if (p.sources[k] === 'binding') {
-      lines.push(`@group(0) @binding(${mapInputBinding(k)}) var<storage, read> in${k}_d: array<${vt(t)}>;`);
-    }
+    types[mapInputName(k)] = vt(t);
   });
   gathered.forEach((t, k) => {
-    lines.push(`@group(0) @binding(${mapGatheredBinding(k)}) var<storage, read> gat${k}_d: array<${t}>;`);
+    types[mapGatheredName(k)] = t;
+  });
+  extra.forEach((t, k) => {
+    types[mapOutputName(k + 1)] = vt(t);
+  });
+  const lines = [MAP.wgsl(mapUse(p.sources, gathered.length, extra.length), types as InterfaceTypes<typeof MAP.spec>)];
+  gathered.forEach((t, k) => {
     lines.push(`fn map_load${k}(j: u32) -> ${t} { return gat${k}_d[prm.gbase${k} + j]; }`);
   });
   if (store) lines.push(`fn map_store(j: u32, v: ${p.outType}) { out_d[prm.base_out + j] = v; }`);
-  extra.forEach((t, k) => {
-    lines.push(
-      `@group(0) @binding(${mapExtraOutputBinding(k + 1)}) var<storage, read_write> out${k + 1}_d: array<${vt(t)}>;`,
-    );
-  });
   const div = vec ? ' / 4u' : '';
   const load = (k: number, idx: string) =>
     p.sources[k] === 'output' ? `out_d[ob + ${idx}]` : `in${k}_d[b${k} + ${idx}]`;
@@ -277,8 +314,7 @@ export function mapKernel(p: MapKernelParams): WgslFragment {
   return fragment({
     name,
     deps: [threadIds(false), p.elem],
-    code: `${MAP_PARAMS_STRUCT}
-${lines.join('\n')}
+    code: `${lines.join('\n')}
 @compute @workgroup_size(${w}) fn main(${entryParams(false)}) {
 ${entryPrologue(false)}
   if (wg_index >= prm.num_wg) { return; }
