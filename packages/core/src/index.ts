@@ -95,7 +95,7 @@ export {
   wgslType,
 } from './types';
 export type { LinkedModule, LinkLimits, WgslFragment } from './wgsl/fragment';
-export { fragment, link, mangle, WgslLinkError, workgroupFootprint } from './wgsl/fragment';
+export { fragment, fragmentCount, link, mangle, WgslLinkError, workgroupFootprint } from './wgsl/fragment';
 export { entryParams, entryPrologue, threadIds } from './wgsl/ids';
 export type {
   BindingAccess,

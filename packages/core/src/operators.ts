@@ -117,6 +117,7 @@ function builtin(spec: BuiltinSpec): BinaryOp {
     return t;
   };
   const compiled = new Map<NumericType, (a: number, b: number) => number>();
+  const wgslFns = new Map<NumericType, WgslFragment>();
   return {
     kind: 'function',
     arity: 2,
@@ -136,10 +137,16 @@ function builtin(spec: BuiltinSpec): BinaryOp {
       }
       return f;
     },
+    // Built once per type: calls on the hot path ask for it every time.
     wgsl: (argTypes) => {
       const t = check(argTypes);
-      const name = mangle('op', spec.name, t);
-      return fragment({ name, code: `fn ${name}(a: ${t}, b: ${t}) -> ${t} {\n${spec.body(t)}\n}` });
+      let f = wgslFns.get(t);
+      if (!f) {
+        const name = mangle('op', spec.name, t);
+        f = fragment({ name, code: `fn ${name}(a: ${t}, b: ${t}) -> ${t} {\n${spec.body(t)}\n}` });
+        wgslFns.set(t, f);
+      }
+      return f;
     },
     subgroupOp: (t) => (spec.subgroup && spec.types.includes(t) ? spec.subgroup(t) : undefined),
   };

@@ -52,6 +52,32 @@ export function resultTypeOf(fn: GpuFunction, argTypes: readonly NumericType[], 
  * `fn NAME(x0: T0[, x1: T1]) -> bool`: the truthiness of `fn`'s result (predicates).
  */
 export function predicateFragment(fn: GpuFunction, argTypes: readonly NumericType[], negate = false): WgslFragment {
+  return memoFragment(fn, `${negate ? 'not' : 'pred'}|${argTypes.join(',')}`, () =>
+    buildPredicate(fn, argTypes, negate),
+  );
+}
+
+/**
+ * Wrappers built once per (function, key): fronts ask for them on every call, and building one
+ * assembles WGSL text (the hot path should not).
+ */
+const wrappers = new WeakMap<GpuFunction, Map<string, WgslFragment>>();
+
+/** The fragment `build` makes for `fn`, built once per (fn, key). */
+export function memoFragment(fn: GpuFunction, key: string, build: () => WgslFragment): WgslFragment {
+  let byKey = wrappers.get(fn);
+  const hit = byKey?.get(key);
+  if (hit) return hit;
+  const f = build();
+  if (!byKey) {
+    byKey = new Map();
+    wrappers.set(fn, byKey);
+  }
+  byKey.set(key, f);
+  return f;
+}
+
+function buildPredicate(fn: GpuFunction, argTypes: readonly NumericType[], negate: boolean): WgslFragment {
   const f = fn.wgsl(argTypes);
   const r = fn.resultType(argTypes);
   const name = mangle(negate ? 'pred_not' : 'pred', f.name);
@@ -70,6 +96,10 @@ export function predicateFragment(fn: GpuFunction, argTypes: readonly NumericTyp
  * result passed through (its type must then be `R`).
  */
 export function valueFragment(fn: GpuFunction, argTypes: readonly NumericType[], out: NumericType): WgslFragment {
+  return memoFragment(fn, `val|${out}|${argTypes.join(',')}`, () => buildValue(fn, argTypes, out));
+}
+
+function buildValue(fn: GpuFunction, argTypes: readonly NumericType[], out: NumericType): WgslFragment {
   const f = fn.wgsl(argTypes);
   const r = fn.resultType(argTypes);
   const name = mangle('val', f.name, out);

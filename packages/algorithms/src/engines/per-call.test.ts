@@ -1,11 +1,12 @@
 /**
- * The GPU hot path of the engines on DeviceArrays: a second identical call builds nothing (no
- * pipeline, shader module, bind group or buffer, no parameter write), calls chained without awaiting
+ * The GPU hot path of the engines on DeviceArrays: a second identical call builds nothing (no WGSL
+ * fragment, pipeline, shader module, bind group or buffer, no parameter write), calls chained without awaiting
  * in between run in call order, and GPU errors still surface.
  */
 import {
   DestroyedArrayError,
   DeviceArray,
+  fragmentCount,
   type GpuDevice,
   GpuValidationError,
   lambda,
@@ -76,17 +77,20 @@ describe.runIf(testDevice)('GPU calls on DeviceArrays: reuse, ordering, errors',
   ];
 
   for (const [name, call] of calls) {
-    it(`${name}: a second identical call creates no pipeline, bind group or buffer and writes no parameters`, async () => {
+    it(`${name}: a second identical call builds no WGSL, creates no pipeline, bind group or buffer and writes no parameters`, async () => {
       const a = DeviceArray.from(device, host);
       const o = DeviceArray.create(device, 'u32', n);
       try {
         await call(a, o);
         await device.queue.finish();
         const pipelines = pipelineCount(device);
+        const fragments = fragmentCount();
         const counts = await countCreations(device, async () => {
           await call(a, o);
           await device.queue.finish();
         });
+        // No WGSL assembled either: operators, predicates and element functions are memoized.
+        expect(fragmentCount() - fragments).toBe(0);
         expect(counts).toEqual({
           createBuffer: 0,
           createBindGroup: 0,

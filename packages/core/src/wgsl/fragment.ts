@@ -33,6 +33,7 @@ export function fragment(spec: {
   enables?: readonly string[];
   workgroupBytes?: number;
 }): WgslFragment {
+  fragmentsMade++;
   return {
     name: spec.name,
     code: spec.code,
@@ -40,6 +41,16 @@ export function fragment(spec: {
     enables: spec.enables ?? [],
     workgroupBytes: spec.workgroupBytes ?? 0,
   };
+}
+
+let fragmentsMade = 0;
+
+/**
+ * How many fragments `fragment()` has made in this process: tests use it to check that repeated
+ * calls assemble no WGSL (fronts and engines memoize what they hand to the engines).
+ */
+export function fragmentCount(): number {
+  return fragmentsMade;
 }
 
 /**

@@ -33,6 +33,22 @@ export interface Combiner {
 
 /** The combiner of a numeric operator over `type`; throws when the operator has no identity for it. */
 export function combinerOf(op: GpuFunction, type: NumericType): Combiner {
+  let byType = combiners.get(op);
+  const hit = byType?.get(type);
+  if (hit) return hit;
+  const c = buildCombiner(op, type);
+  if (!byType) {
+    byType = new Map();
+    combiners.set(op, byType);
+  }
+  byType.set(type, c);
+  return c;
+}
+
+/** combinerOf's memo: one Combiner per (operator, type), so calls build no WGSL on the hot path. */
+const combiners = new WeakMap<GpuFunction, Map<NumericType, Combiner>>();
+
+function buildCombiner(op: GpuFunction, type: NumericType): Combiner {
   const id = op.identity(type);
   if (id === undefined) {
     throw new UnsupportedTypeError(
