@@ -7,14 +7,11 @@ import { kernelInterface } from './interface';
 
 const gpu = await gpuForTests();
 
+/** Fields of mixed types, bindings declared out of order. */
+const FIELDS = { n: 'u32', bias: 'i32', scale: 'f32', tiles: 'u32', mode: 'u32' } as const;
 const PASS = kernelInterface({
   name: 'test pass',
-  params: {
-    struct: 'TParams',
-    name: 'prm',
-    binding: 0,
-    fields: { n: 'u32', bias: 'i32', scale: 'f32', tiles: 'u32', mode: 'u32' },
-  },
+  params: { struct: 'TParams', name: 'prm', binding: 0, fields: FIELDS },
   bindings: {
     keys_out: { binding: 2, access: 'read_write', type: 'u32' },
     keys_in: { binding: 1, access: 'read' },
@@ -109,12 +106,50 @@ describe('kernelInterface', () => {
     expect(() => PASS.entries({ ...base, stray: buf(9) } as never)).toThrow(/no binding named 'stray'/);
   });
 
+  it('lets optional bindings share a number, one of them per variant', () => {
+    const SLOT = kernelInterface({
+      name: 'slots',
+      bindings: {
+        ctrl: { binding: 2, access: 'read_write', type: 'atomic<u32>' },
+        state: { binding: 1, access: 'read_write', type: 'atomic<u32>', optional: true },
+        sums: { binding: 1, access: 'read_write', type: 'u32', optional: true },
+        out_v: { binding: 5, access: 'read_write', form: 'vec4', optional: true },
+        out_s: { binding: 5, access: 'read_write', optional: true },
+      },
+    });
+    expect(SLOT.wgsl({ sums: true, out_v: true }, { out_v: 'f32' }).split('\n')).toEqual([
+      '@group(0) @binding(1) var<storage, read_write> sums: array<u32>;',
+      '@group(0) @binding(2) var<storage, read_write> ctrl: array<atomic<u32>>;',
+      '@group(0) @binding(5) var<storage, read_write> out_v: array<vec4<f32>>;',
+    ]);
+    expect(SLOT.names({ state: true, out_s: true })).toEqual(['state', 'ctrl', 'out_s']);
+    expect(SLOT.names({ sums: true })).toEqual(['sums', 'ctrl']);
+    const e = SLOT.entries({ state: buf(1), ctrl: buf(2), out_s: buf(5) }, { state: true, out_s: true });
+    expect(e.map((x) => x.binding)).toEqual([1, 2, 5]);
+    expect(() => SLOT.entries({ sums: buf(1), ctrl: buf(2) }, { state: true })).toThrow(
+      /no resource for binding 'state'/,
+    );
+    expect(() => SLOT.wgsl({ state: true, sums: true })).toThrow(/'state' and 'sums' both used at binding 1/);
+    expect(() => SLOT.names({ out_v: true, out_s: true })).toThrow(/'out_v' and 'out_s' both used at binding 5/);
+    expect(() => SLOT.entries({ ctrl: buf(2), out_v: buf(5), out_s: buf(5) }, { out_v: true, out_s: true })).toThrow(
+      /'out_v' and 'out_s' both used at binding 5/,
+    );
+  });
+
   it('rejects bad declarations', () => {
     const b = (spec: Record<string, unknown>) => () =>
       kernelInterface({ name: 'bad', bindings: {}, ...spec } as Parameters<typeof kernelInterface>[0]);
     expect(
       b({
         bindings: { a: { binding: 1, access: 'read', type: 'u32' }, b: { binding: 1, access: 'read', type: 'u32' } },
+      }),
+    ).toThrow(/'a' and 'b' both at binding 1/);
+    expect(
+      b({
+        bindings: {
+          a: { binding: 1, access: 'read', type: 'u32', optional: true },
+          b: { binding: 1, access: 'read', type: 'u32' },
+        },
       }),
     ).toThrow(/'a' and 'b' both at binding 1/);
     expect(

@@ -12,7 +12,9 @@
  *    variant does not declare, or one it declares and is not given, throws naming it.
  *
  * A binding may be `optional`: declared and bound only by the variants that `use` it, so one
- * interface serves a kernel's variants while binding numbers stay put. A binding without a `type`
+ * interface serves a kernel's variants while binding numbers stay put; optional bindings may share
+ * a number when no variant uses two of them (one slot read as vec4s or scalars, or holding atomic
+ * states or plain sums, under the names the kernel reads it by). A binding without a `type`
  * takes its element type per variant (`types`: the kernel's key type, its accumulator struct, ...);
  * `form` wraps the element type (vec4 loads, atomics). Everything is computed when the interface is
  * declared: `pack` and `entries` only look names up and write words.
@@ -34,7 +36,10 @@ export interface BindingSpec {
   readonly type?: string;
   /** Wraps the element type: `vec4<T>` or `atomic<T>`. */
   readonly form?: 'vec4' | 'atomic';
-  /** Declared and bound only by variants that use it (`use[name]`). @default false */
+  /**
+   * Declared and bound only by variants that use it (`use[name]`); optional bindings may share a
+   * number (a variant uses one of them at most). @default false
+   */
   readonly optional?: boolean;
 }
 
@@ -166,7 +171,7 @@ export class KernelInterface<S extends InterfaceSpec> {
         throw new Error(`${where}: '${s.name}' at binding ${s.binding}`);
       }
       const prev = slots[i - 1];
-      if (prev && prev.binding === s.binding) {
+      if (prev && prev.binding === s.binding && !(prev.optional && s.optional)) {
         throw new Error(`${where}: '${prev.name}' and '${s.name}' both at binding ${s.binding}`);
       }
       if (this.byName.has(s.name)) throw new Error(`${where}: two bindings named '${s.name}'`);
@@ -174,6 +179,24 @@ export class KernelInterface<S extends InterfaceSpec> {
     });
     this.slots = slots;
     this.name = spec.name;
+  }
+
+  /**
+   * The names the variant using the optional bindings set in `use` declares, in binding order (the
+   * params variable first when it has binding 0): what a kernel touches so the pipeline's layout
+   * keeps every binding.
+   */
+  names(use: InterfaceUse<S> = NO_USE): string[] {
+    this.checkNames(use, 'use', true);
+    const out: string[] = [];
+    let last: Slot | undefined;
+    for (const s of this.slots) {
+      if (!this.used(s, use)) continue;
+      if (last && last.binding === s.binding) this.twoAt(last, s);
+      out.push(s.name);
+      last = s;
+    }
+    return out;
   }
 
   /** The binding number of `name`. */
@@ -190,8 +213,11 @@ export class KernelInterface<S extends InterfaceSpec> {
     this.checkNames(use, 'use', true);
     this.checkNames(types, 'types', false);
     const lines: string[] = this.structText ? [this.structText] : [];
+    let last: Slot | undefined;
     for (const s of this.slots) {
       if (!this.used(s, use)) continue;
+      if (last && last.binding === s.binding) this.twoAt(last, s);
+      last = s;
       const given = (types as Record<string, string | undefined>)[s.name];
       if (given !== undefined && s.type !== undefined) {
         throw new Error(`kernel interface '${this.name}': '${s.name}' has type ${s.type}; types gives ${given}`);
@@ -246,12 +272,15 @@ export class KernelInterface<S extends InterfaceSpec> {
   entries(resources: InterfaceResources<S>, use: InterfaceUse<S> = NO_USE): GPUBindGroupEntry[] {
     const r = resources as Readonly<Record<string, GPUBindingResource | undefined>>;
     const out: GPUBindGroupEntry[] = [];
+    let last: Slot | undefined;
     for (const s of this.slots) {
       const resource = r[s.name];
       if (this.used(s, use)) {
         if (resource === undefined) {
           throw new Error(`kernel interface '${this.name}': no resource for binding '${s.name}' (${s.binding})`);
         }
+        if (last && last.binding === s.binding) this.twoAt(last, s);
+        last = s;
         out.push({ binding: s.binding, resource });
       } else if (resource !== undefined) {
         throw new Error(`kernel interface '${this.name}': '${s.name}' is not bound by this variant`);
@@ -285,6 +314,10 @@ export class KernelInterface<S extends InterfaceSpec> {
       if (optionalOnly && !s.optional)
         throw new Error(`kernel interface '${this.name}': ${what}.${name}: not optional`);
     }
+  }
+
+  private twoAt(a: Slot, b: Slot): never {
+    throw new Error(`kernel interface '${this.name}': '${a.name}' and '${b.name}' both used at binding ${a.binding}`);
   }
 
   private badParam(name: string, x: unknown): never {

@@ -36,24 +36,25 @@ import {
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
-import { type Segment, segmentsFor, type Window, windowEntry, windowOf } from '../../common/segments';
+import { type Segment, segmentsFor, type Window, windowOf, windowResource } from '../../common/segments';
 import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
 import {
-  BINDING,
   ctrlWords,
   type FinishMode,
   finishKernel,
   type GenerateHook,
   genFnName,
   isCompaction,
-  PARAMS_WORDS,
   runsCountWord,
+  SCN,
+  SCN_FINISH,
+  SPINE_USE,
   spineKernel,
   type TileKernelParams,
   type TilePhase,
-  tileBindings,
   tileKernel,
   tileKernelName,
+  tileUse,
   type WriteHook,
 } from './kernels';
 import { type ScanKind, type ScanTuning, scanDefaults } from './tuning';
@@ -564,45 +565,55 @@ async function buildPlan(
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
     plans.forEach((plan, s) => {
-      const params = paramsBuffer(
-        device,
-        new Uint32Array([
-          plan.seg.length,
-          plan.inBase,
-          plan.outWin.localBase,
-          plan.seg.start,
-          plan.tiles,
-          plan.tileOffset,
-          s,
-          S,
-          s === 0 ? 1 : 0,
-          call.initBits >>> 0,
-          n,
-          plan.kind === 'direct' ? 1 : 0,
-          plan.stBase,
-          koutWin?.localBase ?? 0,
-          // 'by-key-runs' / 'by-key-firsts': runs at this index or beyond are not written.
-          call.keysOut ? Math.min(call.output.length, call.keysOut.length) : 0,
-          0,
-        ]).subarray(0, PARAMS_WORDS),
-        `${call.label} params`,
-      );
+      const words = SCN.pack({
+        n: plan.seg.length,
+        in_base: plan.inBase,
+        out_base: plan.outWin.localBase,
+        seg_start: plan.seg.start,
+        num_tiles: plan.tiles,
+        tile_offset: plan.tileOffset,
+        seg: s,
+        num_segs: S,
+        first_seg: s === 0 ? 1 : 0,
+        init: call.initBits >>> 0,
+        n_total: n,
+        direct: plan.kind === 'direct' ? 1 : 0,
+        st_base: plan.stBase,
+        kout_base: koutWin?.localBase ?? 0,
+        // 'by-key-runs' / 'by-key-firsts': runs at this index or beyond are not written.
+        cap: call.keysOut ? Math.min(call.output.length, call.keysOut.length) : 0,
+      });
+      const params = paramsBuffer(device, words, `${call.label} params`);
       owned.push(params);
+      // Every binding's resource by its role; each kernel variant binds the names it declares.
+      const inR = windowResource(input, plan.inWin);
+      const outR = windowResource(call.output, plan.outWin);
+      const stR = stencil && windowResource(stencil, plan.stWin as Window);
+      const koutR = call.keysOut && windowResource(call.keysOut, koutWin as Window);
+      const byName: Record<string, GPUBindingResource | undefined> = {
+        prm: { buffer: params },
+        state: stateEntry,
+        sums: stateEntry,
+        ctrl: ctrlEntry,
+        in_v: inR,
+        in_s: inR,
+        out_v: outR,
+        out_s: outR,
+        st_v: stR,
+        st_s: stR,
+        kout_s: koutR,
+      };
+      const bind = (pipeline: GPUComputePipeline, use: ReturnType<typeof tileUse>) => {
+        const resources: Record<string, GPUBindingResource | undefined> = {};
+        for (const name of SCN.names(use)) resources[name] = byName[name];
+        return device.gpu.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: SCN.entries(resources, use),
+        });
+      };
       const tileStep = (phase: TilePhase) => {
         const pipeline = pipelines.get(phase) as GPUComputePipeline;
-        const entries: GPUBindGroupEntry[] = [];
-        for (const b of tileBindings({ phase, vec, inPlace, gen: call.gen, write: call.write })) {
-          if (b === BINDING.params) entries.push({ binding: b, resource: { buffer: params } });
-          else if (b === BINDING.state) entries.push({ binding: b, resource: stateEntry });
-          else if (b === BINDING.ctrl) entries.push({ binding: b, resource: ctrlEntry });
-          else if (b === BINDING.inVec || b === BINDING.inScalar) entries.push(windowEntry(b, input, plan.inWin));
-          else if (b === BINDING.stencil) {
-            entries.push(windowEntry(b, stencil as DeviceArray, plan.stWin as Window));
-          } else if (b === BINDING.keysOut) {
-            entries.push(windowEntry(b, call.keysOut as DeviceArray, koutWin as Window));
-          } else entries.push(windowEntry(b, call.output, plan.outWin));
-        }
-        const group = device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+        const group = bind(pipeline, tileUse({ phase, vec, inPlace, gen: call.gen, write: call.write }));
         steps.push({ pipeline, group, wgs: plan.tiles });
       };
       if (plan.kind === 'direct') tileStep('downsweep');
@@ -610,15 +621,7 @@ async function buildPlan(
       else {
         tileStep('reduce');
         const sp = spine as GPUComputePipeline;
-        const group = device.gpu.createBindGroup({
-          layout: sp.getBindGroupLayout(0),
-          entries: [
-            { binding: 0, resource: { buffer: params } },
-            { binding: 1, resource: stateEntry },
-            { binding: 2, resource: ctrlEntry },
-          ],
-        });
-        steps.push({ pipeline: sp, group, wgs: 1 });
+        steps.push({ pipeline: sp, group: bind(sp, SPINE_USE), wgs: 1 });
         tileStep('downsweep');
       }
     });
@@ -684,20 +687,23 @@ function finishStep(
 ): CachedStep {
   const dst = copy.dst;
   const dstWin = windowOf(device, dst, { start: 0, length: dst.length });
-  const params = paramsBuffer(
-    device,
-    new Uint32Array([copy.n, countSlot, copy.srcWin.localBase, dstWin.localBase, copy.cap, 0, 0, 0]),
-    `${label} finish params`,
-  );
+  const words = SCN_FINISH.pack({
+    n: copy.n,
+    count_slot: countSlot,
+    src_base: copy.srcWin.localBase,
+    dst_base: dstWin.localBase,
+    cap: copy.cap,
+  });
+  const params = paramsBuffer(device, words, `${label} finish params`);
   owned.push(params);
   const group = device.gpu.createBindGroup({
     layout: pipeline.getBindGroupLayout(0),
-    entries: [
-      { binding: 0, resource: { buffer: params } },
-      { binding: 1, resource: { buffer: ctrl } },
-      windowEntry(2, copy.src, copy.srcWin),
-      windowEntry(3, dst, dstWin),
-    ],
+    entries: SCN_FINISH.entries({
+      prm: { buffer: params },
+      ctrl: { buffer: ctrl },
+      src: windowResource(copy.src, copy.srcWin),
+      dst: windowResource(dst, dstWin),
+    }),
   });
   return { pipeline, group, wgs: Math.ceil(copy.n / finishThreads(device)) };
 }

@@ -38,6 +38,9 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  type InterfaceTypes,
+  type InterfaceUse,
+  kernelInterface,
   mangle,
   type NumericType,
   subgroupReduce,
@@ -59,12 +62,12 @@ export type GenerateHook =
   /**
    * Compaction by a stencil: keep element i when `fn(stencil[i])` (declares
    * `fn <fn.name>(x0: S) -> bool`); the stencil is a second array of the input's length, bound
-   * at `BINDING.stencil` and read at the element's index.
+   * at SCN's `st_v` / `st_s` and read at the element's index.
    */
   | { readonly kind: 'stencil'; readonly fn: WgslFragment; readonly stencilType: NumericType }
   /**
    * By key (the reduce_by_segment family): the keys are a second array of the input's length, bound
-   * at `BINDING.stencil` and read at the element's index and its neighbour. Element i starts a run
+   * at SCN's `st_v` / `st_s` and read at the element's index and its neighbour. Element i starts a run
    * (a 'head') when it is the range's first or `!keyEq(key[i - 1], key[i])`, ends one (a 'tail')
    * when it is the range's last or `!keyEq(key[i], key[i + 1])` (`keyEq` declares
    * `fn <keyEq.name>(a: K, b: K) -> bool`). With a compaction write the kept elements are the
@@ -135,28 +138,54 @@ export interface TileKernelParams {
   readonly lookbackPerLane: number;
 }
 
-/** Uniform parameters of every engine kernel (12 u32). */
-export const PARAMS_STRUCT = `struct ScnParams {
-  n: u32,
-  in_base: u32,
-  out_base: u32,
-  seg_start: u32,
-  num_tiles: u32,
-  tile_offset: u32,
-  seg: u32,
-  num_segs: u32,
-  first_seg: u32,
-  init: u32,
-  n_total: u32,
-  direct: u32,
-  st_base: u32,
-  kout_base: u32,
-  cap: u32,
-  pad2: u32,
-}`;
+const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
+  ({ binding, access, optional: true, form: vec ? ('vec4' as const) : undefined }) as const;
 
-/** Number of u32 words of PARAMS_STRUCT. */
-export const PARAMS_WORDS = 16;
+/**
+ * The interface of the tile kernels and the spine: the ScnParams uniform; binding 1 holds the tile
+ * states (`state`, atomics: 'chained') or the tile sums (`sums`: reduce-then-scan); `ctrl` the tile
+ * counters and carries; the input as vec4s and scalars (`in_v`, `in_s`; in place the kernels read
+ * the output's binding); the output as vec4s (`out_v`: vec4 stores) or scalars (`out_s`); the
+ * stencil or keys (`st_v` by key on the vec4 path, else `st_s`); the keys output of runs by key
+ * (`kout_s`, bound whole). Element types per kernel.
+ */
+export const SCN = kernelInterface({
+  name: 'scan',
+  params: {
+    struct: 'ScnParams',
+    name: 'prm',
+    binding: 0,
+    fields: {
+      n: 'u32',
+      in_base: 'u32',
+      out_base: 'u32',
+      seg_start: 'u32',
+      num_tiles: 'u32',
+      tile_offset: 'u32',
+      seg: 'u32',
+      num_segs: 'u32',
+      first_seg: 'u32',
+      init: 'u32',
+      n_total: 'u32',
+      direct: 'u32',
+      st_base: 'u32',
+      kout_base: 'u32',
+      cap: 'u32',
+    },
+  },
+  bindings: {
+    state: { binding: 1, access: 'read_write', type: 'u32', form: 'atomic', optional: true },
+    sums: { binding: 1, access: 'read_write', type: 'u32', optional: true },
+    ctrl: { binding: 2, access: 'read_write', type: 'u32', form: 'atomic' },
+    in_v: slot(3, 'read', true),
+    in_s: slot(4, 'read'),
+    out_v: slot(5, 'read_write', true),
+    out_s: slot(5, 'read_write'),
+    st_v: slot(6, 'read', true),
+    st_s: slot(6, 'read'),
+    kout_s: slot(7, 'read_write'),
+  },
+});
 
 /**
  * Layout of the control buffer (u32 words) for S segments: [0, S) tile counters, [S, 2S) carry out
@@ -176,32 +205,27 @@ export function isCompaction(write: WriteHook): boolean {
   return write === 'compact' || write === 'partition' || write === 'by-key-firsts';
 }
 
-/** Binding numbers of the tile and spine kernels. */
-export const BINDING = {
-  params: 0,
-  /** chained: tile states (atomics); reduce/downsweep/spine: tile sums. */
-  state: 1,
-  ctrl: 2,
-  inVec: 3,
-  inScalar: 4,
-  out: 5,
-  /** The stencil (compaction by a stencil), scalar view, read-only. */
-  stencil: 6,
-  /** The keys output of 'by-key-runs', bound whole. */
-  keysOut: 7,
-} as const;
-
-/** Binding numbers a tile kernel declares (and uses), in order. */
-export function tileBindings(p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace' | 'gen' | 'write'>): number[] {
-  const b: number[] = [BINDING.params, BINDING.state, BINDING.ctrl];
+/** SCN's variant of a tile kernel: the bindings it declares (and uses). */
+export function tileUse(
+  p: Pick<TileKernelParams, 'phase' | 'vec' | 'inPlace' | 'gen' | 'write'>,
+): InterfaceUse<typeof SCN.spec> {
+  const use: { -readonly [K in keyof InterfaceUse<typeof SCN.spec>]: boolean } = {};
+  if (p.phase === 'chained') use.state = true;
+  else use.sums = true;
   if (!p.inPlace) {
-    if (p.vec) b.push(BINDING.inVec);
-    b.push(BINDING.inScalar);
+    if (p.vec) use.in_v = true;
+    use.in_s = true;
   }
-  if (p.gen.kind === 'stencil' || p.gen.kind === 'by-key') b.push(BINDING.stencil);
-  if (p.phase !== 'reduce' || p.inPlace) b.push(BINDING.out);
-  if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') b.push(BINDING.keysOut);
-  return b;
+  // By key on the vec path the keys are bound as vec4s (loaded like the values) and read one by one
+  // through `scn_key`; else as scalars.
+  if (p.gen.kind === 'by-key' && p.vec) use.st_v = true;
+  else if (p.gen.kind === 'stencil' || p.gen.kind === 'by-key') use.st_s = true;
+  if (p.phase !== 'reduce' || p.inPlace) {
+    if (p.vec && !isCompaction(p.write) && p.write !== 'by-key-runs') use.out_v = true;
+    else use.out_s = true;
+  }
+  if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') use.kout_s = true;
+  return use;
 }
 
 function floatEqualFragment(): WgslFragment {
@@ -336,40 +360,23 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (p.inPlace && compaction) throw new Error('scan engine: compaction never runs in place');
   if (p.vec && k % 4 !== 0) throw new Error('scan engine: the vec4 path needs itemsPerThread % 4 == 0');
 
-  // ---- bindings
-  const lines = [
-    `@group(0) @binding(0) var<uniform> prm: ScnParams;`,
-    p.phase === 'chained'
-      ? `@group(0) @binding(1) var<storage, read_write> state: array<atomic<u32>>;`
-      : `@group(0) @binding(1) var<storage, read_write> sums: array<u32>;`,
-    `@group(0) @binding(2) var<storage, read_write> ctrl: array<atomic<u32>>;`,
-  ];
-  if (!p.inPlace) {
-    if (p.vec) lines.push(`@group(0) @binding(3) var<storage, read> in_v: array<vec4<${T}>>;`);
-    lines.push(`@group(0) @binding(4) var<storage, read> in_s: array<${T}>;`);
-  }
-  // By key on the vec path the keys are bound as vec4s (loaded like the values) and read one by one
-  // through `scn_key`; else as scalars.
+  // ---- bindings (SCN)
   const vecKeys = byKey !== undefined && p.vec;
-  if (vecKeys) {
-    lines.push(`@group(0) @binding(6) var<storage, read> st_v: array<vec4<${byKey.keyType}>>;`);
-  } else if (p.gen.kind === 'stencil' || byKey) {
-    const st = byKey ? byKey.keyType : (p.gen as { stencilType: NumericType }).stencilType;
-    lines.push(`@group(0) @binding(6) var<storage, read> st_s: array<${st}>;`);
-  }
-  if (p.phase !== 'reduce' || p.inPlace) {
-    lines.push(
-      vecStores
-        ? `@group(0) @binding(5) var<storage, read_write> out_v: array<vec4<${OutT}>>;`
-        : `@group(0) @binding(5) var<storage, read_write> out_s: array<${compaction ? T : OutT}>;`,
-    );
-  }
   const firstsW = p.write === 'by-key-firsts';
   if (firstsW && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
-  if (runsW || firstsW) {
-    lines.push(`@group(0) @binding(7) var<storage, read_write> kout_s: array<${byKey?.keyType}>;`);
-  }
-  const declared = lines.map((l) => /var<[^>]*> (\w+):/.exec(l)?.[1]).filter((x): x is string => !!x);
+  const use = tileUse(p);
+  const st = byKey ? byKey.keyType : p.gen.kind === 'stencil' ? p.gen.stencilType : undefined;
+  const types: InterfaceTypes<typeof SCN.spec> = {
+    in_v: T,
+    in_s: T,
+    out_v: OutT,
+    out_s: compaction ? T : OutT,
+    st_v: st,
+    st_s: st,
+    kout_s: byKey?.keyType,
+  };
+  const decls = SCN.wgsl(use, types);
+  const declared = SCN.names(use);
   const needsScalarIn = !p.vec || p.gen.kind === 'adjacent-different' || p.phase === 'chained';
   if (p.inPlace && needsScalarIn && vecStores) {
     // In place with vec4 stores there is no scalar view of the data: the fallback and unique never
@@ -952,8 +959,7 @@ fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
     workgroupBytes: 8 + (sgRows ? (w / Math.min(p.minSubgroupSize, w)) * c.bytes : 0),
-    code: `${PARAMS_STRUCT}
-${lines.join('\n')}
+    code: `${decls}
 var<workgroup> scn_tile: u32;
 ${sgRows ? `var<workgroup> scn_sga: array<${V}, ${w / Math.min(p.minSubgroupSize, w)}>;` : ''}
 ${vecKeys ? `fn scn_key(i: u32) -> ${byKey.keyType} { return st_v[i >> 2u][i & 3u]; }` : ''}
@@ -985,10 +991,13 @@ const SCN_TOP_LANE = `fn scn_top_lane(m: vec4<u32>) -> u32 {
 /** The spine's workgroup scan parameters (the spine is one workgroup running that scan). */
 export type SpineKernelParams = Required<WorkgroupParams>;
 
+/** SCN's variant of the spine. */
+export const SPINE_USE = { sums: true } as const;
+
 /**
  * Builds pass 2 of reduce-then-scan: one workgroup turns `sums[tile_offset .. + num_tiles)` into
  * exclusive prefixes that include the segment's carry-in, and writes the segment's carry out.
- * Bindings: 0 params, 1 sums, 2 ctrl. Needs: one workgroup exclusive scan; 4 sums per thread per step.
+ * Bindings (SCN): params, sums, ctrl. Needs: one workgroup exclusive scan; 4 sums per thread per step.
  */
 export function spineKernel(p: SpineKernelParams): WgslFragment {
   const w = p.workgroupSize;
@@ -1001,10 +1010,7 @@ export function spineKernel(p: SpineKernelParams): WgslFragment {
   return fragment({
     name,
     deps: [threadIds(p.subgroups), c.combine, scan],
-    code: `${PARAMS_STRUCT}
-@group(0) @binding(0) var<uniform> prm: ScnParams;
-@group(0) @binding(1) var<storage, read_write> sums: array<u32>;
-@group(0) @binding(2) var<storage, read_write> ctrl: array<atomic<u32>>;
+    code: `${SCN.wgsl(SPINE_USE)}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   var run = ${id};
@@ -1035,24 +1041,28 @@ ${entryPrologue(p.subgroups)}
 /** How `finishKernel` copies a compaction result back. */
 export type FinishMode = 'prefix' | 'all' | 'stable-partition';
 
-/** Uniform parameters of the finish kernel (8 u32). */
-const FINISH_STRUCT = `struct ScnFinish {
-  n: u32,
-  count_slot: u32,
-  src_base: u32,
-  dst_base: u32,
-  cap: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}`;
+/** The finish kernel's interface: ctrl (read), src and dst of the kernel's element type. */
+export const SCN_FINISH = kernelInterface({
+  name: 'scan finish',
+  params: {
+    struct: 'ScnFinish',
+    name: 'prm',
+    binding: 0,
+    fields: { n: 'u32', count_slot: 'u32', src_base: 'u32', dst_base: 'u32', cap: 'u32' },
+  },
+  bindings: {
+    ctrl: { binding: 1, access: 'read', type: 'u32' },
+    src: { binding: 2, access: 'read' },
+    dst: { binding: 3, access: 'read_write' },
+  },
+});
 
 /**
  * Builds the copy-back of a compaction computed into a temporary (`src`, bound whole) into its
  * destination (`dst`): 'prefix' copies the `count` kept elements when count <= cap (else nothing, so
  * an output too short is left untouched); 'all' copies all n; 'stable-partition' copies the kept
  * elements and reverses the rejected ones (written from the end) back into input order.
- * Bindings: 0 params, 1 ctrl (read), 2 src (read), 3 dst (read_write). One element per thread,
+ * Bindings (SCN_FINISH): params, ctrl (read), src (read), dst (read_write). One element per thread,
  * `threads` per workgroup (256; fewer on devices that allow fewer).
  */
 export function finishKernel(type: NumericType, mode: FinishMode, threads = 256): WgslFragment {
@@ -1067,11 +1077,7 @@ export function finishKernel(type: NumericType, mode: FinishMode, threads = 256)
   return fragment({
     name,
     deps: [threadIds(false)],
-    code: `${FINISH_STRUCT}
-@group(0) @binding(0) var<uniform> prm: ScnFinish;
-@group(0) @binding(1) var<storage, read> ctrl: array<u32>;
-@group(0) @binding(2) var<storage, read> src: array<${type}>;
-@group(0) @binding(3) var<storage, read_write> dst: array<${type}>;
+    code: `${SCN_FINISH.wgsl({}, { src: type, dst: type })}
 @compute @workgroup_size(${threads}) fn main(${entryParams(false)}) {
 ${entryPrologue(false)}
   let i = wg_index * ${threads}u + ids.lid;
