@@ -33,7 +33,7 @@ export interface MergeKernelParams {
   /**
    * Partition and merge kernels only: merge two sorted arrays (`keys_a` of `width` keys, then
    * `keys_b`, read as one range; one pair of runs) instead of the runs of one array. Each array (and
-   * the output) starts at an element offset of its binding given in the uniform (paramsDecl), so
+   * the output) starts at an element offset of its binding given in the uniform (MS_PARAMS_TWO), so
    * windows of buffers larger than one binding can be merged. @default false
    */
   readonly twoInputs?: boolean;
