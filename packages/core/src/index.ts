@@ -115,4 +115,9 @@ export { KernelInterface, kernelInterface } from './wgsl/interface';
 export type { Combiner, OpParams } from './wgsl/subgroup';
 export { combinerOf, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';
 export type { WorkgroupParams } from './wgsl/workgroup';
-export { workgroupExclusiveScan, workgroupInclusiveScan, workgroupReduce } from './wgsl/workgroup';
+export {
+  workgroupExclusiveScan,
+  workgroupExclusiveScanRows,
+  workgroupInclusiveScan,
+  workgroupReduce,
+} from './wgsl/workgroup';

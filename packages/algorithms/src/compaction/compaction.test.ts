@@ -9,7 +9,7 @@ import { copyIf, partition, removeIf, stablePartition, unique } from './index';
 /** The default tile of the device under test (the engine picks smaller tiles on software adapters). */
 const DEFAULT_TILE = testDevice
   ? scanDefaults(testDevice, 'compaction').workgroupSize * scanDefaults(testDevice, 'compaction').itemsPerThread
-  : 256 * 16;
+  : 256 * 24;
 const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457]);
 
 type T = 'u32' | 'i32' | 'f32';

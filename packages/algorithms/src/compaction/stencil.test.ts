@@ -9,7 +9,7 @@ import { copyIf, removeIf } from './index';
 
 const DEFAULT_TILE = testDevice
   ? scanDefaults(testDevice, 'compaction').workgroupSize * scanDefaults(testDevice, 'compaction').itemsPerThread
-  : 256 * 16;
+  : 256 * 24;
 const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457, ...randomSizes(2, 15)]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
 

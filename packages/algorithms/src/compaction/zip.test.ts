@@ -6,7 +6,7 @@ import { isEngineVariant, itIf, parPool } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, TINY_SCAN_TILE, testDevice } from '../testing/matrix';
 import { copyIf, partition, removeIf, stablePartition, unique } from './index';
 
-const sizes = edgeSizes([TINY_SCAN_TILE, 256 * 16], [123457]);
+const sizes = edgeSizes([TINY_SCAN_TILE, 256 * 24], [123457]);
 const matrix = [...policyMatrix(), { name: 'par pool', policy: parPool, gpu: false }];
 
 /** The elements of each array at the indices where keep(i) holds. */

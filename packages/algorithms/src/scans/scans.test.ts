@@ -9,7 +9,7 @@ import { exclusiveScan, inclusiveScan, transformExclusiveScan, transformInclusiv
 /** The default tile of the device under test (the engine picks smaller tiles on software adapters). */
 const DEFAULT_TILE = testDevice
   ? scanDefaults(testDevice, 'scan').workgroupSize * scanDefaults(testDevice, 'scan').itemsPerThread
-  : 256 * 24;
+  : 256 * 32;
 const sizes = edgeSizes([TINY_SCAN_TILE, DEFAULT_TILE], [123457]);
 const plusOf = (t: 'u32' | 'i32' | 'f32') => plus.js([t, t]) as Op;
 const lnz: Op = (a, b) => (b !== 0 ? b : a);

@@ -9,9 +9,24 @@ import type { NumericType } from '../types';
 import { fragment, mangle } from './fragment';
 import { entryParams, entryPrologue, threadIds } from './ids';
 import { combinerOf } from './subgroup';
-import { workgroupExclusiveScan, workgroupInclusiveScan, workgroupReduce } from './workgroup';
+import {
+  workgroupExclusiveScan,
+  workgroupExclusiveScanRows,
+  workgroupInclusiveScan,
+  workgroupReduce,
+} from './workgroup';
 
 const gpu = await gpuForTests();
+
+/** Building-block parameters of `op` over `type` on `device`. */
+function blockParams(device: GpuDevice, type: NumericType, op: GpuFunction, w: number, subgroups: boolean) {
+  return {
+    combiner: combinerOf(op, type),
+    workgroupSize: w,
+    subgroups,
+    minSubgroupSize: device.info.subgroupMinSize || 4,
+  };
+}
 
 async function runBlocks(
   device: GpuDevice,
@@ -21,12 +36,7 @@ async function runBlocks(
   subgroups: boolean,
   input: number[],
 ): Promise<number[]> {
-  const p = {
-    combiner: combinerOf(op, type),
-    workgroupSize: w,
-    subgroups,
-    minSubgroupSize: device.info.subgroupMinSize || 4,
-  };
+  const p = blockParams(device, type, op, w, subgroups);
   const incl = workgroupInclusiveScan(p);
   const excl = workgroupExclusiveScan(p);
   const red = workgroupReduce(p);
@@ -56,6 +66,16 @@ ${entryPrologue(subgroups)}
     type === 'u32' ? Uint32Array.from(input) : type === 'i32' ? Int32Array.from(input) : Float32Array.from(input);
   const inp = DeviceArray.from(device, host.length ? host : (host.constructor as typeof Uint32Array).of(0));
   const out = DeviceArray.create(device, type, 2 * w + 3);
+  return runOneWorkgroup(device, pipeline, inp, out);
+}
+
+/** Runs one workgroup of `pipeline` over bindings 0 (inp) and 1 (out); returns out, destroys both. */
+async function runOneWorkgroup(
+  device: GpuDevice,
+  pipeline: GPUComputePipeline,
+  inp: DeviceArray,
+  out: DeviceArray,
+): Promise<number[]> {
   await device.queue.submit('blocks test', (rec) => {
     const pass = rec.beginPass();
     pass.setPipeline(pipeline);
@@ -127,6 +147,66 @@ describe.skipIf(!gpu)('workgroup building blocks in one workgroup', () => {
           }
         });
       }
+    }
+  }
+});
+
+/** Runs workgroupExclusiveScanRows over `rows` rows of one workgroup: [p rows..., t rows...]. */
+async function runRows(
+  device: GpuDevice,
+  type: NumericType,
+  op: GpuFunction,
+  w: number,
+  subgroups: boolean,
+  rows: number,
+  input: number[],
+): Promise<number[]> {
+  const p = blockParams(device, type, op, w, subgroups);
+  const scan = workgroupExclusiveScanRows(p, rows);
+  const each = (g: (r: number) => string, sep = '\n  ') => Array.from({ length: rows }, (_, r) => g(r)).join(sep);
+  const main = fragment({
+    name: mangle('test_rows', type, op.name, w, subgroups, rows),
+    deps: [threadIds(subgroups), scan],
+    code: `@group(0) @binding(0) var<storage, read> inp: array<${type}>;
+@group(0) @binding(1) var<storage, read_write> outp: array<${type}>;
+@compute @workgroup_size(${w}) fn main(${entryParams(subgroups)}) {
+${entryPrologue(subgroups)}
+  let s = ${scan.name}(${each((r) => `inp[${r * w}u + ids.lid]`, ', ')}, ids);
+  ${each((r) => `outp[${r * w}u + ids.lid] = s.p${r};`)}
+  if (ids.lid == 0u) { ${each((r) => `outp[${rows * w + r}u] = s.t${r};`, ' ')} }
+}`,
+  });
+  const pipeline = await getPipeline(device, main);
+  const host =
+    type === 'u32' ? Uint32Array.from(input) : type === 'i32' ? Int32Array.from(input) : Float32Array.from(input);
+  const inp = DeviceArray.from(device, host);
+  const out = DeviceArray.create(device, type, rows * w + rows);
+  return runOneWorkgroup(device, pipeline, inp, out);
+}
+
+describe.skipIf(!gpu)('workgroupExclusiveScanRows: several independent row scans in one exchange', () => {
+  const device = gpu as GpuDevice;
+  const variants = device?.features.has('subgroups') ? [true, false] : [false];
+  for (const subgroups of variants) {
+    for (const { type, op, gen } of cases) {
+      it(`${subgroups ? 'subgroup' : 'workgroup-memory'} variant, ${op.name}<${type}>, ${subgroups ? '1, 3 and 6' : '1 and 3'} rows of 64 and 256 threads`, async () => {
+        for (const w of [64, 256]) {
+          // Without subgroups the rows are independent calls of the block tested above: fewer rows.
+          for (const rows of subgroups ? [1, 3, 6] : [1, 3]) {
+            const r = rng(rows * 31 + w);
+            const input = Array.from({ length: rows * w }, () => gen(r));
+            const got = await runRows(device, type, op, w, subgroups, rows, input);
+            const want: number[] = [];
+            const totals: number[] = [];
+            for (let row = 0; row < rows; row++) {
+              const ref = reference(op, type, w, input.slice(row * w, (row + 1) * w));
+              want.push(...ref.slice(w, 2 * w));
+              totals.push(ref[2 * w] as number);
+            }
+            expect(got, `w=${w} rows=${rows}`).toEqual([...want, ...totals]);
+          }
+        }
+      });
     }
   }
 });

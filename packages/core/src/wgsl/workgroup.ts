@@ -179,3 +179,65 @@ export function workgroupInclusiveScan(p: WorkgroupParams): WgslFragment {
 export function workgroupExclusiveScan(p: WorkgroupParams): WgslFragment {
   return workgroupScan(p, true);
 }
+
+/**
+ * `fn NAME(x0: T, .., x{R-1}: T, ids: WdplIds) -> NAME_r`: exclusive scans of R values per thread
+ * ("rows": row r scans every thread's x{r} in logical thread order), independent of each other; the
+ * result's `p{r}` is row r's exclusive prefix for this thread and `t{r}` row r's total. With
+ * subgroups all rows share one exchange: R subgroup scans, the rows' subgroup totals to workgroup
+ * memory, 2 barriers, then each thread folds the totals of the subgroups before its own (in order,
+ * so non-commutative operators keep theirs) from broadcast reads; one workgroupExclusiveScan per row
+ * costs 2 barriers and two ordered subgroup folds each. Workgroup memory: R x (workgroupSize /
+ * minSubgroupSize) values; without subgroups one workgroupExclusiveScan, called once per row.
+ */
+export function workgroupExclusiveScanRows(p: WorkgroupParams, rows: number): WgslFragment {
+  check(p);
+  if (!Number.isInteger(rows) || rows < 1) throw new WebdplError(`rows must be a positive integer, got ${rows}`);
+  const t = p.combiner.wgslType;
+  const name = mangle(key('wg_excl_scan_rows', p), rows);
+  const f = p.combiner.combine;
+  const id = p.combiner.identity;
+  const w = p.workgroupSize;
+  const each = (g: (r: number) => string, sep = '\n  ') => Array.from({ length: rows }, (_, r) => g(r)).join(sep);
+  const struct = `struct ${name}_r { ${each((r) => `p${r}: ${t}`, ', ')}, ${each((r) => `t${r}: ${t}`, ', ')} }`;
+  const params = `${each((r) => `x${r}: ${t}`, ', ')}, ids: WdplIds`;
+  const result = `${name}_r(${each((r) => `p${r}`, ', ')}, ${each((r) => `t${r}`, ', ')})`;
+  if (!p.subgroups) {
+    const one = workgroupExclusiveScan(p);
+    return fragment({
+      name,
+      deps: [one],
+      code: `${struct}
+fn ${name}(${params}) -> ${name}_r {
+  ${each((r) => `var t${r}: ${t};\n  let p${r} = ${one.name}(x${r}, ids, &t${r});`)}
+  return ${result};
+}`,
+    });
+  }
+  const n = partialCount(p);
+  const scratch = `${name}_s`;
+  const excl = subgroupExclusiveScan(p);
+  return fragment({
+    name,
+    deps: [excl, f],
+    enables: ['subgroups'],
+    workgroupBytes: rows * n * p.combiner.bytes,
+    code: `${struct}
+var<workgroup> ${scratch}: array<${t}, ${rows * n}>;
+fn ${name}(${params}) -> ${name}_r {
+  ${each((r) => `let e${r} = ${excl.name}(x${r}, ids.lane, ids.sg_size);`)}
+  workgroupBarrier();
+  if (ids.lane == ids.sg_size - 1u) {
+    ${each((r) => `${scratch}[${r * n}u + ids.sg_id] = ${f.name}(e${r}, x${r});`, '\n    ')}
+  }
+  workgroupBarrier();
+  ${each((r) => `var b${r} = ${id};\n  var t${r} = ${id};`)}
+  for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
+    let before = g < ids.sg_id;
+    ${each((r) => `let a${r} = ${scratch}[${r * n}u + g];\n    b${r} = select(b${r}, ${f.name}(b${r}, a${r}), before);\n    t${r} = ${f.name}(t${r}, a${r});`, '\n    ')}
+  }
+  ${each((r) => `let p${r} = ${f.name}(b${r}, e${r});`)}
+  return ${result};
+}`,
+  });
+}

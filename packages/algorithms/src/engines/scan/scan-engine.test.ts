@@ -38,6 +38,8 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
     tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, maxSpins: 0 },
   },
   { name: 'six rows per tile (24 items per thread)', tuning: { itemsPerThread: 24, maxSpins: 4 } },
+  // Hardware defaults: 8 rows scanned together, compactions' counts packed into a vec4<u32>.
+  { name: 'eight rows per tile (32 items per thread)', tuning: { itemsPerThread: 32 } },
 ];
 
 /** Scan by key of u32 plus (exclusive from `init` when given) and the runs' keys and sums. */

@@ -5,7 +5,7 @@
  * timestamp queries, medians of round-robin runs of the variants in one process (an ad-hoc harness
  * of the scan engineer, not committed; runs varied up to 1.8x between processes with the placement
  * of the 1 GiB buffers, so only same-run ratios count). Chosen: 256 threads; 24 items per thread
- * (6 striped vec4 rows) for scans, 16 (4 rows) for compaction. Striped vec4 rows beat per-thread
+ * (6 striped vec4 rows) for scans, 16 (4 rows) for compaction (since 2026-11-24: 32 and 24, below). Striped vec4 rows beat per-thread
  * contiguous vec4 blocks (~1.6x at 2^28); 512- or 128-thread workgroups, 8 or 32 items, look-back
  * windows of 2-8 predecessors per lane, staging compaction output in workgroup memory, subgroup-
  * shuffle compaction and rows as WGSL loops over private arrays were all slower. Same-run figures
@@ -20,6 +20,16 @@
  * u32 50%, docs/benchmarks/h100-2026-11-24b/staged.jsonl): 0.118 / 1.71 ms at 2^24 / 2^28 against
  * 0.098 / 1.35 unstaged (CUB 0.056 / 0.709); 8 items staged 0.104 / 1.50, 24 items 0.157 / 2.30.
  * Not kept: the compaction's gap to CUB is not its store pattern.
+ * 2026-11-24, rows scanned together (workgroupExclusiveScanRows: one exchange of subgroup totals
+ * per tile instead of one workgroup scan per row; compactions pack their rows' counts 16 bits each
+ * into one vecN<u32> scan), same device call against the commit before (docs/benchmarks/
+ * h100-2026-11-24b/rows.txt, ms at 2^24 / 2^28): inclusive u32 0.082-0.084 / 1.074-1.085 ->
+ * 0.078 / 1.020-1.023, exclusive 0.076 / 0.997-0.999 -> 0.073-0.075 / 0.963-0.967, copyIf u32 50%
+ * 0.097-0.100 / 1.335-1.345 -> 0.086 / 1.152-1.164. With the per-row cost gone larger tiles pay:
+ * scans 32 items 0.077 / 0.967 (16: 0.082 / 1.108, 40: 0.079 / 0.980; 512 threads x 16 or 24
+ * 0.083-0.084 / 1.067-1.077), compaction 24 items 0.083 / 1.066 (20: 0.088 / 1.155). Chosen: 32
+ * items for scans, 24 for compaction (CUB in the same session: inclusive 0.068 / 0.881, copy_if
+ * 0.056 / 0.709).
  */
 import type { GpuDevice } from '@webdpl/core';
 import { maxWorkgroupThreads } from '../../common/tuning';
@@ -29,9 +39,9 @@ export const scanTuning = {
   workgroupSize: 256,
   /**
    * Items each thread scans per tile (a tile is workgroupSize x itemsPerThread elements). A multiple
-   * of 4 enables the vec4 path on 16-byte-aligned arrays. @default 24 for scans, 16 for compaction
+   * of 4 enables the vec4 path on 16-byte-aligned arrays. @default 32 for scans, 24 for compaction
    */
-  itemsPerThread: 24,
+  itemsPerThread: 32,
   /** Use subgroup building blocks (and the subgroup look-back) when the device has them. @default true */
   subgroups: true,
   /**
@@ -70,7 +80,7 @@ export type ScanTuning = typeof scanTuning;
 export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
 
 /**
- * Defaults for `device` and the kind of call: the table above; 16 items per thread for compaction;
+ * Defaults for `device` and the kind of call: the table above; 24 items per thread for compaction;
  * for the by-key family on hardware GPUs 512 threads x 40 items (scans) and 512 x 28 (reduceByKey's
  * runs). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per tuning
  * and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
@@ -83,7 +93,7 @@ export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
  */
 export function scanDefaults(device: GpuDevice, kind: ScanKind): ScanTuning {
   const t = { ...scanTuning };
-  if (kind === 'compaction') t.itemsPerThread = 16;
+  if (kind === 'compaction') t.itemsPerThread = 24;
   if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
     t.itemsPerThread = kind === 'by-key' ? 40 : 28;
@@ -93,8 +103,9 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind): ScanTuning {
     t.itemsPerThread = 8;
     t.maxSpins = 64;
   }
-  // Workgroup memory is a workgroup scan's (workgroupSize / minSubgroupSize values, or workgroupSize
-  // without subgroups): at most 8 KiB at 512 threads, within every device's 16 KiB.
+  // Workgroup memory is the workgroup scans' (with subgroups workgroupSize / minSubgroupSize values
+  // per row of 4 items: 2 KiB at 256 x 32 and 4-wide subgroups; without, workgroupSize values): at
+  // most 8 KiB at 512 threads, within every device's 16 KiB.
   t.workgroupSize = Math.min(t.workgroupSize, maxWorkgroupThreads(device));
   return t;
 }
