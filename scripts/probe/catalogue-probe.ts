@@ -14,7 +14,9 @@ import { makeDevicePolicy } from '../../packages/policies/src/index';
 import { openProbe, out, probeSizes, timeCopy, timeIt } from './timing';
 
 async function main() {
-  const { device, policy } = await openProbe();
+  // PROBE_TUNING: the policy's tuning overrides as JSON, e.g. '{"scatter":{"itemsPerThread":16}}'.
+  const tuning = process.env.PROBE_TUNING;
+  const { device, policy } = await openProbe(tuning ? { tuning: JSON.parse(tuning) } : {}, tuning ? { tuning } : {});
   const api = algorithms as unknown as Record<string, ((...a: unknown[]) => Promise<unknown>) | undefined>;
   // PROBE_ONLY=histogram,merge,gather: those cases only (the copy always runs).
   const only = process.env.PROBE_ONLY?.split(',');

@@ -231,8 +231,11 @@ async function buildPlan(
   const gatheredTypes = gathered.map((a) => a.type as NumericType);
   const extras = req.extraOutputs ?? [];
   const extraTypes = extras.map((a) => a.type as NumericType);
-  // A 'store' output is bound whole: only the streamed inputs decide the vec4 path.
-  const aligned = (store ? inputs : [output, ...extras, ...inputs]).every((a) => a.offset % 4 === 0);
+  // A 'store' call (scatter) always takes the scalar path: its loads give neighbouring lanes
+  // neighbouring elements, so a map that keeps neighbours near each other stores contiguously per
+  // subgroup. On the vec4 path each thread holds four consecutive elements, so one store
+  // instruction's lanes write four elements apart (four times the memory transactions).
+  const aligned = !store && [output, ...extras, ...inputs].every((a) => a.offset % 4 === 0);
   const n4 = aligned ? n - (n % 4) : 0;
   const limit = bindingLimit(device, t.maxBindingBytes);
   const w = t.workgroupSize;
