@@ -114,6 +114,21 @@ export type {
 export { KernelInterface, kernelInterface } from './wgsl/interface';
 export type { Combiner, OpParams } from './wgsl/subgroup';
 export { combinerOf, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';
+export type {
+  LookbackLayout,
+  SlotLookback,
+  SlotLookbackParams,
+  WindowedLookback,
+  WindowedLookbackParams,
+} from './wgsl/tile';
+export {
+  LOOKBACK_AGGREGATE,
+  LOOKBACK_INCLUSIVE,
+  LOOKBACK_NOT_READY,
+  lookbackFlags,
+  slotLookback,
+  windowedLookback,
+} from './wgsl/tile';
 export type { WorkgroupParams } from './wgsl/workgroup';
 export {
   workgroupExclusiveScan,

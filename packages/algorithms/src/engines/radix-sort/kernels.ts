@@ -21,6 +21,7 @@ import {
   kernelInterface,
   mangle,
   plus,
+  slotLookback,
   threadIds,
   type WgslFragment,
   workgroupExclusiveScan,
@@ -443,8 +444,8 @@ export function radixTileFootprint(p: PassParams): number {
  * predecessors until each digit meets an INCLUSIVE prefix, publishes its own, then scatters keys (and
  * values) through workgroup memory so global writes of a digit run are contiguous.
  *
- * Look-back slots pack a 2-bit flag (NOT_READY 0, AGGREGATE 1, PREFIX 2) with a 30-bit count, so
- * n < 2^30. Fallback: a predecessor slot still NOT_READY after `lookbackSpins` polls is computed by
+ * The look-back is core's `slotLookback` (wgsl/tile.ts, the protocol shared with the scan engine):
+ * slots pack a 2-bit flag (NOT_READY 0, AGGREGATE 1, PREFIX 2) with a 30-bit count, so n < 2^30. Fallback: a predecessor slot still NOT_READY after `lookbackSpins` polls is computed by
  * the whole workgroup from that tile's keys (and published with atomicMax, which never lowers a
  * flag), so the pass finishes on devices without forward-progress guarantees.
  *
@@ -479,38 +480,6 @@ export function onesweepKernel(p: PassParams): WgslFragment {
     ${each(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_get(${full(m)}); }`, '\n    ')}
   }`
     : '';
-  // The look-back walk of digit slot i (d = lid*DPT + i): windows of `win` slots loaded at once,
-  // consumed nearest first (AGGREGATEs add up, an INCLUSIVE prefix ends the walk, NOT_READY stops).
-  const walk = (i: number) => `{
-      var spins = 0u;
-      let d = d0 + ${i}u;
-      loop {
-        if (done${i}) { break; }
-        let top = pos${i};
-        ${each(win, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&rs_lookback[lb + (top - ${x + 1}u) * 256u + d]); }`, '\n        ')}
-        if (force) { ${each(win, (x) => `w${x} = 0u;`, ' ')} }
-        var blocked = false;
-        ${each(
-          win,
-          (x) => `if (!done${i} && !blocked && ${x}u < top) {
-          if ((w${x} & RS_PRE) != 0u) { acc${i} += w${x} & RS_VALUE; done${i} = true; }
-          else if ((w${x} & RS_AGG) != 0u) { acc${i} += w${x} & RS_VALUE; pos${i} = top - ${x + 1}u; }
-          else { blocked = true; }
-        }`,
-          '\n        ',
-        )}
-        if (done${i}) { break; }
-        if (pos${i} != top) {
-          spins = 0u;
-        } else {
-          spins += 1u;
-          if (spins > spin_limit) {
-            atomicMax(&rs_stuck, pos${i});
-            break;
-          }
-        }
-      }
-    }`;
   // The tile's digit counts: early (workgroup atomics over the loaded keys) or from the ranking.
   const early = `${each(k, (j) => `if (${tc.pos(j)} < valid) { atomicAdd(&rs_early[rs_digit(k${j}, shift)], 1u); }`)}
   workgroupBarrier();`;
@@ -518,34 +487,40 @@ export function onesweepKernel(p: PassParams): WgslFragment {
     p.earlyCounts
       ? `atomicLoad(&rs_early[${d}])`
       : `atomicLoad(&rs_dig[${d}]) - select(0u, RS_TILE - valid, ${d} == 255u)`;
-  // Publish this tile's digit counts; tile 0 publishes inclusive prefixes at once.
-  const publish = `let d0 = ids.lid * RS_DPT;
-  ${each(
-    dpt,
-    (i) => `var acc${i} = 0u;
-  var done${i} = true;
-  var mine${i} = 0u;
-  var pos${i} = tile;
-  if (d0 + ${i}u < 256u) {
-    let d = d0 + ${i}u;
-    mine${i} = ${count('d')};
-    if (tile == 0u) {
-      acc${i} = atomicLoad(&rs_meta[offsets + d]);
-      atomicMax(&rs_lookback[lb + d], RS_PRE | (acc${i} + mine${i}));
-    } else {
-      done${i} = false;
-      atomicMax(&rs_lookback[lb + tile * 256u + d], RS_AGG | mine${i});
+  // The look-back over the digit slots (d = lid*DPT + i): tile 0 publishes inclusive prefixes at
+  // once (from the pass's global digit offsets), each tile clears its slots of the other table.
+  const lb = slotLookback({
+    prefix: 'rs',
+    state: 'rs_lookback',
+    base: 'lb',
+    slots: 256,
+    perThread: dpt,
+    firstSlot: 'ids.lid * RS_DPT',
+    tile: 'tile',
+    window: win,
+    count,
+    carry: (d) => `atomicLoad(&rs_meta[offsets + ${d}])`,
+    afterPublish: (d) => `atomicStore(&rs_lookback[lb_next + tile * 256u + ${d}], 0u);`,
+    spins: 'rs_params.spins',
+    force: 'rs_params.force_fallback != 0u',
+    fallback: {
+      comment: 'count the digits of tile `fb` from its keys.',
+      statements: `for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_dig[d], 0u); }
+    workgroupBarrier();
+    let fbase = fb * RS_TILE;
+    for (var q = ids.lid; q < RS_TILE; q += RS_W) {
+      if (fbase + q < n) { atomicAdd(&rs_dig[rs_digit(keys_in[fbase + q], shift)], 1u); }
     }
-    atomicStore(&rs_lookback[lb_next + tile * 256u + d], 0u);
-  }`,
-  )}`;
+    workgroupBarrier();`,
+      count: (d) => `atomicLoad(&rs_dig[${d}])`,
+    },
+    finish: (i) => `atomicStore(&rs_dig[d], acc${i} - rs_dstart[d]);`,
+  });
   const code = `${tc.code}
 ${RS_PASS.wgsl(p.hasValues ? RS_PASS_VALUES : {})}
-const RS_AGG: u32 = 0x40000000u;
-const RS_PRE: u32 = 0x80000000u;
-const RS_VALUE: u32 = 0x3fffffffu;
+${lb.flags}
 var<workgroup> rs_tile_id: u32;
-var<workgroup> rs_stuck: atomic<u32>;
+${lb.stuck}
 ${p.earlyCounts ? 'var<workgroup> rs_early: array<atomic<u32>, 256>;' : ''}
 
 @compute @workgroup_size(${p.workgroupSize})
@@ -567,7 +542,7 @@ ${entryPrologue(p.subgroups)}
   ${tc.positions}
   ${loadTile(p, tc, 'keys_in', 'k', '0xffffffffu')}
   ${each(k, (j) => `var r${j} = 0u;`)}
-  ${p.earlyCounts ? `${early}\n  ${publish}\n  ${tc.rank}` : `${tc.rank}\n  ${publish}`}
+  ${p.earlyCounts ? `${early}\n  ${lb.publish}\n  ${tc.rank}` : `${tc.rank}\n  ${lb.publish}`}
 
   // Stage the keys in tile-rank order (and load values) while predecessors finish.
   workgroupBarrier();
@@ -580,50 +555,9 @@ ${entryPrologue(p.subgroups)}
   // digits of the nearest stuck tile from its keys (publishing them for everyone), the threads stuck
   // there take the counts, and every unfinished thread walks on. Each round unsticks at least one
   // thread, so the loop ends even if a predecessor never runs.
-  let force = rs_params.force_fallback != 0u;
-  let spin_limit = select(rs_params.spins, 0u, force);
-  loop {
-    if (tile == 0u) { break; }
-    ${each(dpt, walk, '\n    ')}
-    let stuck = workgroupUniformLoad(&rs_stuck);
-    if (stuck == 0u) { break; }
-    // Fallback: count the digits of tile \`fb\` from its keys.
-    let fb = stuck - 1u;
-    if (ids.lid == 0u) { atomicStore(&rs_stuck, 0u); }
-    for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_dig[d], 0u); }
-    workgroupBarrier();
-    let fbase = fb * RS_TILE;
-    for (var q = ids.lid; q < RS_TILE; q += RS_W) {
-      if (fbase + q < n) { atomicAdd(&rs_dig[rs_digit(keys_in[fbase + q], shift)], 1u); }
-    }
-    workgroupBarrier();
-    ${each(
-      dpt,
-      (i) => `if (d0 + ${i}u < 256u) {
-      let d = d0 + ${i}u;
-      let c = atomicLoad(&rs_dig[d]);
-      let here = !done${i} && pos${i} - 1u == fb;
-      if (fb == 0u) {
-        let pre = atomicLoad(&rs_meta[offsets + d]) + c;
-        atomicMax(&rs_lookback[lb + d], RS_PRE | pre);
-        if (here) { acc${i} += pre; done${i} = true; }
-      } else {
-        atomicMax(&rs_lookback[lb + fb * 256u + d], RS_AGG | c);
-        if (here) { acc${i} += c; pos${i} = fb; }
-      }
-    }`,
-      '\n    ',
-    )}
-  }
+  ${lb.walk}
 
-  ${each(
-    dpt,
-    (i) => `if (d0 + ${i}u < 256u) {
-    let d = d0 + ${i}u;
-    if (tile != 0u) { atomicMax(&rs_lookback[lb + tile * 256u + d], RS_PRE | (acc${i} + mine${i})); }
-    atomicStore(&rs_dig[d], acc${i} - rs_dstart[d]);
-  }`,
-  )}
+  ${lb.finish}
 
   // Scatter: position i of the stage holds the key of tile rank i, so a digit's run is contiguous.
   workgroupBarrier();

@@ -14,24 +14,20 @@
  *  - `spineKernel`: pass 2, one workgroup scans the tile sums (exclusive, carry included).
  *  - `finishKernel`: copies a compaction result from a temporary back into an array in place.
  *
- * Tile state (chained): two u32 atomics per tile, each holding a 2-bit flag in bits 16..17 and one
- * 16-bit half of the value's bits: `(flag << 16) | half`. The owner writes both words with
- * atomicStore (aggregate, then inclusive prefix); a reader takes the value only when both words carry
- * the same non-zero flag. Each flag is published once per call, so equal flags mean both halves come
- * from the same publication; this needs nothing beyond per-location coherence of relaxed atomics
- * (WGSL's memory model), no ordering between locations. The state is cleared by the host each call.
+ * Tile state and look-back (chained): core's `windowedLookback` (wgsl/tile.ts), the decoupled
+ * look-back of one value per tile shared with the radix sort's protocol. Two u32 atomics per tile
+ * ('split': 16 value bits beside the flag in each; scans by key carry the pair's head flag in bit
+ * 18, reduceByKey four words), cleared by the host each call; the carry in and out of a segment
+ * are `scn_carry` / `scn_carry_out` (ctrl), the fallback's element values `scn_gen_at`.
  *
  * Tile layout: see `tileKernel` (striped vec4 rows with subgroups, one contiguous run per thread
  * without; scans by key with subgroups: subgroup rows, one contiguous part of the tile per
  * subgroup). Values stay in registers from the load to the write.
  *
  * Look-back: one subgroup (thread 0 without subgroups) reads subgroup size x `lookbackPerLane`
- * predecessors per step.
- * When every predecessor after the nearest inclusive one is ready, it folds them in order; when one
- * is still not ready after `maxSpins` polls, the subgroup reduces that predecessor's tile from the
- * input itself (the fallback) and continues before it, so a workgroup never waits on one that may
- * not be scheduled. The fallback is not published (others may still compute the same value), so the
- * state only ever holds what its owner wrote.
+ * predecessors per step; a predecessor still not ready after `maxSpins` polls is reduced from the
+ * input by that subgroup (the fallback, never published), so a workgroup never waits on one that may
+ * not be scheduled.
  */
 import {
   type Combiner,
@@ -47,6 +43,7 @@ import {
   threadIds,
   type WgslFragment,
   type WorkgroupParams,
+  windowedLookback,
   workgroupExclusiveScan,
   workgroupExclusiveScanRows,
   workgroupReduce,
@@ -803,163 +800,30 @@ fn scn_carry_out(v: ${V}) {
   atomicStore(&ctrl[prm.num_segs + prm.seg], bitcast<u32>(v));
 }`;
   if (p.phase === 'chained') {
-    const sgMax = (e: string) => (p.subgroups ? `subgroupMax(${e})` : `(${e})`);
-    const sgFold = (e: string) => (sgRed ? `${sgRed.name}(${e}, lane, sg)` : `(${e})`);
-    const M = p.lookbackPerLane;
-    const wr: string[] = ['var ip = 0u;', 'var np = 0u;'];
-    const fw: string[] = [];
-    const fa: string[] = [];
-    for (let q = 0; q < M; q++) {
-      wr.push(`var f${q} = SCN_INCL;`, `var v${q} = carry;`);
-      const fromState = pair ? 'vec2<u32>(s.z, s.y)' : `bitcast<${V}>(s.y)`;
-      wr.push(`if (t0 + ${q} >= 0) { let s = scn_read(u32(t0 + ${q})); f${q} = s.x; v${q} = ${fromState}; }`);
-      wr.push(`ip = select(ip, ${q + 1}u, f${q} == SCN_INCL);`, `np = select(np, ${q + 1}u, f${q} == 0u);`);
-      fw.push(`lf = select(lf, ${comb}(lf, v${q}), lane + 1u > m || (lane + 1u == m && ${q + 1}u >= ip));`);
-      fa.push(`af = select(af, ${comb}(af, v${q}), lane > j || (lane == j && ${q + 1}u > npj));`);
-    }
-    const windowRead = wr.join('\n    ');
-    const foldWindow = fw.join('\n      ');
-    const foldAfter = fa.join('\n      ');
-    helpers = `const SCN_AGG = 1u;
-const SCN_INCL = 2u;
-var<workgroup> scn_prefix: ${V};
+    const lb = windowedLookback({
+      prefix: 'scn',
+      layout: runsW ? 'split-count' : pair ? 'split-head' : 'split',
+      combiner: c,
+      state: 'state',
+      base: 'prm.tile_offset',
+      tiles: 'prm.num_tiles',
+      carry: 'scn_carry',
+      carryOut: 'scn_carry_out',
+      subgroups: p.subgroups,
+      perLane: p.lookbackPerLane,
+      maxSpins: p.maxSpins,
+      fallback: { element: 'scn_gen_at', tileItems: tile, n: 'prm.n' },
+    });
+    helpers = `${lb.declarations}
 
-${
-  runsW
-    ? `/** reduceByKey: four words, value bits then head count, 16 bits each beside the flag. */
-fn scn_publish(t: u32, flag: u32, v: vec2<u32>) {
-  let s = 4u * (prm.tile_offset + t);
-  let f = flag << 16u;
-  atomicStore(&state[s], f | (v.y & 0xffffu));
-  atomicStore(&state[s + 1u], f | (v.y >> 16u));
-  atomicStore(&state[s + 2u], f | (v.x & 0xffffu));
-  atomicStore(&state[s + 3u], f | (v.x >> 16u));
-}
-
-/** (flag, value bits, head count) of tile t; flag 0 (not ready) unless all four words carry the same flag. */
-fn scn_read(t: u32) -> vec3<u32> {
-  let s = 4u * (prm.tile_offset + t);
-  let a = atomicLoad(&state[s]);
-  let b = atomicLoad(&state[s + 1u]);
-  let c = atomicLoad(&state[s + 2u]);
-  let d = atomicLoad(&state[s + 3u]);
-  let fa = a >> 16u;
-  let same = fa == (b >> 16u) && fa == (c >> 16u) && fa == (d >> 16u);
-  return vec3<u32>(select(0u, fa, same), (a & 0xffffu) | (b << 16u), (c & 0xffffu) | (d << 16u));
-}`
-    : pair
-      ? `/** By key: the pair's head flag rides in bit 18 of the first word. */
-fn scn_publish(t: u32, flag: u32, v: vec2<u32>) {
-  let bits = v.y;
-  let s = 2u * (prm.tile_offset + t);
-  atomicStore(&state[s], (flag << 16u) | (bits & 0xffffu) | ((v.x & 1u) << 18u));
-  atomicStore(&state[s + 1u], (flag << 16u) | (bits >> 16u));
-}
-
-/** (flag, value bits, head flag) of tile t; flag 0 (not ready) unless both halves carry the same flag. */
-fn scn_read(t: u32) -> vec3<u32> {
-  let s = 2u * (prm.tile_offset + t);
-  let a = atomicLoad(&state[s]);
-  let b = atomicLoad(&state[s + 1u]);
-  let fa = (a >> 16u) & 3u;
-  let f = select(0u, fa, fa == (b >> 16u));
-  return vec3<u32>(f, (a & 0xffffu) | (b << 16u), (a >> 18u) & 1u);
-}`
-      : `fn scn_publish(t: u32, flag: u32, v: ${V}) {
-  let bits = bitcast<u32>(v);
-  let s = 2u * (prm.tile_offset + t);
-  atomicStore(&state[s], (flag << 16u) | (bits & 0xffffu));
-  atomicStore(&state[s + 1u], (flag << 16u) | (bits >> 16u));
-}
-
-/** (flag, value bits) of tile t; flag 0 (not ready) unless both halves carry the same flag. */
-fn scn_read(t: u32) -> vec2<u32> {
-  let s = 2u * (prm.tile_offset + t);
-  let a = atomicLoad(&state[s]);
-  let b = atomicLoad(&state[s + 1u]);
-  let f = select(0u, a >> 16u, (a >> 16u) == (b >> 16u));
-  return vec2<u32>(f, (a & 0xffffu) | (b << 16u));
-}`
-}
+${lb.stateFunctions}
 
 ${genScalar}
 
-/** Fallback: the aggregate of tile t computed from the input by this subgroup, in element order. */
-fn scn_tile_reduce(t: u32, lane: u32, sg: u32) -> ${V} {
-  let per = ${tile}u / sg;
-  let base = t * ${tile}u + lane * per;
-  var acc = ${id};
-  for (var e = 0u; e < per; e++) {
-    let i = base + e;
-    if (i < prm.n) { acc = ${comb}(acc, scn_gen_at(i)); }
-  }
-  return ${sgFold('acc')};
-}
+${lb.fallback}
 
-/**
- * Run by one subgroup (thread 0 without subgroups): publishes the tile's aggregate, finds its
- * exclusive prefix (carry-in included), publishes the inclusive prefix, returns the exclusive one.
- */
-fn scn_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
-  let carry = scn_carry();
-  if (t == 0u) {
-    let incl = ${comb}(carry, agg);
-    if (lane == 0u) {
-      scn_publish(0u, SCN_INCL, incl);
-      if (prm.num_tiles == 1u) { scn_carry_out(incl); }
-    }
-    return carry;
-  }
-  if (lane == 0u) { scn_publish(t, SCN_AGG, agg); }
-  var prefix = ${id};
-  var cur = t;
-  var spins = 0u;
-  loop {
-    // Window: tiles [cur - sg*${M}, cur); lane i holds tiles cur - sg*${M} + i*${M} + q (q < ${M}), in
-    // order; tiles < 0 stand for the carry (inclusive). ip/np: 1 + index of the lane's last
-    // inclusive / not-ready tile (0: none).
-    let t0 = i32(cur) - i32(sg * ${M}u) + i32(lane * ${M}u);
-    ${windowRead}
-    let m = ${sgMax('select(0u, lane + 1u, ip > 0u)')};
-    let blocked = ${sgMax('select(0u, lane + 1u, np > ip && lane + 1u >= m)')};
-    if (blocked == 0u) {
-      // Every tile from the nearest inclusive one on is ready: fold them in order.
-      var lf = ${id};
-      ${foldWindow}
-      let win = ${sgFold('lf')};
-      prefix = ${comb}(win, prefix);
-      if (m > 0u) { break; }
-      cur -= sg * ${M}u;
-      spins = 0u;
-      continue;
-    }
-    spins += 1u;
-    if (spins > ${p.maxSpins}u) {
-      // The last not-ready tile is still not ready: fold the ready ones after it, reduce it here.
-      let j = blocked - 1u;
-      let npj = ${p.subgroups ? 'subgroupShuffle(np, j)' : 'np'};
-      var af = ${id};
-      ${foldAfter}
-      let after = ${sgFold('af')};
-      let stuck = cur - sg * ${M}u + j * ${M}u + npj - 1u;
-      let mine = scn_tile_reduce(stuck, lane, sg);
-      prefix = ${comb}(${comb}(mine, after), prefix);
-      cur = stuck;
-      spins = 0u;
-    }
-  }
-  let incl = ${comb}(prefix, agg);
-  if (lane == 0u) {
-    scn_publish(t, SCN_INCL, incl);
-    if (t == prm.num_tiles - 1u) { scn_carry_out(incl); }
-  }
-  return prefix;
-}`;
-    prefixCode = `  if (ids.sg_id == 0u) {
-    let pfx = scn_lookback(tile, total, ids.lane, ids.sg_size);
-    if (ids.lane == 0u) { scn_prefix = pfx; }
-  }
-  let prefix = workgroupUniformLoad(&scn_prefix);`;
+${lb.walk}`;
+    prefixCode = lb.call('tile', 'total', 'prefix');
   } else if (p.phase === 'downsweep') {
     prefixCode = `  var prefix: ${V};
   if (prm.direct != 0u) {
