@@ -32,7 +32,7 @@
  * 0.056 / 0.709).
  */
 import type { GpuDevice } from '@webdpl/core';
-import { maxWorkgroupThreads } from '../../common/tuning';
+import { maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
 
 export const scanTuning = {
   /** Threads per workgroup (a power of two, at least the device's largest subgroup). @default 256 */
@@ -97,6 +97,18 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind): ScanTuning {
   if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
     t.itemsPerThread = kind === 'by-key' ? 40 : 28;
+  }
+  if (!useSubgroups(device, true) && (kind === 'scan' || kind === 'compaction')) {
+    // Without subgroups a tile is one row of consecutive items per thread under a workgroup-memory
+    // scan: H100 with subgroups off, 2026-11-24 (docs/benchmarks/h100-2026-11-24b/no-subgroups-
+    // sweep.jsonl, ms at 2^24 / 2^28): scans 256 x 16 0.099 / 1.33 (x 8: 0.133 / 1.93, x 12: 0.107
+    // / 1.50, x 24: 0.107 / 1.41, 128 x 16-32 0.111-0.119 / 1.52-1.59); compaction 512 x 8 0.123 /
+    // 1.76 (256 x 8-24: 0.133-0.159 / 1.90-2.18).
+    if (kind === 'scan') t.itemsPerThread = 16;
+    else {
+      t.workgroupSize = 512;
+      t.itemsPerThread = 8;
+    }
   }
   if (device.info.kind === 'software-gpu') {
     t.workgroupSize = scanTuning.workgroupSize;

@@ -1,0 +1,43 @@
+/** The scan engine's defaults by kind of call and device (no GPU needed: devices described by their limits and features). */
+import type { GpuDevice } from '@webdpl/core';
+import { describe, expect, it } from 'vitest';
+import { scanDefaults } from './tuning';
+
+function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads = 1024): GpuDevice {
+  return {
+    info: { kind },
+    features: new Set(subgroups ? ['subgroups'] : []),
+    limits: { maxComputeInvocationsPerWorkgroup: maxThreads, maxComputeWorkgroupSizeX: maxThreads },
+  } as unknown as GpuDevice;
+}
+
+const tile = (t: { workgroupSize: number; itemsPerThread: number }) => [t.workgroupSize, t.itemsPerThread];
+
+describe('scanDefaults', () => {
+  it('hardware GPUs with subgroups: scans 256 x 32, compaction 256 x 24, by key 512 x 40, runs 512 x 28', () => {
+    const d = fakeDevice('gpu', true);
+    expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 32]);
+    expect(tile(scanDefaults(d, 'compaction'))).toEqual([256, 24]);
+    expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
+    expect(tile(scanDefaults(d, 'runs'))).toEqual([512, 28]);
+  });
+
+  it('hardware GPUs without subgroups: one row per thread, scans 256 x 16, compaction 512 x 8', () => {
+    const d = fakeDevice('gpu', false);
+    expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 16]);
+    expect(tile(scanDefaults(d, 'compaction'))).toEqual([512, 8]);
+    expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
+    // Within the device's thread limit.
+    expect(tile(scanDefaults(fakeDevice('gpu', false, 256), 'compaction'))).toEqual([256, 8]);
+  });
+
+  it('software adapters: 256 x 8 and 64 spins, with or without subgroups', () => {
+    for (const sg of [true, false]) {
+      for (const kind of ['scan', 'compaction', 'by-key', 'runs'] as const) {
+        const t = scanDefaults(fakeDevice('software-gpu', sg), kind);
+        expect(tile(t)).toEqual([256, 8]);
+        expect(t.maxSpins).toBe(64);
+      }
+    }
+  });
+});
