@@ -18,6 +18,7 @@ await build({
     'per-call-interleaved': 'scripts/probe/per-call-interleaved.ts',
     'alloc-probe': 'scripts/probe/alloc-probe.ts',
     'readback-probe': 'scripts/probe/readback-probe.ts',
+    'cpu-by-key': 'scripts/probe/cpu-by-key.ts',
   },
   bundle: true,
   platform: 'node',
