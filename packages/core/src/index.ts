@@ -115,18 +115,26 @@ export { KernelInterface, kernelInterface } from './wgsl/interface';
 export type { Combiner, OpParams } from './wgsl/subgroup';
 export { combinerOf, subgroupExclusiveScan, subgroupInclusiveScan, subgroupReduce } from './wgsl/subgroup';
 export type {
+  DiscontinuityParams,
   LookbackLayout,
+  RunLoadParams,
   SlotLookback,
   SlotLookbackParams,
+  TileLoadParams,
   WindowedLookback,
   WindowedLookbackParams,
 } from './wgsl/tile';
 export {
+  headFlags,
   LOOKBACK_AGGREGATE,
   LOOKBACK_INCLUSIVE,
   LOOKBACK_NOT_READY,
+  loadRun,
+  loadStaged,
+  loadStriped,
   lookbackFlags,
   slotLookback,
+  tailFlags,
   windowedLookback,
 } from './wgsl/tile';
 export type { WorkgroupParams } from './wgsl/workgroup';

@@ -14,7 +14,16 @@ import { lastNonZero } from '../testing/ops';
 import { fragment, mangle, type WgslFragment } from './fragment';
 import { entryParams, entryPrologue, threadIds } from './ids';
 import { type Combiner, combinerOf } from './subgroup';
-import { type LookbackLayout, slotLookback, windowedLookback } from './tile';
+import {
+  headFlags,
+  type LookbackLayout,
+  loadRun,
+  loadStaged,
+  loadStriped,
+  slotLookback,
+  tailFlags,
+  windowedLookback,
+} from './tile';
 
 const gpu = await gpuForTests();
 
@@ -267,6 +276,161 @@ ${entryPrologue(false)}
             }
             expect(got2, `window=${window} tiles=${tiles}`).toEqual(want);
           }
+        }
+      });
+    }
+  }
+});
+
+/** Runs one workgroup of `main` over bindings 0 (inp, as u32 or vec4<u32>) and 1 (out of `outWords`). */
+async function runOne(device: GpuDevice, main: WgslFragment, inp: Uint32Array, outWords: number): Promise<number[]> {
+  const pipeline = await getPipeline(device, main);
+  const a = DeviceArray.from(device, inp);
+  const out = DeviceArray.create(device, 'u32', outWords);
+  await device.queue.submit('tile loads test', (rec) => {
+    const pass = rec.beginPass();
+    pass.setPipeline(pipeline);
+    const entries = [a, out].map((x, binding) => ({ binding, resource: { buffer: x.buffer } }));
+    pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
+    pass.dispatchWorkgroups(1);
+    pass.end();
+  });
+  const r = Array.from(await out.read());
+  a.destroy();
+  out.destroy();
+  return r;
+}
+
+describe.skipIf(!gpu)('tile loads and block discontinuity in one workgroup', () => {
+  const device = gpu as GpuDevice;
+  const w = 32;
+  const k = 8;
+  const tile = w * k;
+  const FILL = 0xffffffff;
+  const sizes = [1, 37, tile - 1, tile];
+  const header = (vec: boolean) => `@group(0) @binding(0) var<storage, read> inp: array<${vec ? 'vec4<u32>' : 'u32'}>;
+@group(0) @binding(1) var<storage, read_write> outp: array<u32>;`;
+  /** The input of n elements padded to a whole tile of vec4s, and what a load of n should give. */
+  const data = (n: number) => {
+    const inp = new Uint32Array(tile);
+    for (let i = 0; i < n; i++) inp[i] = i * 7 + 3;
+    return { inp, want: Array.from({ length: tile }, (_, i) => (i < n ? i * 7 + 3 : FILL)) };
+  };
+
+  for (const vec of [false, true]) {
+    it(`loadRun: ${k} consecutive items per thread, ${vec ? 'vec4' : 'scalar'} reads`, async () => {
+      for (const n of sizes) {
+        const lines = loadRun({
+          items: k,
+          type: 'u32',
+          reg: (j) => `x${j}`,
+          array: 'inp',
+          vec,
+          base: '0u',
+          first: 'b',
+          full: 'full',
+          n: `${n}u`,
+        });
+        const main = fragment({
+          name: mangle('test_load_run', vec, n),
+          deps: [threadIds(false)],
+          code: `${header(vec)}
+@compute @workgroup_size(${w}) fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let b = ids.lid * ${k}u;
+  let full = ${n >= tile};
+  ${lines.join('\n  ')}
+  ${Array.from({ length: k }, (_, j) => `outp[b + ${j}u] = select(${FILL}u, x${j}, b + ${j}u < ${n}u);`).join('\n  ')}
+}`,
+        });
+        const { inp, want } = data(n);
+        expect(await runOne(device, main, inp, tile), `n=${n}`).toEqual(want);
+      }
+    });
+  }
+
+  for (const staged of [false, true]) {
+    it(`${staged ? 'loadStaged: blocked items through a workgroup stage' : 'loadStriped: striped items, full-tile fast path'}`, async () => {
+      const pos = (j: number) => (staged ? `ids.lid * ${k}u + ${j}u` : `${j * w}u + ids.lid`);
+      for (const n of sizes) {
+        const load = {
+          items: k,
+          reg: (j: number) => `x${j}`,
+          fill: `${FILL}u`,
+          array: 'inp',
+          base: '0u',
+          pos,
+          valid: 'valid',
+        };
+        const main = fragment({
+          name: mangle('test_load_tile', staged, n),
+          deps: [threadIds(false)],
+          code: `${header(false)}
+var<workgroup> stage: array<u32, ${tile}>;
+fn tt_put(i: u32, v: u32) { stage[i] = v; }
+fn tt_get(i: u32) -> u32 { return stage[i]; }
+@compute @workgroup_size(${w}) fn main(${entryParams(false)}) {
+${entryPrologue(false)}
+  let valid = ${n}u;
+  ${staged ? loadStaged({ ...load, threads: `${w}u`, perThread: `${k}u`, put: 'tt_put', get: 'tt_get' }) : loadStriped({ ...load, full: `valid == ${tile}u` })}
+  ${Array.from({ length: k }, (_, j) => `outp[${pos(j)}] = x${j};`).join('\n  ')}
+}`,
+          workgroupBytes: 4 * tile,
+        });
+        const { inp, want } = data(n);
+        expect(await runOne(device, main, inp, tile), `n=${n}`).toEqual(want);
+      }
+    });
+  }
+
+  const shuffles = device?.features.has('subgroups') ? [false, true] : [false];
+  for (const edge of ['head', 'tail'] as const) {
+    for (const shuffle of edge === 'head' ? shuffles : [false]) {
+      it(`${edge}Flags over keys with runs${shuffle ? ', previous key by subgroupShuffleUp' : ''}`, async () => {
+        const eq = fragment({ name: 'tt_eq', code: 'fn tt_eq(a: u32, b: u32) -> bool { return a == b; }' });
+        for (const n of sizes) {
+          const r = rng(n);
+          const keys = new Uint32Array(tile);
+          for (let i = 0; i < n; i++) keys[i] = i > 0 && r() % 3 !== 0 ? (keys[i - 1] as number) : r() % 5;
+          // Past the end the keys repeat the last one: a tail there comes from the range's end alone.
+          keys.fill(keys[n - 1] as number, n);
+          const flags = {
+            items: k,
+            key: (j: number) => `ky${j}`,
+            ok: (j: number) => `ok${j}`,
+            flag: (j: number) => `hd${j}`,
+            eq: 'tt_eq',
+            keyAt: (i: string) => `inp[${i}]`,
+            at: 'b',
+          };
+          const lines =
+            edge === 'head'
+              ? headFlags({
+                  ...flags,
+                  first: 'b == 0u',
+                  shuffle: shuffle ? { lane: 'ids.lane', prev: 'kp' } : undefined,
+                })
+              : tailFlags({ ...flags, last: (j) => `b + ${j + 1}u == ${n}u` });
+          const main = fragment({
+            name: mangle('test_flags', edge, shuffle, n),
+            deps: [threadIds(shuffle), eq],
+            code: `${header(false)}
+@compute @workgroup_size(${w}) fn main(${entryParams(shuffle)}) {
+${entryPrologue(shuffle)}
+  let b = ids.lid * ${k}u;
+  ${Array.from({ length: k }, (_, j) => `let ok${j} = b + ${j}u < ${n}u;\n  var ky${j} = 0u;\n  if (ok${j}) { ky${j} = inp[b + ${j}u]; }`).join('\n  ')}
+  ${lines.join('\n  ')}
+  ${Array.from({ length: k }, (_, j) => `outp[b + ${j}u] = select(select(0u, 1u, hd${j}), 7u, !ok${j});`).join('\n  ')}
+}`,
+          });
+          const want = Array.from({ length: tile }, (_, i) =>
+            i >= n
+              ? 7
+              : edge === 'head'
+                ? +(i === 0 || keys[i] !== keys[i - 1])
+                : +(i === n - 1 || keys[i] !== keys[i + 1]),
+          );
+          expect(await runOne(device, main, keys, tile), `n=${n}`).toEqual(want);
         }
       });
     }

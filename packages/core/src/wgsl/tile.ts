@@ -389,10 +389,8 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
   const S = `${p.slots}u`;
   const t = p.tile;
   const at = (tile: string) => `${p.state}[${p.base} + ${tile === '0' ? '' : `${tile} * ${S} + `}d]`;
-  const each = (n: number, f: (j: number) => string, sep: string) =>
-    Array.from({ length: n }, (_, j) => f(j)).join(sep);
   const publish = `let d0 = ${p.firstSlot};
-  ${each(
+  ${lines(
     p.perThread,
     (i) => `var acc${i} = 0u;
   var done${i} = true;
@@ -418,10 +416,10 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
       loop {
         if (done${i}) { break; }
         let top = pos${i};
-        ${each(window, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&${at(`(top - ${x + 1}u)`)}); }`, '\n        ')}
-        if (force) { ${each(window, (x) => `w${x} = 0u;`, ' ')} }
+        ${lines(window, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&${at(`(top - ${x + 1}u)`)}); }`, '\n        ')}
+        if (force) { ${lines(window, (x) => `w${x} = 0u;`, ' ')} }
         var blocked = false;
-        ${each(
+        ${lines(
           window,
           (x) => `if (!done${i} && !blocked && ${x}u < top) {
           if ((w${x} & ${PRE}) != 0u) { acc${i} += w${x} & ${VALUE}; done${i} = true; }
@@ -446,14 +444,14 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
   let spin_limit = select(${p.spins}, 0u, force);
   loop {
     if (${t} == 0u) { break; }
-    ${each(p.perThread, walkSlot, '\n    ')}
+    ${lines(p.perThread, walkSlot, '\n    ')}
     let stuck = workgroupUniformLoad(&${stuck});
     if (stuck == 0u) { break; }
     // Fallback: ${p.fallback.comment}
     let fb = stuck - 1u;
     if (ids.lid == 0u) { atomicStore(&${stuck}, 0u); }
     ${p.fallback.statements}
-    ${each(
+    ${lines(
       p.perThread,
       (i) => `if (d0 + ${i}u < ${S}) {
       let d = d0 + ${i}u;
@@ -471,7 +469,7 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
       '\n    ',
     )}
   }`;
-  const finish = each(
+  const finish = lines(
     p.perThread,
     (i) => `if (d0 + ${i}u < ${S}) {
     let d = d0 + ${i}u;
@@ -487,4 +485,172 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
     walk,
     finish,
   };
+}
+
+// ---- tile loads
+
+export interface RunLoadParams {
+  /** Consecutive items the thread holds, into registers `reg(j)` of WGSL type `type` (declared here). */
+  readonly items: number;
+  readonly type: string;
+  readonly reg: (j: number) => string;
+  /**
+   * The array: of vec4s when `vec` (items % 4 == 0; the thread's first item and `base` on 16-byte
+   * boundaries), else of scalars; `base` the WGSL expression of element 0's index in it.
+   */
+  readonly array: string;
+  readonly vec: boolean;
+  readonly base: string;
+  /** WGSL expression: the index of the thread's first item (from `base`). */
+  readonly first: string;
+  /** WGSL expressions: the tile is full (no bounds checks), and the number of elements. */
+  readonly full: string;
+  readonly n: string;
+}
+
+/**
+ * Statements loading a thread's run of consecutive items (a blocked arrangement, or one row of a
+ * striped one): declarations, then every load (vec4: one per 4 items, each only when its first item
+ * exists; scalar: each item that exists), so all are issued before any value is used.
+ */
+export function loadRun(p: RunLoadParams): string[] {
+  const lines: string[] = [];
+  for (let j = 0; j < p.items; j++) lines.push(`var ${p.reg(j)}: ${p.type};`);
+  if (p.vec) {
+    for (let q = 0; q < p.items / 4; q++) {
+      const e = (c: number) => p.reg(4 * q + c);
+      lines.push(
+        `if (${p.full} || ${p.first} + ${4 * q}u < ${p.n}) { let a = ${p.array}[(${p.base} + ${p.first}) / 4u + ${q}u]; ${e(0)} = a.x; ${e(1)} = a.y; ${e(2)} = a.z; ${e(3)} = a.w; }`,
+      );
+    }
+  } else {
+    for (let j = 0; j < p.items; j++) {
+      lines.push(
+        `if (${p.full} || ${p.first} + ${j}u < ${p.n}) { ${p.reg(j)} = ${p.array}[${p.base} + ${p.first} + ${j}u]; }`,
+      );
+    }
+  }
+  return lines;
+}
+
+export interface TileLoadParams {
+  /** Items per thread, into registers `reg(j)` declared here as `fill` (their value past the end). */
+  readonly items: number;
+  readonly reg: (j: number) => string;
+  readonly fill: string;
+  /** The array and the WGSL expression of the tile's first element in it. */
+  readonly array: string;
+  readonly base: string;
+  /** WGSL expression: the tile position of the thread's item j. */
+  readonly pos: (j: number) => string;
+  /** WGSL expression: the number of elements in this tile. */
+  readonly valid: string;
+}
+
+/**
+ * Statements (at the top level of `main`) loading items at striped positions `pos(j)` (neighbouring
+ * threads at neighbouring positions): unchecked when `full` (a WGSL bool) holds, else each item
+ * below `valid`.
+ */
+export function loadStriped(p: TileLoadParams & { readonly full: string }): string {
+  const at = (j: number) => `${p.reg(j)} = ${p.array}[${p.base} + ${p.pos(j)}];`;
+  return `${lines(p.items, (j) => `var ${p.reg(j)} = ${p.fill};`, '\n  ')}
+  if (${p.full}) {
+    ${lines(p.items, at, '\n    ')}
+  } else {
+    ${lines(p.items, (j) => `if (${p.pos(j)} < ${p.valid}) { ${at(j)} }`, '\n    ')}
+  }`;
+}
+
+/**
+ * Statements (at the top level of `main`, workgroup-uniform: barriers) loading items at blocked
+ * positions `pos(j)` through a workgroup stage: the tile is read striped (coalesced) into the stage
+ * with `fn put(i: u32, v: u32)`, then each thread reads its items back with `fn get(i: u32) -> u32`.
+ * `threads` and `perThread` are WGSL expressions of the workgroup size and items per thread.
+ */
+export function loadStaged(
+  p: TileLoadParams & {
+    readonly threads: string;
+    readonly perThread: string;
+    readonly put: string;
+    readonly get: string;
+  },
+): string {
+  return `${lines(p.items, (j) => `var ${p.reg(j)} = ${p.fill};`, '\n  ')}
+  workgroupBarrier();
+  for (var j = 0u; j < ${p.perThread}; j++) {
+    let q = j * ${p.threads} + ids.lid;
+    if (q < ${p.valid}) { ${p.put}(q, ${p.array}[${p.base} + q]); }
+  }
+  workgroupBarrier();
+  ${lines(p.items, (j) => `if (${p.pos(j)} < ${p.valid}) { ${p.reg(j)} = ${p.get}(${p.pos(j)}); }`, '\n  ')}
+  workgroupBarrier();`;
+}
+
+// ---- block discontinuity
+
+export interface DiscontinuityParams {
+  /** A thread's consecutive items: the registers of item j's key and of whether it exists (a bool). */
+  readonly items: number;
+  readonly key: (j: number) => string;
+  readonly ok: (j: number) => string;
+  /** The register declared with item j's flag. */
+  readonly flag: (j: number) => string;
+  /** `fn <eq>(a: K, b: K) -> bool`: keys equal (no discontinuity). */
+  readonly eq: string;
+  /** WGSL expression of the key at index i of the keys' array; `at`: the index of item 0's key there. */
+  readonly keyAt: (i: string) => string;
+  readonly at: string;
+}
+
+/**
+ * Head flags (an item starts a run): item j when it exists and its key differs from item j - 1's;
+ * item 0 when `first` (a WGSL bool: it starts the range) or its key differs from the key before,
+ * read from the keys, or with `shuffle` (subgroup rows: a lane's previous key is the lane before's
+ * last item) taken by `subgroupShuffleUp` into `shuffle.prev`, which only `shuffle.lane` 0 reads.
+ */
+export function headFlags(
+  p: DiscontinuityParams & {
+    readonly first: string;
+    readonly shuffle?: { readonly lane: string; readonly prev: string };
+  },
+): string[] {
+  const out: string[] = [];
+  const [k0, ok0, h0] = [p.key(0), p.ok(0), p.flag(0)];
+  const before = p.keyAt(`${p.at} - 1u`);
+  if (p.shuffle) {
+    const kp = p.shuffle.prev;
+    out.push(
+      `var ${kp} = subgroupShuffleUp(${p.key(p.items - 1)}, 1u);`,
+      `if (${p.shuffle.lane} == 0u && ${ok0} && !(${p.first})) { ${kp} = ${before}; }`,
+      `let ${h0} = ${ok0} && (${p.first} || !${p.eq}(${kp}, ${k0}));`,
+    );
+  } else {
+    out.push(`var ${h0} = false;`, `if (${ok0}) { ${h0} = ${p.first} || !${p.eq}(${before}, ${k0}); }`);
+  }
+  for (let j = 1; j < p.items; j++) {
+    out.push(`let ${p.flag(j)} = ${p.ok(j)} && !${p.eq}(${p.key(j - 1)}, ${p.key(j)});`);
+  }
+  return out;
+}
+
+/**
+ * Tail flags (an item ends a run): item j when it exists and `last(j)` (a WGSL bool: it ends the
+ * range) or its key differs from the next key, read from the keys.
+ */
+export function tailFlags(p: DiscontinuityParams & { readonly last: (j: number) => string }): string[] {
+  const out: string[] = [];
+  for (let j = 0; j < p.items; j++) {
+    const h = p.flag(j);
+    out.push(
+      `var ${h} = false;`,
+      `if (${p.ok(j)}) { ${h} = ${p.last(j)} || !${p.eq}(${p.key(j)}, ${p.keyAt(`${p.at} + ${j + 1}u`)}); }`,
+    );
+  }
+  return out;
+}
+
+/** `n` pieces of WGSL from `f(j)`, joined by `sep`. */
+function lines(n: number, f: (j: number) => string, sep: string): string {
+  return Array.from({ length: n }, (_, j) => f(j)).join(sep);
 }

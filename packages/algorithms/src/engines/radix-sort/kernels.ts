@@ -19,6 +19,8 @@ import {
   entryPrologue,
   fragment,
   kernelInterface,
+  loadStaged,
+  loadStriped,
   mangle,
   plus,
   slotLookback,
@@ -404,26 +406,20 @@ fn rs_nibble_rank(nib: u32, before: u32, carry: u32, lid: u32) -> u32 {
  * them; `fill` past the end). Full tiles load without bounds checks, every load issued before use.
  */
 function loadTile(p: TileParams, tc: TileCode, buf: string, v: string, fill: string): string {
-  const k = p.keysPerThread;
-  const decl = each(k, (j) => `var ${v}${j} = ${fill};`);
-  if (p.subgroups) {
-    return `${decl}
-  if (valid == RS_TILE) {
-    ${each(k, (j) => `${v}${j} = ${buf}[base + ${tc.pos(j)}];`, '\n    ')}
-  } else {
-    ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = ${buf}[base + ${tc.pos(j)}]; }`, '\n    ')}
-  }`;
-  }
-  // Blocked positions: load striped (coalesced) through the stage, then read back blocked.
-  return `${decl}
-  workgroupBarrier();
-  for (var j = 0u; j < RS_K; j++) {
-    let q = j * RS_W + ids.lid;
-    if (q < valid) { rs_put(q, ${buf}[base + q]); }
-  }
-  workgroupBarrier();
-  ${each(k, (j) => `if (${tc.pos(j)} < valid) { ${v}${j} = rs_get(${tc.pos(j)}); }`)}
-  workgroupBarrier();`;
+  const load = {
+    items: p.keysPerThread,
+    reg: (j: number) => `${v}${j}`,
+    fill,
+    array: buf,
+    base: 'base',
+    pos: tc.pos,
+    valid: 'valid',
+  };
+  // Striped positions (subgroup ranking) load straight into registers; blocked ones are read
+  // striped (coalesced) through the stage, then read back blocked.
+  return p.subgroups
+    ? loadStriped({ ...load, full: 'valid == RS_TILE' })
+    : loadStaged({ ...load, threads: 'RS_W', perThread: 'RS_K', put: 'rs_put', get: 'rs_get' });
 }
 
 /**

@@ -34,12 +34,15 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  headFlags,
   type InterfaceTypes,
   type InterfaceUse,
   kernelInterface,
+  loadRun,
   mangle,
   type NumericType,
   subgroupReduce,
+  tailFlags,
   threadIds,
   type WgslFragment,
   type WorkgroupParams,
@@ -418,11 +421,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   };
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
-  /** Reads of vec4 `q` of row r from `arr` into registers `reg{r}_{4q+c}`, when it holds an element. */
-  const vecLoad = (r: number, q: number, arr: string, base: string, reg: string): string => {
-    const e = (c: number) => `${reg}${item(r, 4 * q + c)}`;
-    return `if (full || b${r} + ${4 * q}u < prm.n) { let a = ${arr}[(${base} + b${r}) / 4u + ${q}u]; ${e(0)} = a.x; ${e(1)} = a.y; ${e(2)} = a.z; ${e(3)} = a.w; }`;
-  };
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = [];
   if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`);
@@ -432,24 +430,21 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         ? `let b${r} = sgb + ${r * 4}u * ids.sg_size;`
         : `let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`,
     );
-    for (let j = 0; j < C; j++) loadLines.push(`var x${item(r, j)}: ${T};`);
-    if (p.vec) {
-      for (let q = 0; q < C / 4; q++) loadLines.push(vecLoad(r, q, inV, 'prm.in_base', 'x'));
-    } else {
-      for (let j = 0; j < C; j++) {
-        loadLines.push(`if (full || b${r} + ${j}u < prm.n) { x${item(r, j)} = ${inS}[prm.in_base + b${r} + ${j}u]; }`);
-      }
-    }
+    const run = { items: C, vec: p.vec, first: `b${r}`, full: 'full', n: 'prm.n' };
+    loadLines.push(
+      ...loadRun({ ...run, type: T, reg: (j) => `x${item(r, j)}`, array: p.vec ? inV : inS, base: 'prm.in_base' }),
+    );
     // By key: the keys of row r (ky).
     if (byKey) {
-      for (let j = 0; j < C; j++) loadLines.push(`var ky${item(r, j)}: ${byKey.keyType};`);
-      if (vecKeys) {
-        for (let q = 0; q < C / 4; q++) loadLines.push(vecLoad(r, q, 'st_v', 'prm.st_base', 'ky'));
-      } else {
-        for (let j = 0; j < C; j++) {
-          loadLines.push(`if (full || b${r} + ${j}u < prm.n) { ky${item(r, j)} = st_s[prm.st_base + b${r} + ${j}u]; }`);
-        }
-      }
+      loadLines.push(
+        ...loadRun({
+          ...run,
+          type: byKey.keyType,
+          reg: (j) => `ky${item(r, j)}`,
+          array: vecKeys ? 'st_v' : 'st_s',
+          base: 'prm.st_base',
+        }),
+      );
     }
   }
   // Generate the values (v), kept flags (k, compaction), fold each thread's items of a row, scan
@@ -459,37 +454,23 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // By key: whether each element is a head or tail (hd).
   const keyLines = (r: number): string[] => {
     if (!byKey) return [];
-    const eq = byKey.keyEq.name;
-    const out: string[] = [];
-    if (byKey.edge === 'head') {
-      const h0 = item(r, 0);
-      const first = `prm.seg_start + b${r} == 0u`;
-      if (sgRows) {
-        // The key before a lane's first is the previous lane's last; lane 0 reads it.
-        out.push(
-          `var kp${r} = subgroupShuffleUp(ky${item(r, C - 1)}, 1u);`,
-          `if (ids.lane == 0u && ok${h0} && !(${first})) { kp${r} = ${keyAt(`prm.st_base + b${r} - 1u`)}; }`,
-          `let hd${h0} = ok${h0} && (${first} || !${eq}(kp${r}, ky${h0}));`,
-        );
-      } else {
-        out.push(
-          `var hd${h0} = false;`,
-          `if (ok${h0}) { hd${h0} = ${first} || !${eq}(${keyAt(`prm.st_base + b${r} - 1u`)}, ky${h0}); }`,
-        );
-      }
-      for (let j = 1; j < C; j++) {
-        out.push(`let hd${item(r, j)} = ok${item(r, j)} && !${eq}(ky${item(r, j - 1)}, ky${item(r, j)});`);
-      }
-    } else {
-      for (let j = 0; j < C; j++) {
-        const it = item(r, j);
-        out.push(
-          `var hd${it} = false;`,
-          `if (ok${it}) { hd${it} = prm.seg_start + b${r} + ${j + 1}u == prm.n_total || !${eq}(ky${it}, ${keyAt(`prm.st_base + b${r} + ${j + 1}u`)}); }`,
-        );
-      }
-    }
-    return out;
+    const flags = {
+      items: C,
+      key: (j: number) => `ky${item(r, j)}`,
+      ok: (j: number) => `ok${item(r, j)}`,
+      flag: (j: number) => `hd${item(r, j)}`,
+      eq: byKey.keyEq.name,
+      keyAt,
+      at: `prm.st_base + b${r}`,
+    };
+    // With subgroup rows the key before a lane's first is the previous lane's last; lane 0 reads it.
+    return byKey.edge === 'head'
+      ? headFlags({
+          ...flags,
+          first: `prm.seg_start + b${r} == 0u`,
+          shuffle: sgRows ? { lane: 'ids.lane', prev: `kp${r}` } : undefined,
+        })
+      : tailFlags({ ...flags, last: (j) => `prm.seg_start + b${r} + ${j + 1}u == prm.n_total` });
   };
   /** A pair's value bits from element x and its head flag h (exclusive: the run starts at op(init, x)). */
   const pairBits = (x: string, h: string): string =>
