@@ -225,7 +225,10 @@ export function windowedLookback(p: WindowedLookbackParams): WindowedLookback {
   for (let q = 0; q < M; q++) {
     wr.push(`var f${q} = ${INCL};`, `var v${q} = carry;`);
     wr.push(`if (t0 + ${q} >= 0) { let s = ${P}_read(u32(t0 + ${q})); f${q} = s.x; v${q} = ${fromState}; }`);
-    wr.push(`ip = select(ip, ${q + 1}u, f${q} == ${INCL});`, `np = select(np, ${q + 1}u, f${q} == 0u);`);
+    wr.push(
+      `ip = select(ip, ${q + 1}u, f${q} == ${INCL});`,
+      `np = select(np, ${q + 1}u, f${q} == ${LOOKBACK_NOT_READY}u);`,
+    );
     fw.push(`lf = select(lf, ${comb}(lf, v${q}), lane + 1u > m || (lane + 1u == m && ${q + 1}u >= ip));`);
     fa.push(`af = select(af, ${comb}(af, v${q}), lane > j || (lane == j && ${q + 1}u > npj));`);
   }
