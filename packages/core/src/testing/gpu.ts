@@ -5,6 +5,7 @@
  */
 import type { GpuDevice } from '../device';
 import { noGpuReason } from '../device';
+import type { DeviceArray } from '../device-array';
 import { gpuSelector, selectDevice } from '../selectors';
 
 let cached: Promise<GpuDevice | undefined> | undefined;
@@ -34,4 +35,29 @@ export function gpuForTests(): Promise<GpuDevice | undefined> {
     return (await selectDevice(gpuSelector)) as GpuDevice;
   })();
   return cached;
+}
+
+/**
+ * Runs one compute pass of `pipeline` over `workgroups` workgroups with `arrays` bound at bindings
+ * 0, 1, ... in order (kernel tests of building blocks).
+ */
+export async function dispatchOnce(
+  device: GpuDevice,
+  pipeline: GPUComputePipeline,
+  arrays: readonly DeviceArray[],
+  workgroups: number,
+): Promise<void> {
+  await device.queue.submit('kernel test', (rec) => {
+    const pass = rec.beginPass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(
+      0,
+      device.gpu.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: arrays.map((x, binding) => ({ binding, resource: { buffer: x.buffer } })),
+      }),
+    );
+    pass.dispatchWorkgroups(workgroups);
+    pass.end();
+  });
 }

@@ -3,7 +3,7 @@ import type { GpuDevice } from '../device';
 import { DeviceArray } from '../device-array';
 import { type GpuFunction, maximum, minimum, plus, wgslLiteral } from '../operators';
 import { getPipeline } from '../pipeline-cache';
-import { gpuForTests } from '../testing/gpu';
+import { dispatchOnce, gpuForTests } from '../testing/gpu';
 import { lastNonZero } from '../testing/ops';
 import type { NumericType } from '../types';
 import { fragment, mangle } from './fragment';
@@ -76,22 +76,7 @@ async function runOneWorkgroup(
   inp: DeviceArray,
   out: DeviceArray,
 ): Promise<number[]> {
-  await device.queue.submit('blocks test', (rec) => {
-    const pass = rec.beginPass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(
-      0,
-      device.gpu.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: inp.buffer } },
-          { binding: 1, resource: { buffer: out.buffer } },
-        ],
-      }),
-    );
-    pass.dispatchWorkgroups(1);
-    pass.end();
-  });
+  await dispatchOnce(device, pipeline, [inp, out], 1);
   const r = Array.from(await out.read());
   inp.destroy();
   out.destroy();

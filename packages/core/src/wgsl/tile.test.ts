@@ -9,7 +9,7 @@ import type { GpuDevice } from '../device';
 import { DeviceArray } from '../device-array';
 import { plus } from '../operators';
 import { getPipeline } from '../pipeline-cache';
-import { gpuForTests } from '../testing/gpu';
+import { dispatchOnce, gpuForTests } from '../testing/gpu';
 import { lastNonZero } from '../testing/ops';
 import { fragment, mangle, type WgslFragment } from './fragment';
 import { entryParams, entryPrologue, threadIds } from './ids';
@@ -51,19 +51,7 @@ async function run(
   const a = DeviceArray.from(device, inp);
   const st = DeviceArray.create(device, 'u32', stateWords);
   const out = DeviceArray.create(device, 'u32', outWords);
-  await device.queue.submit('tile test', (rec) => {
-    const pass = rec.beginPass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(
-      0,
-      device.gpu.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [a, st, out].map((x, binding) => ({ binding, resource: { buffer: x.buffer } })),
-      }),
-    );
-    pass.dispatchWorkgroups(tiles);
-    pass.end();
-  });
+  await dispatchOnce(device, pipeline, [a, st, out], tiles);
   const r = await out.read();
   for (const x of [a, st, out]) x.destroy();
   return r;
