@@ -17,7 +17,7 @@
  * Strategy: CPU: one loop (seq), count-then-scatter on the worker pool (par). GPU: the engine's
  * chained scan over 1/0 keep flags with the scatter fused in (one read of the input; the count read
  * back in the same submission); the stencil forms read the flags from the stencil (a second
- * binding of the engine's 'stencil' generate hook). In-place algorithms compact into a temporary and copy it back with
+ * binding: the streamed input of the engine's 'element' hook, `stencilKeep`). In-place algorithms compact into a temporary and copy it back with
  * a small kernel in the same command buffer (the chained scan's fallback re-reads predecessor tiles,
  * so it never writes over its own input). Size tiers: n = 0 returns 0 at once; otherwise see the
  * engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
@@ -46,6 +46,7 @@ import {
   compactionLimit,
   type FinishMode,
   SCAN_ENGINE,
+  stencilKeep,
 } from '../engines/scan';
 import { dispatch, type Pattern } from '../pattern/dispatch';
 import { zipCopyPattern, zipRemovePattern } from './zip';
@@ -84,7 +85,7 @@ function cpuKeep(keep: Keep, t: NumericType): CpuKeep {
 
 function gpuKeep(keep: Keep, t: NumericType): CompactDeviceRequest['keep'] {
   if (!keep) return { kind: 'adjacent-different' };
-  return { kind: 'predicate', fn: predicateFragment(keep.pred, [t], keep.negate) };
+  return { kind: 'element', fn: predicateFragment(keep.pred, [t], keep.negate) };
 }
 
 /**
@@ -210,10 +211,8 @@ function copyPattern(
         label: algorithm,
         input,
         output: direct ? (o as DeviceArray) : temp(t, n),
-        keep: stenciled
-          ? { kind: 'stencil', fn: predicateFragment(pred, [pt], negate), stencilType: pt }
-          : gpuKeep(keep, t),
-        stencil: stenciled ? (st as DeviceArray) : undefined,
+        keep: stenciled ? stencilKeep(predicateFragment(pred, [pt], negate), pt) : gpuKeep(keep, t),
+        inputs: stenciled ? [st as DeviceArray] : undefined,
         write: 'compact',
         finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
         // Read back whichever array the kept elements went to.

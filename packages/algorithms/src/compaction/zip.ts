@@ -17,7 +17,7 @@ import { copyInto } from '../common/gpu-io';
 import { predicateFragment } from '../common/predicates';
 import { checkArrays, checkZipFunction, isZip, tupleParams, type ZipFunction } from '../common/zip';
 import { mapDevice } from '../engines/map/index';
-import { compactDevice, compactionLimit, SCAN_ENGINE } from '../engines/scan';
+import { compactDevice, compactionLimit, SCAN_ENGINE, stencilKeep } from '../engines/scan';
 import type { Pattern } from '../pattern/dispatch';
 import { stencilTruthy } from './index';
 
@@ -110,8 +110,8 @@ export function zipCopyPattern(
           label: algorithm,
           input: side,
           output: direct ? (outs[k] as DeviceArray) : temp(inTypes[k] as NumericType, n),
-          stencil: flags,
-          keep: { kind: 'stencil', fn: predicateFragment(stencilTruthy, ['u32']), stencilType: 'u32' },
+          inputs: [flags],
+          keep: stencilKeep(predicateFragment(stencilTruthy, ['u32']), 'u32'),
           write: 'compact',
           finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
           readBack: readBack(k),
@@ -174,8 +174,8 @@ export function zipRemovePattern(dataArg: unknown, predArg: unknown): Pattern<nu
           label: 'removeIf',
           input: side,
           output: temp(inTypes[k] as NumericType, n),
-          stencil: flags,
-          keep: { kind: 'stencil', fn: predicateFragment(stencilTruthy, ['u32']), stencilType: 'u32' },
+          inputs: [flags],
+          keep: stencilKeep(predicateFragment(stencilTruthy, ['u32']), 'u32'),
           write: 'compact',
           finish: data.kind === 'device' ? { dst: data.array, mode: 'prefix' } : undefined,
           readBack: data.kind === 'host',

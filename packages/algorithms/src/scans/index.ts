@@ -111,7 +111,7 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
           label: c.algorithm,
           input: x as DeviceArray,
           output: y as DeviceArray,
-          gen: { kind: 'value', fn: tf ? valueFragment(tf, [t], v) : undefined },
+          gen: { kind: 'element', fn: tf ? valueFragment(tf, [t], v) : undefined },
           write: c.exclusive ? 'exclusive' : 'inclusive',
           combiner: combinerOf(fn, v),
           initBits: bitsOf(v, start),

@@ -13,7 +13,7 @@ import type { SetOp } from '../bricks/set-ops';
 import { predicateFragment } from '../common/predicates';
 import { stencilTruthy } from '../compaction/index';
 import { mergeSortTuning } from '../engines/merge-sort/tuning';
-import { compactDevice } from '../engines/scan';
+import { compactDevice, stencilKeep } from '../engines/scan';
 import { scanTuning } from '../engines/scan/tuning';
 import { gpuMerge } from '../merge/gpu';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
@@ -80,8 +80,8 @@ async function keptOf(
     label: algorithm,
     input: x,
     output: out,
-    keep: { kind: 'stencil', fn: predicateFragment(stencilTruthy, ['u32']), stencilType: 'u32' },
-    stencil: flags,
+    keep: stencilKeep(predicateFragment(stencilTruthy, ['u32']), 'u32'),
+    inputs: [flags],
     write: 'compact',
     tuning,
     tuningName: algorithm,

@@ -27,6 +27,7 @@ import {
   DeviceArray,
   dispatchCache,
   type GpuDevice,
+  type NumericType,
   type Owned,
   paramsBuffer,
   pipelineFor,
@@ -40,16 +41,20 @@ import { type Segment, segmentsFor, type Window, windowOf, windowResource } from
 import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
 import {
   ctrlWords,
+  type ElementHook,
   type FinishMode,
   finishKernel,
   type GenerateHook,
   genFnName,
+  genSignature,
   isCompaction,
   runsCountWord,
+  SCAN_MAX_INPUTS,
   SCN,
   SCN_FINISH,
   SPINE_USE,
   spineKernel,
+  streamedInputs,
   type TileKernelParams,
   type TilePhase,
   tileKernel,
@@ -59,8 +64,8 @@ import {
 } from './kernels';
 import { type ScanKind, type ScanTuning, scanDefaults } from './tuning';
 
-export type { FinishMode, GenerateHook, TilePhase, WriteHook } from './kernels';
-export { segmentedCombiner } from './kernels';
+export type { ElementHook, FinishMode, GenerateHook, TilePhase, WriteHook } from './kernels';
+export { SCAN_MAX_INPUTS, segmentedCombiner } from './kernels';
 export { type ScanKind, scanDefaults, scanTuning } from './tuning';
 
 /** Tuning entry name of the engine (policies' `tuning.scan`). */
@@ -81,10 +86,13 @@ export interface ScanDeviceRequest extends CommonRequest {
   /** Same length as the input, element type = the combiner's; may be the input itself (in place). */
   readonly output: DeviceArray;
   /**
-   * The element itself or a transform into the combiner's type; or a scan by key ('by-key' with
-   * `scan`, over `keys`, with `segmentedCombiner` of the value combiner: never in place).
+   * An 'element' hook (the element itself, or its function into the combiner's type over the
+   * element, `inputs` and its index); or a scan by key ('by-key' with `scan`, over `keys`, with
+   * `segmentedCombiner` of the value combiner: never in place).
    */
-  readonly gen: Extract<GenerateHook, { kind: 'value' | 'by-key' }>;
+  readonly gen: Extract<GenerateHook, { kind: 'element' | 'by-key' }>;
+  /** The streamed inputs of an 'element' hook, one per entry of its `inputs`: the input's length, on its device. */
+  readonly inputs?: readonly DeviceArray[];
   /** The keys of a scan by key: the input's length, on its device. */
   readonly keys?: DeviceArray;
   readonly write: 'inclusive' | 'exclusive';
@@ -99,9 +107,12 @@ export interface ScanDeviceRequest extends CommonRequest {
 export interface CompactDeviceRequest extends CommonRequest {
   /** Where kept (and, for partition, rejected) elements go: at least input-length elements, not the input. */
   readonly output: DeviceArray;
-  readonly keep: Exclude<GenerateHook, { kind: 'value' }>;
-  /** The stencil of a `{ kind: 'stencil' }` keep, the keys of a `{ kind: 'by-key' }` one: the input's length, on its device. */
-  readonly stencil?: DeviceArray;
+  /** Which elements are kept: an 'element' hook's function returns bool. */
+  readonly keep: GenerateHook;
+  /** The streamed inputs of an 'element' keep, one per entry of its `inputs`: the input's length, on its device. */
+  readonly inputs?: readonly DeviceArray[];
+  /** The keys of a `{ kind: 'by-key' }` keep: the input's length, on its device. */
+  readonly keys?: DeviceArray;
   readonly write: 'compact' | 'partition';
   /** Copy the result from `output` into `dst` afterwards, on the device (in-place algorithms). */
   readonly finish?: {
@@ -130,10 +141,13 @@ interface SegmentPlan {
   readonly inWin: Window;
   readonly inBase: number;
   readonly outWin: Window;
-  /** The stencil's window (compaction by a stencil; by key: one more key on each side where there is one). */
-  readonly stWin: Window | undefined;
-  /** Index of the segment's first stencil element within its window. */
-  readonly stBase: number;
+  /**
+   * The windows of the streamed arrays (an 'element' hook's inputs; by key the keys, with one more
+   * key on each side where there is one).
+   */
+  readonly stWins: readonly Window[];
+  /** Index of the segment's first element within each streamed array's window. */
+  readonly stBases: readonly number[];
 }
 
 interface EngineCall {
@@ -142,7 +156,8 @@ interface EngineCall {
   readonly output: DeviceArray;
   /** The keys output of 'by-key-runs'. */
   readonly keysOut?: DeviceArray;
-  readonly stencil?: DeviceArray;
+  /** The streamed arrays: an 'element' hook's inputs, or by key the keys. */
+  readonly streams: readonly DeviceArray[];
   readonly gen: GenerateHook;
   readonly write: WriteHook;
   readonly combiner: Combiner;
@@ -167,7 +182,7 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
     label: req.label,
     input: req.input,
     output: req.output,
-    stencil: req.keys,
+    streams: streamsOf(req.gen, req.inputs, req.keys),
     gen: req.gen,
     write: req.write,
     combiner: req.combiner,
@@ -180,6 +195,20 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
 }
 
 const U32_PLUS = combinerOf(plus, 'u32');
+
+/** The streamed arrays of a call: an 'element' hook's inputs, or the keys by key. */
+function streamsOf(gen: GenerateHook, inputs?: readonly DeviceArray[], keys?: DeviceArray): readonly DeviceArray[] {
+  if (gen.kind === 'by-key') return keys ? [keys] : [];
+  return inputs ?? [];
+}
+
+/**
+ * The 'element' hook of a compaction by a stencil: keep element i when `fn(stencil[i])`, `fn`
+ * declaring `fn <fn.name>(x0: S) -> bool` (the stencil is the call's one streamed input).
+ */
+export function stencilKeep(fn: WgslFragment, stencilType: NumericType): ElementHook {
+  return { kind: 'element', fn, element: false, inputs: [stencilType] };
+}
 
 export interface RunsByKeyDeviceRequest extends CommonRequest {
   /** The keys: the input's length, on its device. */
@@ -228,7 +257,7 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
     input: req.input,
     output: req.valuesOut,
     keysOut: req.keysOut,
-    stencil: req.keys,
+    streams: [req.keys],
     gen: req.gen,
     write: req.write ?? 'by-key-runs',
     combiner: req.write === 'by-key-firsts' ? U32_PLUS : (req.combiner as Combiner),
@@ -247,7 +276,7 @@ export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Pro
     label: req.label,
     input: req.input,
     output: req.output,
-    stencil: req.stencil,
+    streams: streamsOf(req.keep, req.inputs, req.keys),
     gen: req.keep,
     write: req.write,
     combiner: U32_PLUS,
@@ -302,7 +331,7 @@ function leavesOf(call: EngineCall): WgslFragment[] {
   if (call.gen.kind === 'by-key') {
     leaves.push(call.gen.keyEq);
     if (call.gen.scan) leaves.push(call.gen.scan.op);
-  } else if (call.gen.kind !== 'adjacent-different' && call.gen.fn) leaves.push(call.gen.fn);
+  } else if (call.gen.kind === 'element' && call.gen.fn) leaves.push(call.gen.fn);
   return leaves;
 }
 
@@ -345,11 +374,17 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy (such
   // calls build their plan each time).
   const copyInput = !inPlace && call.input.buffer === call.output.buffer;
-  // Likewise a stencil in the output's buffer.
-  const copyStencil = call.stencil !== undefined && call.stencil.buffer === call.output.buffer;
-  const copied = copyInput || copyStencil;
-  if ((call.gen.kind === 'stencil' || call.gen.kind === 'by-key') && call.stencil?.length !== n) {
-    throw new Error(`${call.label}: a stencil (or keys) of the input's length is needed`);
+  // Likewise streamed arrays (a stencil, keys) in the output's buffer.
+  const copyStream = call.streams.map((a) => a.buffer === call.output.buffer);
+  const copied = copyInput || copyStream.includes(true);
+  const wanted = call.gen.kind === 'by-key' ? 1 : streamedInputs(call.gen).length;
+  if (wanted > SCAN_MAX_INPUTS) throw new Error(`${call.label}: at most ${SCAN_MAX_INPUTS} streamed inputs`);
+  if (call.streams.length !== wanted || call.streams.some((a) => a.length !== n)) {
+    throw new Error(`${call.label}: ${wanted} streamed input(s) (a stencil, keys) of the input's length are needed`);
+  }
+  const types = streamedInputs(call.gen);
+  if (call.streams.some((a, k) => types[k] !== undefined && a.type !== types[k])) {
+    throw new Error(`${call.label}: the streamed inputs' types must be the hook's (${types.join(', ')})`);
   }
   if (call.gen.kind === 'by-key' && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
   const leaves = leavesOf(call);
@@ -358,12 +393,12 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       ? 'adj'
       : call.gen.kind === 'by-key'
         ? `by-key:${call.gen.edge}:${call.gen.keyType}:${genFnName(call.gen)}`
-        : `${call.gen.kind}:${genFnName(call.gen)}`;
+        : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
   let key = `scan|${call.write}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
-  if (call.stencil) key += `|st${call.stencil.type}:${bufferId(call.stencil.buffer)}@${call.stencil.offset}`;
+  for (const a of call.streams) key += `|st${a.type}:${bufferId(a.buffer)}@${a.offset}`;
   if (call.keysOut) key += `|ko:${bufferId(call.keysOut.buffer)}@${call.keysOut.offset}+${call.keysOut.length}`;
   const rc = call.runsCopy;
   if (rc) {
@@ -371,7 +406,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     key += `|rc:${at(rc.keys)}:${at(rc.values)}:${rc.cap}`;
   }
   const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
-  const stencil = copyStencil ? DeviceArray.create(device, (call.stencil as DeviceArray).type, n) : call.stencil;
+  const streams = call.streams.map((a, k) => (copyStream[k] ? DeviceArray.create(device, a.type, n) : a));
   const cache = dispatchCache<ScanPlan>(device, 'scan');
   let plan = copied ? undefined : cache.get(key);
   if (
@@ -386,7 +421,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   try {
     if (!plan) {
       try {
-        plan = await buildPlan(device, call, t, input, stencil, inPlace, leaves);
+        plan = await buildPlan(device, call, t, input, streams, inPlace, leaves);
       } catch (e) {
         turn.release();
         throw e;
@@ -401,9 +436,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     const record = (rec: Recorder) => {
       const enc = rec.encoder;
       if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
-      if (copyStencil && call.stencil && stencil) {
-        enc.copyBufferToBuffer(call.stencil.buffer, call.stencil.byteOffset, stencil.buffer, 0, n * 4);
-      }
+      call.streams.forEach((a, k) => {
+        if (copyStream[k]) enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
+      });
       // The segments' tile counters (ctrl's first S words) and the tile states of chained
       // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
       if (p.chainedTiles > 0) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
@@ -434,7 +469,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     return { count, bytes: outRb?.data(), keyBytes: keysRb?.data() };
   } finally {
     if (copyInput) input.discard();
-    if (copyStencil) stencil?.discard();
+    streams.forEach((a, k) => {
+      if (copyStream[k]) a.discard();
+    });
     if (copied) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
 }
@@ -445,7 +482,7 @@ async function buildPlan(
   call: EngineCall,
   t: ScanTuning,
   input: DeviceArray,
-  stencil: DeviceArray | undefined,
+  streams: readonly DeviceArray[],
   inPlace: boolean,
   leaves: readonly WgslFragment[],
 ): Promise<ScanPlan> {
@@ -462,7 +499,7 @@ async function buildPlan(
     k % 4 === 0 &&
     input.offset % 4 === 0 &&
     (counted || call.output.offset % 4 === 0) &&
-    (call.gen.kind !== 'by-key' || (stencil as DeviceArray).offset % 4 === 0);
+    (call.gen.kind !== 'by-key' || (streams[0] as DeviceArray).offset % 4 === 0);
   // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
   // reduce-then-scan hold 4-byte values).
   const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
@@ -478,7 +515,7 @@ async function buildPlan(
     // By key: the keys one before and one after the segment too (heads and tails at its edges).
     const stStart = byKey ? Math.max(0, seg.start - 1) : seg.start;
     const stEnd = byKey ? Math.min(n, seg.start + seg.length + 1) : seg.start + seg.length;
-    const stWin = stencil ? windowOf(device, stencil, { start: stStart, length: stEnd - stStart }) : undefined;
+    const stWins = streams.map((a) => windowOf(device, a, { start: stStart, length: stEnd - stStart }));
     const plan: SegmentPlan = {
       seg,
       tiles,
@@ -488,8 +525,8 @@ async function buildPlan(
       inWin,
       inBase: inWin.localBase + (extend ? 1 : 0),
       outWin: counted ? outWhole : windowOf(device, call.output, seg),
-      stWin,
-      stBase: (stWin?.localBase ?? 0) + (seg.start - stStart),
+      stWins,
+      stBases: stWins.map((win) => win.localBase + (seg.start - stStart)),
     };
     tileOffset += tiles;
     return plan;
@@ -578,7 +615,8 @@ async function buildPlan(
         init: call.initBits >>> 0,
         n_total: n,
         direct: plan.kind === 'direct' ? 1 : 0,
-        st_base: plan.stBase,
+        st_base: plan.stBases[0] ?? 0,
+        st1_base: plan.stBases[1] ?? 0,
         kout_base: koutWin?.localBase ?? 0,
         // 'by-key-runs' / 'by-key-firsts': runs at this index or beyond are not written.
         cap: call.keysOut ? Math.min(call.output.length, call.keysOut.length) : 0,
@@ -588,7 +626,7 @@ async function buildPlan(
       // Every binding's resource by its role; each kernel variant binds the names it declares.
       const inR = windowResource(input, plan.inWin);
       const outR = windowResource(call.output, plan.outWin);
-      const stR = stencil && windowResource(stencil, plan.stWin as Window);
+      const stR = streams.map((a, k) => windowResource(a, plan.stWins[k] as Window));
       const koutR = call.keysOut && windowResource(call.keysOut, koutWin as Window);
       const byName: Record<string, GPUBindingResource | undefined> = {
         prm: { buffer: params },
@@ -599,8 +637,9 @@ async function buildPlan(
         in_s: inR,
         out_v: outR,
         out_s: outR,
-        st_v: stR,
-        st_s: stR,
+        st_v: stR[0],
+        st_s: stR[0],
+        st1_s: stR[1],
         kout_s: koutR,
       };
       const bind = (pipeline: GPUComputePipeline, use: ReturnType<typeof tileUse>) => {

@@ -52,20 +52,35 @@ import {
   workgroupReduce,
 } from '@webdpl/core';
 
+/** The most streamed inputs an 'element' hook reads beside the element (SCN's `st_s`, `st1_s`). */
+export const SCAN_MAX_INPUTS = 2;
+
+/**
+ * The element-wise "generate input" hook: element i's value is its element function over the
+ * element x, up to `SCAN_MAX_INPUTS` streamed inputs s0.. (arrays of the input's length, each bound
+ * at its own SCN binding, `st_s` then `st1_s`, and read at the element's index) and the element's
+ * global index i. The function's signature is fixed by the hook:
+ * `fn <fn.name>([x: T,] [s0: S0, s1: S1,] [i: u32]) -> V` in scans (V the combiner's type; no `fn`:
+ * the element itself), `-> bool` in compactions (keep the element; the engine scans 1/0). `x` is an
+ * argument unless `element` is false, `i` only when `index` is true.
+ */
+export interface ElementHook {
+  readonly kind: 'element';
+  readonly fn?: WgslFragment;
+  /** The streamed inputs' element types, in argument order (at most SCAN_MAX_INPUTS). @default [] */
+  readonly inputs?: readonly NumericType[];
+  /** Whether the function takes the element x. @default true */
+  readonly element?: boolean;
+  /** Whether the function takes the element's global index i (u32). @default false */
+  readonly index?: boolean;
+}
+
 /** How each element becomes the value scanned ("generate input" hook). */
 export type GenerateHook =
-  /** The element itself, or `fn(x) -> V` (a transform; declares `fn <fn.name>(x0: T) -> V`). */
-  | { readonly kind: 'value'; readonly fn?: WgslFragment }
-  /** Compaction: keep the element when `fn(x)` (declares `fn <fn.name>(x0: T) -> bool`); scans 1/0. */
-  | { readonly kind: 'predicate'; readonly fn: WgslFragment }
+  /** Element-wise: the element, its streamed inputs and index through an open function. */
+  | ElementHook
   /** unique: keep element i when i == 0 or x[i] differs from x[i-1] (floats: JS `!==`). */
   | { readonly kind: 'adjacent-different' }
-  /**
-   * Compaction by a stencil: keep element i when `fn(stencil[i])` (declares
-   * `fn <fn.name>(x0: S) -> bool`); the stencil is a second array of the input's length, bound
-   * at SCN's `st_v` / `st_s` and read at the element's index.
-   */
-  | { readonly kind: 'stencil'; readonly fn: WgslFragment; readonly stencilType: NumericType }
   /**
    * By key (the reduce_by_segment family): the keys are a second array of the input's length, bound
    * at SCN's `st_v` / `st_s` and read at the element's index and its neighbour. Element i starts a run
@@ -147,7 +162,8 @@ const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
  * states (`state`, atomics: 'chained') or the tile sums (`sums`: reduce-then-scan); `ctrl` the tile
  * counters and carries; the input as vec4s and scalars (`in_v`, `in_s`; in place the kernels read
  * the output's binding); the output as vec4s (`out_v`: vec4 stores) or scalars (`out_s`); the
- * stencil or keys (`st_v` by key on the vec4 path, else `st_s`); the keys output of runs by key
+ * keys (`st_v` by key on the vec4 path, else `st_s`) or an 'element' hook's first streamed input
+ * (`st_s`, from `st_base`), its second (`st1_s`, from `st1_base`); the keys output of runs by key
  * (`kout_s`, bound whole). Element types per kernel.
  */
 export const SCN = kernelInterface({
@@ -172,6 +188,7 @@ export const SCN = kernelInterface({
       st_base: 'u32',
       kout_base: 'u32',
       cap: 'u32',
+      st1_base: 'u32',
     },
   },
   bindings: {
@@ -185,6 +202,7 @@ export const SCN = kernelInterface({
     st_v: slot(6, 'read', true),
     st_s: slot(6, 'read'),
     kout_s: slot(7, 'read_write'),
+    st1_s: slot(8, 'read'),
   },
 });
 
@@ -220,13 +238,48 @@ export function tileUse(
   // By key on the vec path the keys are bound as vec4s (loaded like the values) and read one by one
   // through `scn_key`; else as scalars.
   if (p.gen.kind === 'by-key' && p.vec) use.st_v = true;
-  else if (p.gen.kind === 'stencil' || p.gen.kind === 'by-key') use.st_s = true;
+  else if (p.gen.kind === 'by-key' || streamedInputs(p.gen).length >= 1) use.st_s = true;
+  if (streamedInputs(p.gen).length >= 2) use.st1_s = true;
   if (p.phase !== 'reduce' || p.inPlace) {
     if (p.vec && !isCompaction(p.write) && p.write !== 'by-key-runs') use.out_v = true;
     else use.out_s = true;
   }
   if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') use.kout_s = true;
   return use;
+}
+
+/** The streamed inputs' types of an 'element' hook (none for other hooks). */
+export function streamedInputs(g: GenerateHook): readonly NumericType[] {
+  return g.kind === 'element' ? (g.inputs ?? []) : [];
+}
+
+/** SCN's bindings of the streamed inputs, in order, with their base parameters. */
+const STREAMS = [
+  { array: 'st_s', base: 'prm.st_base' },
+  { array: 'st1_s', base: 'prm.st1_base' },
+] as const;
+
+/**
+ * The WGSL value of an 'element' hook at an element: `x` the element, `at(base)` the element's
+ * index in a streamed input's window from that input's base parameter, `index` its global index.
+ * Scans: the function's value (the element without one); compactions: whether it is kept (bool).
+ */
+function elementCall(g: ElementHook, x: string, at: (base: string) => string, index: string): string {
+  const ins = g.inputs ?? [];
+  if (ins.length > SCAN_MAX_INPUTS) throw new Error(`scan engine: at most ${SCAN_MAX_INPUTS} streamed inputs`);
+  if (!g.fn) {
+    if (ins.length > 0 || g.element === false || g.index)
+      throw new Error('scan engine: an element hook over more than x needs fn');
+    return x;
+  }
+  const args: string[] = [];
+  if (g.element !== false) args.push(x);
+  ins.forEach((_, k) => {
+    const s = STREAMS[k] as (typeof STREAMS)[number];
+    args.push(`${s.array}[${at(s.base)}]`);
+  });
+  if (g.index) args.push(index);
+  return `${g.fn.name}(${args.join(', ')})`;
 }
 
 function floatEqualFragment(): WgslFragment {
@@ -252,6 +305,12 @@ export function genFnName(g: GenerateHook): string {
   if (g.kind === 'adjacent-different') return '';
   if (g.kind === 'by-key') return `${g.keyEq.name}_${g.scan ? g.scan.op.name : 'flags'}`;
   return g.fn?.name ?? 'id';
+}
+
+/** The argument list of an 'element' hook's function for names and cache keys: x, inputs, i. */
+export function genSignature(g: GenerateHook): string {
+  if (g.kind !== 'element') return '';
+  return [g.element === false ? '' : 'x', ...(g.inputs ?? []), g.index ? 'i' : ''].filter((a) => a).join('_');
 }
 
 /**
@@ -293,7 +352,7 @@ export function tileKernelName(p: TileKernelParams): string {
     p.combiner.name,
     p.gen.kind,
     genFnName(p.gen),
-    p.gen.kind === 'stencil' ? p.gen.stencilType : p.gen.kind === 'by-key' ? `${p.gen.keyType}_${p.gen.edge}` : '',
+    p.gen.kind === 'element' ? genSignature(p.gen) : p.gen.kind === 'by-key' ? `${p.gen.keyType}_${p.gen.edge}` : '',
     p.write,
     p.vec ? 'vec' : 'scalar',
     p.inPlace ? 'inplace' : 'apart',
@@ -379,7 +438,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const firstsW = p.write === 'by-key-firsts';
   if (firstsW && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
   const use = tileUse(p);
-  const st = byKey ? byKey.keyType : p.gen.kind === 'stencil' ? p.gen.stencilType : undefined;
+  const streams = streamedInputs(p.gen);
+  const st = byKey ? byKey.keyType : streams[0];
   const types: InterfaceTypes<typeof SCN.spec> = {
     in_v: T,
     in_s: T,
@@ -388,6 +448,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     st_v: st,
     st_s: st,
     kout_s: byKey?.keyType,
+    st1_s: streams[1],
   };
   const decls = SCN.wgsl(use, types);
   const declared = SCN.names(use);
@@ -415,10 +476,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const C = p.vec && p.subgroups ? 4 : k;
   const R = k / C;
   const item = (r: number, j: number) => `${r}_${j}`;
-  const genValue = (x: string): string => {
-    if (p.gen.kind === 'value') return p.gen.fn ? `${p.gen.fn.name}(${x})` : x;
-    return '';
-  };
+  const elem = p.gen.kind === 'element' ? p.gen : undefined;
+  if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
   // Every load of the tile is issued before any value is used.
@@ -484,6 +543,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     const e = r * C + j;
     return { mask: `hm${Math.floor(e / 32)}`, bit: `${(1 << (e % 32)) >>> 0}u` };
   };
+  /** Element j of row r in the streamed inputs' windows (from their bases) and its global index. */
+  const elemAt = (r: number, j: number) => ({
+    stream: (base: string) => `${base} + b${r} + ${j}u`,
+    index: `prm.seg_start + b${r} + ${j}u`,
+  });
   if (pair) for (let g = 0; g < Math.ceil(k / 32); g++) foldLines.push(`var hm${g} = 0u;`);
   for (let r = 0; r < R; r++) {
     for (let j = 0; j < C; j++) foldLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
@@ -494,18 +558,20 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         const hb = headBit(r, j);
         foldLines.push(`let v${it} = ${pairOf(it, `hd${it}`)};`, `${hb.mask} |= select(0u, ${hb.bit}, hd${it});`);
       }
-    } else if (p.gen.kind === 'value') {
+    } else if (elem && !compaction) {
       for (let j = 0; j < C; j++) {
-        foldLines.push(`let v${item(r, j)} = select(${id}, ${genValue(`x${item(r, j)}`)}, ok${item(r, j)});`);
+        const at = elemAt(r, j);
+        foldLines.push(
+          `let v${item(r, j)} = select(${id}, ${elementCall(elem, `x${item(r, j)}`, at.stream, at.index)}, ok${item(r, j)});`,
+        );
       }
     } else {
-      if (p.gen.kind === 'predicate') {
-        const f = p.gen.fn.name;
-        for (let j = 0; j < C; j++) foldLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(x${item(r, j)});`);
-      } else if (p.gen.kind === 'stencil') {
-        const f = p.gen.fn.name;
+      if (elem) {
         for (let j = 0; j < C; j++) {
-          foldLines.push(`let k${item(r, j)} = ok${item(r, j)} && ${f}(st_s[prm.st_base + b${r} + ${j}u]);`);
+          const at = elemAt(r, j);
+          foldLines.push(
+            `let k${item(r, j)} = ok${item(r, j)} && ${elementCall(elem, `x${item(r, j)}`, at.stream, at.index)};`,
+          );
         }
       } else if (byKey) {
         for (let j = 0; j < C; j++) foldLines.push(`let k${item(r, j)} = hd${item(r, j)};`);
@@ -657,12 +723,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   return vec2<u32>(select(0u, 1u, h), ${pairBits('x', 'h')});`;
     } else if (byKey) {
       body = 'return select(0u, 1u, scn_edge_at(i));';
-    } else if (p.gen.kind === 'value') {
-      body = `return ${genValue(`${inS}[prm.in_base + i]`)};`;
-    } else if (p.gen.kind === 'predicate') {
-      body = `return select(0u, 1u, ${p.gen.fn.name}(${inS}[prm.in_base + i]));`;
-    } else if (p.gen.kind === 'stencil') {
-      body = `return select(0u, 1u, ${p.gen.fn.name}(st_s[prm.st_base + i]));`;
+    } else if (elem) {
+      const v = elementCall(elem, `${inS}[prm.in_base + i]`, (base) => `${base} + i`, 'prm.seg_start + i');
+      body = compaction ? `return select(0u, 1u, ${v});` : `return ${v};`;
     } else {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
   return select(0u, 1u, ${differs(T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
