@@ -17,10 +17,10 @@
  * Strategy: CPU: one loop (seq), count-then-scatter on the worker pool (par). GPU: the engine's
  * chained scan over 1/0 keep flags with the scatter fused in (one read of the input; the count read
  * back in the same submission); the stencil forms read the flags from the stencil (a second
- * binding: the streamed input of the engine's 'element' hook, `stencilKeep`). In-place algorithms compact into a temporary and copy it back with
- * a small kernel in the same command buffer (the chained scan's fallback re-reads predecessor tiles,
- * so it never writes over its own input). Size tiers: n = 0 returns 0 at once; otherwise see the
- * engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
+ * binding: the streamed input of the engine's 'element' hook, `stencilKeep`). In-place algorithms
+ * compact into a temporary and copy it back with a small kernel in the same command buffer (the
+ * chained scan's fallback re-reads predecessor tiles, so it never writes over its own input). Size
+ * tiers: n = 0 returns 0 at once; otherwise see the engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
  * (device policies fall back to the CPU beyond it).
  */
 import {
