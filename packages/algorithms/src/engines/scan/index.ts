@@ -335,19 +335,23 @@ function leavesOf(call: EngineCall): WgslFragment[] {
   return leaves;
 }
 
-/** Defaults per device and kind of call (scanDefaults), one object each so tuning memoizes. */
-const defaultsMemo = new WeakMap<GpuDevice, Map<ScanKind, ScanTuning>>();
+/**
+ * Defaults per device, kind of call and whether the call may use subgroups (scanDefaults: a policy
+ * that turns subgroups off gets the tiles of the path it runs), one object each so tuning memoizes.
+ */
+const defaultsMemo = new WeakMap<GpuDevice, Map<string, ScanTuning>>();
 
-function defaultsFor(device: GpuDevice, kind: ScanKind): ScanTuning {
+function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean): ScanTuning {
   let m = defaultsMemo.get(device);
   if (!m) {
     m = new Map();
     defaultsMemo.set(device, m);
   }
-  let d = m.get(kind);
+  const key = `${kind}|${subgroups}`;
+  let d = m.get(key);
   if (!d) {
-    d = scanDefaults(device, kind);
-    m.set(kind, d);
+    d = scanDefaults(device, kind, subgroups);
+    m.set(key, d);
   }
   return d;
 }
@@ -368,7 +372,11 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       : call.gen.kind === 'by-key'
         ? 'by-key'
         : 'scan';
-  const t: ScanTuning = cachedTuning(call.tuningName, defaultsFor(device, kind), call.tuning);
+  const t: ScanTuning = cachedTuning(
+    call.tuningName,
+    defaultsFor(device, kind, call.tuning.subgroups !== false),
+    call.tuning,
+  );
   const n = call.input.length;
   const inPlace = !compaction && sameView(call.input, call.output);
   // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy (such

@@ -29,6 +29,9 @@ describe('scanDefaults', () => {
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
     // Within the device's thread limit.
     expect(tile(scanDefaults(fakeDevice('gpu', false, 256), 'compaction'))).toEqual([256, 8]);
+    // A policy turning subgroups off on a device that has them gets the same tiles.
+    expect(tile(scanDefaults(fakeDevice('gpu', true), 'scan', false))).toEqual([256, 16]);
+    expect(tile(scanDefaults(fakeDevice('gpu', true), 'compaction', false))).toEqual([512, 8]);
   });
 
   it('software adapters: 256 x 8 and 64 spins, with or without subgroups', () => {

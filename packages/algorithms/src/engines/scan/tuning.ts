@@ -80,7 +80,8 @@ export type ScanTuning = typeof scanTuning;
 export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
 
 /**
- * Defaults for `device` and the kind of call: the table above; 24 items per thread for compaction;
+ * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
+ * them off; devices without them never do): the table above; 24 items per thread for compaction;
  * for the by-key family on hardware GPUs 512 threads x 40 items (scans) and 512 x 28 (reduceByKey's
  * runs). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per tuning
  * and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
@@ -91,14 +92,14 @@ export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
  * adapters 8 items per thread (two rows: their compilers take seconds per row of workgroup scans)
  * and 64 spins.
  */
-export function scanDefaults(device: GpuDevice, kind: ScanKind): ScanTuning {
+export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true): ScanTuning {
   const t = { ...scanTuning };
   if (kind === 'compaction') t.itemsPerThread = 24;
   if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
     t.itemsPerThread = kind === 'by-key' ? 40 : 28;
   }
-  if (!useSubgroups(device, true) && (kind === 'scan' || kind === 'compaction')) {
+  if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction')) {
     // Without subgroups a tile is one row of consecutive items per thread under a workgroup-memory
     // scan: H100 with subgroups off, 2026-11-24 (docs/benchmarks/h100-2026-11-24b/no-subgroups-
     // sweep.jsonl, ms at 2^24 / 2^28): scans 256 x 16 0.099 / 1.33 (x 8: 0.133 / 1.93, x 12: 0.107
