@@ -22,16 +22,17 @@ describe('scanDefaults', () => {
     expect(tile(scanDefaults(d, 'runs'))).toEqual([512, 28]);
   });
 
-  it('hardware GPUs without subgroups: one row per thread, scans 256 x 16, compaction 512 x 8', () => {
+  it('hardware GPUs without subgroups: one row per thread, scans 512 x 16, compaction 1024 x 8', () => {
     const d = fakeDevice('gpu', false);
-    expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 16]);
-    expect(tile(scanDefaults(d, 'compaction'))).toEqual([512, 8]);
+    expect(tile(scanDefaults(d, 'scan'))).toEqual([512, 16]);
+    expect(tile(scanDefaults(d, 'compaction'))).toEqual([1024, 8]);
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
     // Within the device's thread limit.
     expect(tile(scanDefaults(fakeDevice('gpu', false, 256), 'compaction'))).toEqual([256, 8]);
+    expect(tile(scanDefaults(fakeDevice('gpu', false, 256), 'scan'))).toEqual([256, 16]);
     // A policy turning subgroups off on a device that has them gets the same tiles.
-    expect(tile(scanDefaults(fakeDevice('gpu', true), 'scan', false))).toEqual([256, 16]);
-    expect(tile(scanDefaults(fakeDevice('gpu', true), 'compaction', false))).toEqual([512, 8]);
+    expect(tile(scanDefaults(fakeDevice('gpu', true), 'scan', false))).toEqual([512, 16]);
+    expect(tile(scanDefaults(fakeDevice('gpu', true), 'compaction', false))).toEqual([1024, 8]);
   });
 
   it('software adapters: 256 x 8 and 64 spins, with or without subgroups', () => {

@@ -102,14 +102,12 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
   if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction')) {
     // Without subgroups a tile is one row of consecutive items per thread under a workgroup-memory
     // scan: H100 with subgroups off, 2026-11-24 (docs/benchmarks/h100-2026-11-24b/no-subgroups-
-    // sweep.jsonl, ms at 2^24 / 2^28): scans 256 x 16 0.099 / 1.33 (x 8: 0.133 / 1.93, x 12: 0.107
-    // / 1.50, x 24: 0.107 / 1.41, 128 x 16-32 0.111-0.119 / 1.52-1.59); compaction 512 x 8 0.123 /
-    // 1.76 (256 x 8-24: 0.133-0.159 / 1.90-2.18).
-    if (kind === 'scan') t.itemsPerThread = 16;
-    else {
-      t.workgroupSize = 512;
-      t.itemsPerThread = 8;
-    }
+    // sweep.jsonl and no-sg-sweep2.jsonl, ms at 2^24 / 2^28): scans 512 x 16 0.093 / 1.18 (512 x
+    // 12: 0.094 / 1.27; 256 x 16: 0.099 / 1.33, x 8: 0.133 / 1.93, x 24: 0.107 / 1.41; 1024 x 8:
+    // 0.102 / 1.40; 128 x 16-32 0.111-0.119 / 1.52-1.59); compaction 1024 x 8 0.119 / 1.65 (512 x
+    // 8: 0.123 / 1.76, x 12-16: 0.126-0.145 / 1.75-1.97; 256 x 8-24: 0.133-0.159 / 1.90-2.18).
+    t.workgroupSize = kind === 'scan' ? 512 : 1024;
+    t.itemsPerThread = kind === 'scan' ? 16 : 8;
   }
   if (device.info.kind === 'software-gpu') {
     t.workgroupSize = scanTuning.workgroupSize;
