@@ -19,6 +19,7 @@ await build({
     'alloc-probe': 'scripts/probe/alloc-probe.ts',
     'readback-probe': 'scripts/probe/readback-probe.ts',
     'cpu-by-key': 'scripts/probe/cpu-by-key.ts',
+    'scan-verify': 'scripts/probe/scan-verify.ts',
   },
   bundle: true,
   platform: 'node',

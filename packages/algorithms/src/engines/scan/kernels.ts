@@ -410,20 +410,15 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const wgp = { combiner: c, workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   // Scans by key on the vec4 path with subgroups scan in subgroup rows (see the layout below).
   const sgRows = pair && p.subgroups && p.vec;
-  // Compactions with several rows (the vec4 path with subgroups): the rows' 1/0 counts, at most
-  // W*C < 2^16 per row and tile, packed 16 bits each into one vecN<u32> (N = ceil(R/2) <= 4), so
-  // one workgroup scan serves every row instead of one scan (a subgroup scan, two barriers and an
-  // ordered fold of the subgroup totals) per row.
+  // Tiles of several rows (the vec4 path with subgroups) scan their rows together: one exchange of
+  // subgroup totals per tile instead of one workgroup scan (a subgroup scan, two barriers and an
+  // ordered fold of the subgroup totals) per row. (Compactions first packed their rows' 1/0 counts
+  // 16 bits each into one vecN<u32> scan: on the H100 that gave wrong partition and shuffled-write
+  // results with vec2/vec3 counts, so no vector subgroup operations here; see tuning.ts.)
   const rows = p.vec && p.subgroups ? k / 4 : 1;
-  const packN = compaction && p.phase !== 'reduce' && rows >= 2 && rows <= 8 && w * 4 < 65536 ? Math.ceil(rows / 2) : 0;
-  const scanCombiner = packN ? packedCounts(packN) : c;
-  // Other multi-row tiles scan their rows together (one exchange of subgroup totals per tile).
   const rowScan =
-    p.phase !== 'reduce' && !sgRows && !packN && p.subgroups && rows >= 2
-      ? workgroupExclusiveScanRows(wgp, rows)
-      : undefined;
-  const scan =
-    p.phase === 'reduce' || sgRows || rowScan ? undefined : workgroupExclusiveScan({ ...wgp, combiner: scanCombiner });
+    p.phase !== 'reduce' && !sgRows && p.subgroups && rows >= 2 ? workgroupExclusiveScanRows(wgp, rows) : undefined;
+  const scan = p.phase === 'reduce' || sgRows || rowScan ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
   const vecStores = p.vec && !compaction && !runsW;
@@ -663,21 +658,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   }`,
     );
     for (let r = 0; r < R; r++) foldLines.push(`let rp${r} = ${comb}(sgp, ${comb}(rb${r}, e${r}));`);
-  } else if (packN) {
-    const P = scanCombiner.wgslType;
-    const words: string[] = [];
-    for (let q = 0; q < packN; q++) words.push(2 * q + 1 < R ? `s${2 * q} | (s${2 * q + 1} << 16u)` : `s${2 * q}`);
-    foldLines.push(
-      `var ptot: ${P};`,
-      `let ptp = ${scan?.name}(${P}(${words.join(', ')}), ids, &ptot);`,
-      `let rb0 = ${id};`,
-    );
-    const field = (v: string, r: number) =>
-      `((${packN === 1 ? v : `${v}[${Math.floor(r / 2)}]`} >> ${16 * (r % 2)}u) & 0xffffu)`;
-    for (let r = 0; r < R; r++) {
-      foldLines.push(`let tp${r} = ${field('ptp', r)};`, `let tot${r} = ${field('ptot', r)};`);
-      foldLines.push(`let ${r + 1 < R ? `rb${r + 1}` : 'total'} = ${comb}(rb${r}, tot${r});`);
-    }
   } else if (rowScan) {
     foldLines.push(
       `let sr = ${rowScan.name}(${Array.from({ length: R }, (_, r) => `s${r}`).join(', ')}, ids);`,
@@ -927,27 +907,6 @@ ${tileAcquire}
 ${body}
 }`,
   });
-}
-
-const packedCombiners = new Map<number, Combiner>();
-
-/** u32 plus over N u32 words (vecN<u32>, N = 1..4): compaction counts of several rows, 16 bits each. */
-function packedCounts(n: number): Combiner {
-  let c = packedCombiners.get(n);
-  if (!c) {
-    const t = n === 1 ? 'u32' : `vec${n}<u32>`;
-    const name = mangle('scn_packed', n);
-    c = {
-      name,
-      wgslType: t,
-      bytes: 4 * n,
-      identity: `${t}(0u)`,
-      combine: fragment({ name: `${name}_add`, code: `fn ${name}_add(a: ${t}, b: ${t}) -> ${t} { return a + b; }` }),
-      subgroupOp: 'Add',
-    };
-    packedCombiners.set(n, c);
-  }
-  return c;
 }
 
 /** The highest lane set in a ballot mask (0 when none): a segment's first lane in scans by key. */

@@ -21,15 +21,19 @@
  * 0.098 / 1.35 unstaged (CUB 0.056 / 0.709); 8 items staged 0.104 / 1.50, 24 items 0.157 / 2.30.
  * Not kept: the compaction's gap to CUB is not its store pattern.
  * 2026-11-24, rows scanned together (workgroupExclusiveScanRows: one exchange of subgroup totals
- * per tile instead of one workgroup scan per row; compactions pack their rows' counts 16 bits each
- * into one vecN<u32> scan), same device call against the commit before (docs/benchmarks/
+ * per tile instead of one workgroup scan per row; compactions at first packed their rows' counts 16
+ * bits each into one vecN<u32> scan, withdrawn: see below), same device call against the commit before (docs/benchmarks/
  * h100-2026-11-24b/rows.txt, ms at 2^24 / 2^28): inclusive u32 0.082-0.084 / 1.074-1.085 ->
  * 0.078 / 1.020-1.023, exclusive 0.076 / 0.997-0.999 -> 0.073-0.075 / 0.963-0.967, copyIf u32 50%
  * 0.097-0.100 / 1.335-1.345 -> 0.086 / 1.152-1.164. With the per-row cost gone larger tiles pay:
  * scans 32 items 0.077 / 0.967 (16: 0.082 / 1.108, 40: 0.079 / 0.980; 512 threads x 16 or 24
  * 0.083-0.084 / 1.067-1.077), compaction 24 items 0.083 / 1.066 (20: 0.088 / 1.155). Chosen: 32
  * items for scans, 24 for compaction (CUB in the same session: inclusive 0.068 / 0.881, copy_if
- * 0.056 / 0.709).
+ * 0.056 / 0.709). The packed counts gave wrong results on the H100 with vec2/vec3 words (partition
+ * at 16 and 24 items, and an experimental shuffled write; copyIf itself checked right), though
+ * lavapipe and SwiftShader were right: compactions now use the scalar rows scan, checked on the H100
+ * at 8-32 items and without subgroups (scripts/probe/scan-verify.ts; h100-2026-11-24b/verify.txt):
+ * copyIf 0.087 / 1.12 ms (packed: 0.083 / 1.07; one scan per row: 0.098 / 1.35).
  */
 import type { GpuDevice } from '@webdpl/core';
 import { maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
