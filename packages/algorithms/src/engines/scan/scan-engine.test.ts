@@ -38,7 +38,7 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
     tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, maxSpins: 0 },
   },
   { name: 'six rows per tile (24 items per thread)', tuning: { itemsPerThread: 24, maxSpins: 4 } },
-  // Hardware defaults: 8 rows scanned together, compactions' counts packed into a vec4<u32>.
+  // Hardware defaults: 8 rows scanned together (compactions too).
   { name: 'eight rows per tile (32 items per thread)', tuning: { itemsPerThread: 32 } },
   // Hardware defaults without subgroups (scans 512 x 16, compactions 1024 x 8).
   { name: 'no subgroups, 512 x 16', tuning: { subgroups: false, workgroupSize: 512, itemsPerThread: 16 } },
