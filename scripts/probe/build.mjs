@@ -20,6 +20,7 @@ await build({
     'readback-probe': 'scripts/probe/readback-probe.ts',
     'cpu-by-key': 'scripts/probe/cpu-by-key.ts',
     'scan-verify': 'scripts/probe/scan-verify.ts',
+    'device-check': 'scripts/probe/device-check.ts',
   },
   bundle: true,
   platform: 'node',
