@@ -204,15 +204,20 @@ function copyPattern(
     },
     gpu: async ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver, temp }) => {
       const direct = out.length >= n;
-      // (A counting stencil is written into a device temporary, as a counting input is.)
+      // A counting input is written into a device temporary (the engine loads its input from a
+      // binding); a counting stencil is the element's index in the element hook (`index: true`).
       const input = counted ? await deviceCounting(device, n, temp) : (sides[0] as DeviceArray);
-      const st = stCounted ? await deviceCounting(device, n, temp) : sides[counted ? 0 : 1];
+      const fn = stenciled ? predicateFragment(pred, [pt], negate) : undefined;
       const r = await compactDevice(device, {
         label: algorithm,
         input,
         output: direct ? (o as DeviceArray) : temp(t, n),
-        keep: stenciled ? stencilKeep(predicateFragment(pred, [pt], negate), pt) : gpuKeep(keep, t),
-        inputs: stenciled ? [st as DeviceArray] : undefined,
+        keep: stCounted
+          ? { kind: 'element', fn, element: false, index: true }
+          : fn
+            ? stencilKeep(fn, pt)
+            : gpuKeep(keep, t),
+        inputs: stencil ? [sides[counted ? 0 : 1] as DeviceArray] : undefined,
         write: 'compact',
         finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
         // Read back whichever array the kept elements went to.
