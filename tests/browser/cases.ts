@@ -595,6 +595,14 @@ export const FAMILIES: readonly Family[] = [
         sq,
         Uint32Array.from({ length: n }, (_, i) => Math.imul(i, i) >>> 0),
       );
+      // counting(n) as a stencil: the predicate gets the index.
+      const kept = new Uint32Array(n);
+      const k = await copyIf(policy, a, counting(n), kept, (i: number) => i % 3 === 0);
+      same(
+        'copyIf with a counting(n) stencil',
+        kept.subarray(0, k),
+        a.filter((_, i) => i % 3 === 0),
+      );
     },
   },
   {
