@@ -59,6 +59,10 @@ function cases(n: number): Case[] {
     ['transform', async (p) => filled(out(), (o) => alg.transform(p, h, o, (x: number) => x * 3 + 1))],
     ['copyIf', async (p) => counted(out(), (o) => alg.copyIf(p, h, o, keep))],
     ['copyIf stencil', async (p) => counted(out(), (o) => alg.copyIf(p, h, st, o, keep))],
+    [
+      'copyIf counting(n) stencil',
+      async (p) => counted(out(), (o) => alg.copyIf(p, h, alg.counting(n), o, (i: number) => i % 3 === 0)),
+    ],
     ['removeIf', async (p) => counted(h.slice(), (d) => alg.removeIf(p, d, keep))],
     ['stablePartition', async (p) => counted(h.slice(), (d) => alg.stablePartition(p, d, keep))],
     ['unique', async (p) => counted(keys.slice(), (d) => alg.unique(p, d))],
