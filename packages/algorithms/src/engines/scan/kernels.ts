@@ -415,9 +415,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // ordered fold of the subgroup totals) per row. (Compactions first packed their rows' 1/0 counts
   // 16 bits each into one vecN<u32> scan: on the H100 that gave wrong partition and shuffled-write
   // results with vec2/vec3 counts, so no vector subgroup operations here; see tuning.ts.)
-  const rows = p.vec && p.subgroups ? k / 4 : 1;
+  // The tile's layout: R rows of C items per thread (see the layout comment below).
+  const C = p.vec && p.subgroups ? 4 : k;
+  const R = k / C;
   const rowScan =
-    p.phase !== 'reduce' && !sgRows && p.subgroups && rows >= 2 ? workgroupExclusiveScanRows(wgp, rows) : undefined;
+    p.phase !== 'reduce' && !sgRows && p.subgroups && R >= 2 ? workgroupExclusiveScanRows(wgp, R) : undefined;
   const scan = p.phase === 'reduce' || sgRows || rowScan ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
@@ -468,8 +470,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // value bits shuffled; all rows step together), the rows are chained in registers, and the tile
   // needs one workgroup step (subgroup aggregates in workgroup memory) instead of one workgroup
   // scan (2 barriers and two ordered subgroup folds) per row.
-  const C = p.vec && p.subgroups ? 4 : k;
-  const R = k / C;
   const item = (r: number, j: number) => `${r}_${j}`;
   const elem = p.gen.kind === 'element' ? p.gen : undefined;
   if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
