@@ -8,7 +8,7 @@
  * Bundle: node scripts/probe/build.mjs; run: node .probe/alloc-probe.mjs
  */
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
-import { openProbe, out, timeCopy } from './timing';
+import { openProbe, out, runProbe, timeCopy } from './timing';
 
 async function main(): Promise<void> {
   const { device } = await openProbe();
@@ -61,7 +61,4 @@ async function main(): Promise<void> {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

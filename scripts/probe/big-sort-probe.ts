@@ -11,7 +11,7 @@ import { copy, isSorted, reduce, sort } from '../../packages/algorithms/src/inde
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
-import { openProbe, out, probeSizes, timeIt } from './timing';
+import { openProbe, out, probeSizes, runProbe, timeIt } from './timing';
 
 async function main(): Promise<void> {
   const { device, policy } = await openProbe();
@@ -57,7 +57,4 @@ async function main(): Promise<void> {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

@@ -11,7 +11,7 @@ import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/i
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
-import { openProbe, out, probeSizes, timeIt } from './timing';
+import { openProbe, out, probeSizes, runProbe, timeIt } from './timing';
 
 async function main() {
   const tuning = process.env.PROBE_SCAN_TUNING;
@@ -66,7 +66,4 @@ async function main() {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

@@ -11,7 +11,7 @@ import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
-import { openProbe, out, probeSizes, timeCopy, timeIt } from './timing';
+import { openProbe, out, probeSizes, runProbe, timeCopy, timeIt } from './timing';
 
 async function main() {
   // PROBE_TUNING: the policy's tuning overrides as JSON, e.g. '{"scatter":{"itemsPerThread":16}}'.
@@ -187,7 +187,4 @@ async function main() {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

@@ -10,6 +10,7 @@
 import * as alg from '../../packages/algorithms/src/index';
 import { type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
 import { execution, makeDevicePolicy, type Policy } from '../../packages/policies/src/index';
+import { runProbe } from './timing';
 
 type Result = readonly (number | ArrayLike<number>)[];
 type Case = readonly [string, (p: Policy) => Promise<Result>];
@@ -148,7 +149,4 @@ async function main(): Promise<void> {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

@@ -18,9 +18,7 @@ import {
   selectDevice,
 } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
-import { timeCopy, timeIt } from './timing';
-
-const out = (o: object) => console.log(JSON.stringify(o));
+import { out, runProbe, timeCopy, timeIt } from './timing';
 
 /** The u32 sum of `a` through the transform-reduce engine (default tuning). */
 function sumU32(device: GpuDevice, a: DeviceArray): Promise<ArrayBuffer> {
@@ -191,7 +189,4 @@ async function main() {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

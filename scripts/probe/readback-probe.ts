@@ -9,7 +9,7 @@
  * Bundle: node scripts/probe/build.mjs; run: PROBE_CASE=read-chunks-64 node .probe/readback-probe.mjs
  */
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
-import { openProbe, out, timeCopy } from './timing';
+import { openProbe, out, runProbe, timeCopy } from './timing';
 
 async function main(): Promise<void> {
   const { device } = await openProbe();
@@ -65,7 +65,4 @@ async function main(): Promise<void> {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

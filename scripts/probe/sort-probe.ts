@@ -12,8 +12,7 @@ import { generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
 import { gpuSortErrors } from './gpu-data';
-
-const out = (o: object) => console.log(JSON.stringify(o));
+import { out, runProbe } from './timing';
 
 type Tuning = Record<string, number | boolean>;
 
@@ -100,7 +99,4 @@ async function main() {
   releaseDevices();
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);

@@ -17,6 +17,14 @@ import { type DevicePolicy, type DevicePolicyOptions, makeDevicePolicy } from '.
 /** One JSON line per measurement. */
 export const out = (o: object) => console.log(JSON.stringify(o));
 
+/** Runs a probe's `main`; a failure is printed and ends the process with exit code 1. */
+export function runProbe(main: () => Promise<void>): void {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
+
 /**
  * The probes' start: the GPU device with profiling on, a device policy that never falls back
  * (`options` added), and the first JSON line naming the device (`extra` fields added).

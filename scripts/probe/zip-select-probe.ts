@@ -23,7 +23,7 @@ import {
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
-import { openProbe, out, probeSizes, timeCopy, timeIt } from './timing';
+import { openProbe, out, probeSizes, runProbe, timeCopy, timeIt } from './timing';
 
 async function main() {
   const { device, policy } = await openProbe();
@@ -165,7 +165,4 @@ function same(got: Uint32Array, want: Uint32Array | undefined, from: number, to:
   return true;
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runProbe(main);
