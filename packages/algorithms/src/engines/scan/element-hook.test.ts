@@ -3,13 +3,19 @@
  * `st1_s`, read at the element's index through each segment's window) and the element's index, at
  * the engine's level (no front passes two inputs yet): compactions and transform-scans, under the
  * engine's variants (tiles, subgroups, the look-back fallback at every wait, reduce-then-scan,
- * segments of a lowered binding limit), with inputs at unaligned offsets of their buffers.
+ * segments of a lowered binding limit), with inputs at unaligned offsets of their buffers. Then the
+ * open 'scatter' write hook under the same variants: a store fragment of the fixed signature
+ * `fn(at, x, s0, s1, i)` writing through `scn_store<k>` into 3 outputs (SCN's `out_s`, `out1_s`,
+ * `out2_s`; outputs 1 and 2 at element offsets unlike output 0's, so their bases come from the
+ * `obase` uniform), kept elements only and with the rejected ones (partition), a finish copy of one
+ * more output, the binding counts the fallback decision rests on, and wrong outputs.
  */
 import { combinerOf, DeviceArray, fragment, type GpuDevice, maximum, plus } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { makeData, testDevice } from '../../testing/matrix';
 import { expectSameArray } from '../../testing/scan-reference';
-import { compactDevice, type ElementHook, scanDevice } from './index';
+import { compactDevice, compactionFits, type ElementHook, type ScatterWrite, scanDevice } from './index';
+import { storageBindings, tileUse } from './kernels';
 
 const tiny = { workgroupSize: 32, itemsPerThread: 4 };
 const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
@@ -202,5 +208,160 @@ describe.skipIf(!testDevice)("scan engine: the 'element' hook over streamed inpu
       big.destroy();
       dx.destroy();
     }
+  });
+});
+
+// keep element i when (x + s0) % 3 != 0 or s1 > 0.75
+const keepXsFn = fragment({
+  name: 'test_keep_xs',
+  code: 'fn test_keep_xs(x: u32, s0: u32, s1: f32) -> bool { return (x + s0) % 3u != 0u || s1 > 0.75; }',
+});
+const keepXs: ElementHook = { kind: 'element', fn: keepXsFn, inputs: ['u32', 'f32'] };
+// three outputs: x, s0 ^ i, s1
+const store3Fn = fragment({
+  name: 'test_store3',
+  code: 'fn test_store3(at: u32, x: u32, s0: u32, s1: f32, i: u32) { scn_store0(at, x); scn_store1(at, s0 ^ i); scn_store2(at, s1); }',
+});
+const store3: ScatterWrite = { kind: 'scatter', fn: store3Fn, outputs: ['u32', 'u32', 'f32'] };
+// partition into two outputs: x and the index
+const store2Fn = fragment({
+  name: 'test_store2',
+  code: 'fn test_store2(at: u32, x: u32, s0: u32, s1: f32, i: u32) { scn_store0(at, x); scn_store1(at, i); }',
+});
+const store2: ScatterWrite = { kind: 'scatter', fn: store2Fn, outputs: ['u32', 'u32'], rejected: true };
+
+describe.skipIf(!testDevice)("scan engine: the 'scatter' write hook into several outputs", () => {
+  const device = testDevice as GpuDevice;
+  for (const v of variants) {
+    it(v.name, async () => {
+      for (const n of [1, 100, 4097, 33333]) {
+        const x = makeData('u32', n, 'random', n + 1) as Uint32Array;
+        const s0 = makeData('u32', n, 'random', n + 2) as Uint32Array;
+        const s1 = makeData('f32', n, 'random', n + 3) as Float32Array;
+        const dx = deviceAt(device, x, 0);
+        const d0 = deviceAt(device, s0, 3);
+        const d1 = deviceAt(device, s1, 1);
+        const o0 = DeviceArray.create(device, 'u32', n);
+        const o1 = deviceAt(device, new Uint32Array(n), 7);
+        const o2 = deviceAt(device, new Float32Array(n), 70);
+        try {
+          const keptAt: number[] = [];
+          const rejectedAt: number[] = [];
+          for (let i = 0; i < n; i++) {
+            if ((((x[i] as number) + (s0[i] as number)) % 2 ** 32) % 3 !== 0 || (s1[i] as number) > 0.75)
+              keptAt.push(i);
+            else rejectedAt.push(i);
+          }
+          const c = await compactDevice(device, {
+            label: 'test scatter',
+            input: dx.view,
+            inputs: [d0.view, d1.view],
+            output: o0,
+            more: [
+              { output: o1.view, readBack: true },
+              { output: o2.view, readBack: true },
+            ],
+            keep: keepXs,
+            write: store3,
+            readBack: true,
+            tuning: v.tuning,
+          });
+          expect(c.count, `count n=${n}`).toBe(keptAt.length);
+          const got0 = new Uint32Array(c.bytes as ArrayBuffer).subarray(0, c.count);
+          const got1 = new Uint32Array(c.moreBytes?.[0] as ArrayBuffer).subarray(0, c.count);
+          const got2 = new Uint32Array(c.moreBytes?.[1] as ArrayBuffer).subarray(0, c.count);
+          const bits1 = new Uint32Array(s1.buffer);
+          expectSameArray(
+            got0,
+            Uint32Array.from(keptAt, (i) => x[i] as number),
+            `out0 n=${n}`,
+          );
+          expectSameArray(
+            got1,
+            Uint32Array.from(keptAt, (i) => ((s0[i] as number) ^ i) >>> 0),
+            `out1 n=${n}`,
+          );
+          expectSameArray(
+            got2,
+            Uint32Array.from(keptAt, (i) => bits1[i] as number),
+            `out2 n=${n}`,
+          );
+
+          // Partition: kept first, the rejected from the end (reversed), x and the index.
+          const order = [...keptAt, ...rejectedAt.reverse()];
+          const p = await compactDevice(device, {
+            label: 'test scatter partition',
+            input: dx.view,
+            inputs: [d0.view, d1.view],
+            output: o0,
+            more: [{ output: o1.view, readBack: true }],
+            keep: keepXs,
+            write: store2,
+            readBack: true,
+            tuning: v.tuning,
+          });
+          expect(p.count, `partition count n=${n}`).toBe(keptAt.length);
+          expectSameArray(
+            new Uint32Array(p.bytes as ArrayBuffer),
+            Uint32Array.from(order, (i) => x[i] as number),
+            `partition out0 n=${n}`,
+          );
+          expectSameArray(
+            new Uint32Array(p.moreBytes?.[0] as ArrayBuffer),
+            Uint32Array.from(order),
+            `partition out1 n=${n}`,
+          );
+        } finally {
+          for (const a of [dx.arr, d0.arr, d1.arr, o0, o1.arr, o2.arr]) a.destroy();
+        }
+      }
+    }, 120_000);
+  }
+
+  it("a more output's finish copy (prefix into a shorter array); wrong outputs are errors", async () => {
+    const n = 5000;
+    const x = makeData('u32', n, 'random', 11) as Uint32Array;
+    const s0 = makeData('u32', n, 'random', 12) as Uint32Array;
+    const s1 = makeData('f32', n, 'random', 13) as Float32Array;
+    const dx = DeviceArray.from(device, x);
+    const d0 = DeviceArray.from(device, s0);
+    const d1 = DeviceArray.from(device, s1);
+    const o0 = DeviceArray.create(device, 'u32', n);
+    const o1 = DeviceArray.create(device, 'u32', n);
+    const o2 = DeviceArray.create(device, 'f32', n);
+    const keptAt: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if ((((x[i] as number) + (s0[i] as number)) % 2 ** 32) % 3 !== 0 || (s1[i] as number) > 0.75) keptAt.push(i);
+    }
+    const dst = DeviceArray.create(device, 'u32', keptAt.length);
+    try {
+      const base = { label: 'test scatter', input: dx, inputs: [d0, d1], output: o0, keep: keepXs, write: store3 };
+      const c = await compactDevice(device, {
+        ...base,
+        more: [{ output: o1, finish: { dst, mode: 'prefix' } }, { output: o2 }],
+      });
+      expect(c.count).toBe(keptAt.length);
+      expectSameArray(
+        await dst.read(),
+        Uint32Array.from(keptAt, (i) => ((s0[i] as number) ^ i) >>> 0),
+        'finish copy',
+      );
+      await expect(compactDevice(device, { ...base, more: [{ output: o1 }] })).rejects.toThrow(/one output per type/);
+      await expect(compactDevice(device, { ...base, more: [{ output: o2 }, { output: o1 }] })).rejects.toThrow(
+        /one output per type/,
+      );
+    } finally {
+      for (const a of [dx, d0, d1, o0, o1, o2, dst]) a.destroy();
+    }
+  });
+
+  it('binding counts: 8 storage buffers for 2 streamed inputs and 3 outputs on the scalar path, 9 on vec4', () => {
+    const use = (vec: boolean) => tileUse({ phase: 'chained', vec, inPlace: false, gen: keepXs, write: store3 });
+    expect(storageBindings(use(false))).toBe(8);
+    expect(storageBindings(use(true))).toBe(9);
+    expect(storageBindings(tileUse({ phase: 'reduce', vec: true, inPlace: false, gen: keepXs, write: store3 }))).toBe(
+      6,
+    );
+    expect(compactionFits(device, keepXs, store3)).toBe(device.limits.maxStorageBuffersPerShaderStage >= 8);
   });
 });

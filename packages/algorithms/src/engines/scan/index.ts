@@ -33,6 +33,7 @@ import {
   pipelineFor,
   plus,
   type Recorder,
+  UnsupportedOnDeviceError,
   type WgslFragment,
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
@@ -42,6 +43,7 @@ import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../../common/tu
 import {
   ctrlWords,
   type ElementHook,
+  extraOutputs,
   type FinishMode,
   finishKernel,
   type GenerateHook,
@@ -50,10 +52,14 @@ import {
   isCompaction,
   runsCountWord,
   SCAN_MAX_INPUTS,
+  SCAN_MAX_OUTPUTS,
   SCN,
   SCN_FINISH,
+  type ScatterWrite,
   SPINE_USE,
+  scatterOf,
   spineKernel,
+  storageBindings,
   streamedInputs,
   type TileKernelParams,
   type TilePhase,
@@ -61,11 +67,12 @@ import {
   tileKernelName,
   tileUse,
   type WriteHook,
+  writeName,
 } from './kernels';
 import { type ScanKind, type ScanTuning, scanDefaults } from './tuning';
 
-export type { ElementHook, FinishMode, GenerateHook, TilePhase, WriteHook } from './kernels';
-export { SCAN_MAX_INPUTS, segmentedCombiner } from './kernels';
+export type { ElementHook, FinishMode, GenerateHook, ScatterWrite, TilePhase, WriteHook } from './kernels';
+export { SCAN_MAX_INPUTS, SCAN_MAX_OUTPUTS, segmentedCombiner } from './kernels';
 export { type ScanKind, scanDefaults, scanTuning } from './tuning';
 
 /** Tuning entry name of the engine (policies' `tuning.scan`). */
@@ -113,14 +120,34 @@ export interface CompactDeviceRequest extends CommonRequest {
   readonly inputs?: readonly DeviceArray[];
   /** The keys of a `{ kind: 'by-key' }` keep: the input's length, on its device. */
   readonly keys?: DeviceArray;
-  readonly write: 'compact' | 'partition';
+  /**
+   * 'compact' / 'partition' (the built-in scatter writes: x to `output`), or a scatter hook whose
+   * fragment stores into `output` and the `more` outputs (one per output type after the first).
+   */
+  readonly write: 'compact' | 'partition' | ScatterWrite;
   /** Copy the result from `output` into `dst` afterwards, on the device (in-place algorithms). */
-  readonly finish?: {
-    readonly dst: DeviceArray;
-    readonly mode: FinishMode;
-    /** 'prefix': copy only when count <= cap. @default dst.length */
-    readonly cap?: number;
-  };
+  readonly finish?: CompactFinish;
+  /** Read output[0, input length) back in the same submission. @default false */
+  readonly readBack?: boolean;
+  /**
+   * A scatter fragment's outputs 1.. (SCN's `out1_s`, `out2_s`): each like `output` (bound whole,
+   * at least input-length elements, not an input), with its own finish copy and read-back.
+   */
+  readonly more?: readonly MoreOutput[];
+}
+
+/** A compaction's copy of its result from an output into `dst` (in-place algorithms, short outputs). */
+export interface CompactFinish {
+  readonly dst: DeviceArray;
+  readonly mode: FinishMode;
+  /** 'prefix': copy only when count <= cap. @default dst.length */
+  readonly cap?: number;
+}
+
+/** One more output of a scatter write. */
+export interface MoreOutput {
+  readonly output: DeviceArray;
+  readonly finish?: CompactFinish;
   /** Read output[0, input length) back in the same submission. @default false */
   readonly readBack?: boolean;
 }
@@ -130,6 +157,8 @@ export interface CompactResult {
   readonly count: number;
   /** output[0, n) when `readBack` was asked. */
   readonly bytes?: ArrayBuffer;
+  /** Each `more` output's [0, n) when its `readBack` was asked. */
+  readonly moreBytes?: readonly (ArrayBuffer | undefined)[];
 }
 
 interface SegmentPlan {
@@ -165,7 +194,9 @@ interface EngineCall {
   readonly tuning: Readonly<Record<string, number | boolean>>;
   readonly tuningName: string;
   readonly readBack: boolean;
-  readonly finish?: CompactDeviceRequest['finish'];
+  readonly finish?: CompactFinish;
+  /** A scatter write's outputs 1... */
+  readonly more: readonly MoreOutput[];
   readonly runsCopy?: RunsByKeyDeviceRequest['copyTo'];
 }
 
@@ -190,6 +221,7 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
     tuning: req.tuning ?? {},
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
+    more: [],
   });
   return r.bytes;
 }
@@ -266,6 +298,7 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
     runsCopy: req.copyTo,
+    more: [],
   });
   return { count: r.count, values: r.bytes, keys: r.keyBytes };
 }
@@ -285,6 +318,7 @@ export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Pro
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
     finish: req.finish,
+    more: req.more ?? [],
   });
 }
 
@@ -294,6 +328,21 @@ export function compactionLimit(device: GpuDevice, n: number): string | undefine
   return bytes > device.limits.maxStorageBufferBindingSize
     ? `a compaction output of ${n} elements exceeds one storage binding (${device.limits.maxStorageBufferBindingSize} bytes)`
     : undefined;
+}
+
+/**
+ * Whether a compaction with this generate hook and write binds no more storage buffers than the
+ * device allows per shader stage (`maxStorageBuffersPerShaderStage`: WebGPU's default is 8) on its
+ * scalar path; the vec4 path binds the input twice (vec4 and scalar views) and is taken only where
+ * it fits too. A scatter write over 2 streamed inputs and 3 outputs binds 8 on the scalar path.
+ */
+export function compactionFits(device: GpuDevice, keep: GenerateHook, write: WriteHook): boolean {
+  return bindingsOf(keep, write, false) <= device.limits.maxStorageBuffersPerShaderStage;
+}
+
+/** Storage bindings of a call's kernels (the chained and downsweep variants bind the most). */
+function bindingsOf(gen: GenerateHook, write: WriteHook, vec: boolean): number {
+  return storageBindings(tileUse({ phase: 'chained', vec, inPlace: false, gen, write }));
 }
 
 /** One call's recorded work, reused by every later call of the same shape on the same arrays. */
@@ -332,6 +381,8 @@ function leavesOf(call: EngineCall): WgslFragment[] {
     leaves.push(call.gen.keyEq);
     if (call.gen.scan) leaves.push(call.gen.scan.op);
   } else if (call.gen.kind === 'element' && call.gen.fn) leaves.push(call.gen.fn);
+  const store = scatterOf(call.write)?.fn;
+  if (store) leaves.push(store);
   return leaves;
 }
 
@@ -379,11 +430,12 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   );
   const n = call.input.length;
   const inPlace = !compaction && sameView(call.input, call.output);
-  // A distinct view of the output's buffer cannot be bound read-only next to it: scan a copy (such
+  // A distinct view of an output's buffer cannot be bound read-only next to it: scan a copy (such
   // calls build their plan each time).
-  const copyInput = !inPlace && call.input.buffer === call.output.buffer;
-  // Likewise streamed arrays (a stencil, keys) in the output's buffer.
-  const copyStream = call.streams.map((a) => a.buffer === call.output.buffer);
+  const outBuffers = [call.output, ...call.more.map((m) => m.output)].map((a) => a.buffer);
+  const copyInput = !inPlace && outBuffers.includes(call.input.buffer);
+  // Likewise streamed arrays (a stencil, keys) in an output's buffer.
+  const copyStream = call.streams.map((a) => outBuffers.includes(a.buffer));
   const copied = copyInput || copyStream.includes(true);
   const wanted = call.gen.kind === 'by-key' ? 1 : streamedInputs(call.gen).length;
   if (wanted > SCAN_MAX_INPUTS) throw new Error(`${call.label}: at most ${SCAN_MAX_INPUTS} streamed inputs`);
@@ -395,6 +447,25 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     throw new Error(`${call.label}: the streamed inputs' types must be the hook's (${types.join(', ')})`);
   }
   if (call.gen.kind === 'by-key' && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
+  const more = extraOutputs(call.write);
+  const scatter = scatterOf(call.write);
+  if ((scatter?.outputs?.length ?? 0) > SCAN_MAX_OUTPUTS) {
+    throw new Error(`${call.label}: at most ${SCAN_MAX_OUTPUTS} outputs`);
+  }
+  if (
+    call.more.length !== more.length ||
+    call.more.some((m, k) => m.output.type !== more[k] || m.output.length < n) ||
+    (scatter?.fn && scatter.outputs?.[0] !== undefined && call.output.type !== scatter.outputs[0])
+  ) {
+    throw new Error(
+      `${call.label}: one output per type of the scatter write (${(scatter?.outputs ?? []).join(', ')}), of the input's length at least`,
+    );
+  }
+  if (!compactionFits(device, call.gen, call.write)) {
+    throw new UnsupportedOnDeviceError(
+      `${call.label}: the kernel binds ${bindingsOf(call.gen, call.write, false)} storage buffers; the device allows ${device.limits.maxStorageBuffersPerShaderStage}`,
+    );
+  }
   const leaves = leavesOf(call);
   const gen =
     call.gen.kind === 'adjacent-different'
@@ -402,12 +473,17 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       : call.gen.kind === 'by-key'
         ? `by-key:${call.gen.edge}:${call.gen.keyType}:${genFnName(call.gen)}`
         : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
-  let key = `scan|${call.write}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
+  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
   for (const a of call.streams) key += `|st${a.type}:${bufferId(a.buffer)}@${a.offset}`;
   if (call.keysOut) key += `|ko:${bufferId(call.keysOut.buffer)}@${call.keysOut.offset}+${call.keysOut.length}`;
+  for (const m of call.more) {
+    const f = m.finish;
+    key += `|mo:${bufferId(m.output.buffer)}@${m.output.offset}+${m.output.length}`;
+    if (f) key += `:${f.mode}:${bufferId(f.dst.buffer)}@${f.dst.offset}+${f.dst.length}:${f.cap ?? -1}`;
+  }
   const rc = call.runsCopy;
   if (rc) {
     const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}` : '-');
@@ -440,6 +516,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     let countRb: { data(): ArrayBuffer } | undefined;
     let outRb: { data(): ArrayBuffer } | undefined;
     let keysRb: { data(): ArrayBuffer } | undefined;
+    const moreRb: ({ data(): ArrayBuffer } | undefined)[] = [];
     const S = p.segments;
     const record = (rec: Recorder) => {
       const enc = rec.encoder;
@@ -470,11 +547,15 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       if (call.readBack && call.keysOut) {
         keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
       }
+      for (const m of call.more)
+        moreRb.push(m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined);
     };
-    if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
+    if (counted || call.readBack || call.more.some((m) => m.readBack))
+      await device.queue.submit(call.label, record, turn);
     else await device.queue.enqueue(call.label, record, turn);
     const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
-    return { count, bytes: outRb?.data(), keyBytes: keysRb?.data() };
+    const moreBytes = call.more.length > 0 ? moreRb.map((b) => b?.data()) : undefined;
+    return { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
   } finally {
     if (copyInput) input.discard();
     streams.forEach((a, k) => {
@@ -507,7 +588,9 @@ async function buildPlan(
     k % 4 === 0 &&
     input.offset % 4 === 0 &&
     (counted || call.output.offset % 4 === 0) &&
-    (call.gen.kind !== 'by-key' || (streams[0] as DeviceArray).offset % 4 === 0);
+    (call.gen.kind !== 'by-key' || (streams[0] as DeviceArray).offset % 4 === 0) &&
+    // The vec4 path binds the input twice: only where the device allows the storage buffers.
+    bindingsOf(call.gen, call.write, true) <= device.limits.maxStorageBuffersPerShaderStage;
   // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
   // reduce-then-scan hold 4-byte values).
   const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
@@ -578,18 +661,18 @@ async function buildPlan(
       )
     : undefined;
   const finish = call.finish;
-  const inType = input.type as TileKernelParams['inType'];
   // Runs by key through temporaries: copies of 4-byte elements (as u32: the bits are kept).
-  const runsCopyPipeline = call.runsCopy
-    ? await pipelineFor(device, `scn_finish|u32|prefix|${finishThreads(device)}`, [], () =>
-        finishKernel('u32', 'prefix', finishThreads(device)),
-      )
-    : undefined;
+  const runsCopyPipeline = call.runsCopy ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   const finishPipeline = finish
-    ? await pipelineFor(device, `scn_finish|${inType}|${finish.mode}|${finishThreads(device)}`, [], () =>
-        finishKernel(inType, finish.mode, finishThreads(device)),
-      )
+    ? await finishPipelineFor(device, call.output.type as NumericType, finish.mode)
     : undefined;
+  // A scatter write's outputs 1.., bound whole from obase's words, each with its finish copy.
+  const moreWins = call.more.map((m) => windowOf(device, m.output, { start: 0, length: m.output.length }));
+  const moreFinish = await Promise.all(
+    call.more.map((m) =>
+      m.finish ? finishPipelineFor(device, m.output.type as NumericType, m.finish.mode) : undefined,
+    ),
+  );
 
   const S = plans.length;
   const ctrlBytes = ctrlWords(S) * 4;
@@ -609,6 +692,15 @@ async function buildPlan(
   return device.queue.guard(call.label, () => {
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
+    let obase: GPUBuffer | undefined;
+    if (moreWins.length > 0) {
+      obase = paramsBuffer(
+        device,
+        Uint32Array.from([0, 1, 2, 3], (q) => moreWins[q]?.localBase ?? 0),
+        `${call.label} obase`,
+      );
+      owned.push(obase);
+    }
     plans.forEach((plan, s) => {
       const words = SCN.pack({
         n: plan.seg.length,
@@ -649,6 +741,9 @@ async function buildPlan(
         st_s: stR[0],
         st1_s: stR[1],
         kout_s: koutR,
+        out1_s: call.more[0] && windowResource(call.more[0].output, moreWins[0] as Window),
+        out2_s: call.more[1] && windowResource(call.more[1].output, moreWins[1] as Window),
+        obase: obase && { buffer: obase },
       };
       const bind = (pipeline: GPUComputePipeline, use: ReturnType<typeof tileUse>) => {
         const resources: Record<string, GPUBindingResource | undefined> = {};
@@ -676,6 +771,18 @@ async function buildPlan(
       const copy = { src: call.output, srcWin: outWhole, dst: finish.dst, n, cap: finish.cap ?? finish.dst.length };
       steps.push(finishStep(device, finishPipeline, copy, 2 * S - 1, call.label, ctrl, owned));
     }
+    call.more.forEach((m, q) => {
+      const pipeline = moreFinish[q];
+      if (!m.finish || !pipeline) return;
+      const copy = {
+        src: m.output,
+        srcWin: moreWins[q] as Window,
+        dst: m.finish.dst,
+        n,
+        cap: m.finish.cap ?? m.finish.dst.length,
+      };
+      steps.push(finishStep(device, pipeline, copy, 2 * S - 1, call.label, ctrl, owned));
+    });
     const rc = call.runsCopy;
     if (rc && runsCopyPipeline && call.keysOut && koutWin) {
       // The runs' count: the last segment's count carry ('by-key-runs') or the compaction count.
@@ -703,6 +810,12 @@ async function buildPlan(
       leaves,
     };
   });
+}
+
+/** The finish kernel's pipeline for 4-byte elements of `type` copied in `mode`. */
+function finishPipelineFor(device: GpuDevice, type: NumericType, mode: FinishMode): Promise<GPUComputePipeline> {
+  const threads = finishThreads(device);
+  return pipelineFor(device, `scn_finish|${type}|${mode}|${threads}`, [], () => finishKernel(type, mode, threads));
 }
 
 /** Threads of the finish kernel: 256 (WebGPU's core minimum), fewer where the device allows fewer. */

@@ -100,15 +100,44 @@ export type GenerateHook =
       readonly scan?: { readonly op: WgslFragment };
     };
 
+/** The most outputs a 'scatter' write stores into (SCN's `out_s`, `out1_s`, `out2_s`). */
+export const SCAN_MAX_OUTPUTS = 3;
+
+/**
+ * The open "write output" hook of compactions: every kept element (with `rejected`, every element)
+ * is written at its output position `at`: a kept element at the number kept before it, a rejected
+ * one at n_total - 1 - the number rejected before it. Without `fn` the element x goes to output 0
+ * (`out_s[at]`). With `fn` the kernel calls a fragment of the fixed signature
+ * `fn <fn.name>(at: u32, x: T, [s0: S0, s1: S1,] i: u32)` (x the element, s0.. the generate hook's
+ * streamed inputs at the element's index, i its global index), which stores into up to
+ * `SCAN_MAX_OUTPUTS` outputs through the kernel's `fn scn_store<k>(j: u32, v: O<k>)` (output k at
+ * index j; bound whole: SCN's `out_s`, `out1_s`, `out2_s`, the bases of outputs 1.. in the `obase`
+ * uniform) at `at` or anywhere, or not at all.
+ */
+export interface ScatterWrite {
+  readonly kind: 'scatter';
+  /** The store fragment; without it x goes to output 0 at `at`. */
+  readonly fn?: WgslFragment;
+  /** The outputs' element types, in order (at most SCAN_MAX_OUTPUTS). @default [the input's type] */
+  readonly outputs?: readonly NumericType[];
+  /** Rejected elements are written too (partition). @default false */
+  readonly rejected?: boolean;
+}
+
 /** What happens with the scan result ("write output" hook). */
 export type WriteHook =
   /** output[i] = prefix through element i. */
   | 'inclusive'
   /** output[i] = prefix before element i. */
   | 'exclusive'
-  /** Kept elements to output[number kept before them]. */
+  /** A compaction: the open scatter write. */
+  | ScatterWrite
+  /** Kept elements to output[number kept before them]: `{ kind: 'scatter' }`. */
   | 'compact'
-  /** As 'compact', and rejected elements to output[n_total - 1 - number rejected before them]. */
+  /**
+   * As 'compact', and rejected elements to output[n_total - 1 - number rejected before them]:
+   * `{ kind: 'scatter', rejected: true }`.
+   */
   | 'partition'
   /**
    * reduceByKey in one pass: with a 'by-key' head hook and `segmentedCombiner(value, true)` (the
@@ -123,6 +152,26 @@ export type WriteHook =
    * writes each head's element to output[number of heads before it] and its key to keysOut[same].
    */
   | 'by-key-firsts';
+
+const COMPACT: ScatterWrite = { kind: 'scatter' };
+const PARTITION: ScatterWrite = { kind: 'scatter', rejected: true };
+
+/** A compaction's write as a scatter hook ('compact' and 'partition' are its built-in forms). */
+export function scatterOf(write: WriteHook): ScatterWrite | undefined {
+  if (write === 'compact') return COMPACT;
+  if (write === 'partition') return PARTITION;
+  return typeof write === 'object' ? write : undefined;
+}
+
+/**
+ * A write hook's name in kernel names and cache keys: the string, or for a scatter 'compact' /
+ * 'partition' followed by its fragment and output types when it has a fragment.
+ */
+export function writeName(write: WriteHook): string {
+  if (typeof write === 'string') return write;
+  const base = write.rejected ? 'partition' : 'compact';
+  return write.fn ? `${base}_${write.fn.name}_${(write.outputs ?? []).join('_')}` : base;
+}
 
 export type TilePhase = 'chained' | 'reduce' | 'downsweep';
 
@@ -164,7 +213,9 @@ const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
  * the output's binding); the output as vec4s (`out_v`: vec4 stores) or scalars (`out_s`); the
  * keys (`st_v` by key on the vec4 path, else `st_s`) or an 'element' hook's first streamed input
  * (`st_s`, from `st_base`), its second (`st1_s`, from `st1_base`); the keys output of runs by key
- * (`kout_s`, bound whole). Element types per kernel.
+ * (`kout_s`, bound whole); a 'scatter' write's outputs 1 and 2 (`out1_s`, `out2_s`, bound whole,
+ * from `obase.x` and `obase.y`: a uniform of their own, so the kernels without them keep ScnParams
+ * as it was). Element types per kernel.
  */
 export const SCN = kernelInterface({
   name: 'scan',
@@ -203,6 +254,9 @@ export const SCN = kernelInterface({
     st_s: slot(6, 'read'),
     kout_s: slot(7, 'read_write'),
     st1_s: slot(8, 'read'),
+    out1_s: slot(9, 'read_write'),
+    out2_s: slot(10, 'read_write'),
+    obase: { binding: 11, access: 'uniform', type: 'vec4<u32>', optional: true },
   },
 });
 
@@ -221,7 +275,21 @@ export function runsCountWord(seg: number, segments: number): number {
 }
 
 export function isCompaction(write: WriteHook): boolean {
-  return write === 'compact' || write === 'partition' || write === 'by-key-firsts';
+  return scatterOf(write) !== undefined || write === 'by-key-firsts';
+}
+
+/** The outputs a write stores into beyond output 0 (a 'scatter' write with a fragment). */
+export function extraOutputs(write: WriteHook): readonly NumericType[] {
+  const sc = scatterOf(write);
+  return sc?.fn ? (sc.outputs ?? []).slice(1) : [];
+}
+
+/** SCN's bindings of a scatter write's outputs 1.., in order (their bases: obase.x, .y). */
+const OUTPUTS = ['out1_s', 'out2_s'] as const;
+
+/** The storage bindings a kernel variant declares (against `maxStorageBuffersPerShaderStage`). */
+export function storageBindings(use: InterfaceUse<typeof SCN.spec>): number {
+  return SCN.names(use).filter((name) => name !== 'prm' && name !== 'obase').length;
 }
 
 /** SCN's variant of a tile kernel: the bindings it declares (and uses). */
@@ -245,6 +313,12 @@ export function tileUse(
     else use.out_s = true;
   }
   if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') use.kout_s = true;
+  if (p.phase !== 'reduce') {
+    extraOutputs(p.write).forEach((_, k) => {
+      use[OUTPUTS[k] as (typeof OUTPUTS)[number]] = true;
+      use.obase = true;
+    });
+  }
   return use;
 }
 
@@ -258,6 +332,12 @@ const STREAMS = [
   { array: 'st_s', base: 'prm.st_base' },
   { array: 'st1_s', base: 'prm.st1_base' },
 ] as const;
+
+/** Streamed input k at an element: `at(base)` its index in the input's window from its base parameter. */
+function streamLoad(k: number, at: (base: string) => string): string {
+  const s = STREAMS[k] as (typeof STREAMS)[number];
+  return `${s.array}[${at(s.base)}]`;
+}
 
 /**
  * The WGSL value of an 'element' hook at an element: `x` the element, `at(base)` the element's
@@ -275,8 +355,7 @@ function elementCall(g: ElementHook, x: string, at: (base: string) => string, in
   const args: string[] = [];
   if (g.element !== false) args.push(x);
   ins.forEach((_, k) => {
-    const s = STREAMS[k] as (typeof STREAMS)[number];
-    args.push(`${s.array}[${at(s.base)}]`);
+    args.push(streamLoad(k, at));
   });
   if (g.index) args.push(index);
   return `${g.fn.name}(${args.join(', ')})`;
@@ -353,7 +432,7 @@ export function tileKernelName(p: TileKernelParams): string {
     p.gen.kind,
     genFnName(p.gen),
     p.gen.kind === 'element' ? genSignature(p.gen) : p.gen.kind === 'by-key' ? `${p.gen.keyType}_${p.gen.edge}` : '',
-    p.write,
+    writeName(p.write),
     p.vec ? 'vec' : 'scalar',
     p.inPlace ? 'inplace' : 'apart',
     p.workgroupSize,
@@ -436,16 +515,21 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (firstsW && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
   const use = tileUse(p);
   const streams = streamedInputs(p.gen);
+  const scatter = scatterOf(p.write);
+  const outTypes = scatter?.outputs ?? [];
+  if (outTypes.length > SCAN_MAX_OUTPUTS) throw new Error(`scan engine: at most ${SCAN_MAX_OUTPUTS} outputs`);
   const st = byKey ? byKey.keyType : streams[0];
   const types: InterfaceTypes<typeof SCN.spec> = {
     in_v: T,
     in_s: T,
     out_v: OutT,
-    out_s: compaction ? T : OutT,
+    out_s: compaction ? (outTypes[0] ?? T) : OutT,
     st_v: st,
     st_s: st,
     kout_s: byKey?.keyType,
     st1_s: streams[1],
+    out1_s: outTypes[1],
+    out2_s: outTypes[2],
   };
   const decls = SCN.wgsl(use, types);
   const declared = SCN.names(use);
@@ -473,6 +557,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const item = (r: number, j: number) => `${r}_${j}`;
   const elem = p.gen.kind === 'element' ? p.gen : undefined;
   if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
+  if (scatter?.fn && !elem) throw new Error("scan engine: a scatter write's fragment needs the 'element' hook");
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
   // Every load of the tile is issued before any value is used.
@@ -778,16 +863,26 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       } else {
         writeLines.push(`var run${r} = prefix + rb${r} + tp${r};`);
         for (let j = 0; j < C; j++) {
-          const x = `x${item(r, j)}`;
-          const rejected =
-            p.write === 'partition'
-              ? ` else if (ok${item(r, j)}) { out_s[prm.out_base + prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})] = ${x}; }`
+          const it = item(r, j);
+          const x = `x${it}`;
+          if (scatter) {
+            // The scatter hook: kept elements at their rank, rejected ones (with `rejected`) from the end.
+            const at = elemAt(r, j);
+            const store = (to: string): string =>
+              scatter.fn
+                ? `${scatter.fn.name}(${[to, x, ...streams.map((_, q) => streamLoad(q, at.stream)), at.index].join(', ')});`
+                : `out_s[prm.out_base + ${to}] = ${x};`;
+            const rejected = scatter.rejected
+              ? ` else if (ok${it}) { ${store(`prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})`)} }`
               : '';
-          // 'by-key-firsts': the key too, both only below prm.cap (the outputs' length).
-          const key = firstsW ? ` kout_s[prm.kout_base + run${r}] = ky${item(r, j)};` : '';
-          const cond = firstsW ? `k${item(r, j)} && run${r} < prm.cap` : `k${item(r, j)}`;
-          writeLines.push(`if (${cond}) { out_s[prm.out_base + run${r}] = ${x};${key} }${rejected}`);
-          writeLines.push(`run${r} += v${item(r, j)};`);
+            writeLines.push(`if (k${it}) { ${store(`run${r}`)} }${rejected}`);
+          } else {
+            // 'by-key-firsts': the key too, both only below prm.cap (the outputs' length).
+            writeLines.push(
+              `if (k${it} && run${r} < prm.cap) { out_s[prm.out_base + run${r}] = ${x}; kout_s[prm.kout_base + run${r}] = ky${it}; }`,
+            );
+          }
+          writeLines.push(`run${r} += v${it};`);
         }
       }
     }
@@ -823,6 +918,18 @@ fn scn_carry_out(v: vec2<u32>) {
 fn scn_carry_out(v: ${V}) {
   atomicStore(&ctrl[prm.num_segs + prm.seg], bitcast<u32>(v));
 }`;
+  // A scatter fragment's stores: output 0 from prm.out_base, outputs 1.. from obase.
+  const storeFn = p.phase === 'reduce' ? undefined : scatter?.fn;
+  const stores = storeFn
+    ? [`fn scn_store0(j: u32, v: ${outTypes[0] ?? T}) { out_s[prm.out_base + j] = v; }`]
+        .concat(
+          extraOutputs(p.write).map(
+            (t, q) => `fn scn_store${q + 1}(j: u32, v: ${t}) { ${OUTPUTS[q]}[obase.${'xy'[q]} + j] = v; }`,
+          ),
+        )
+        .map((f) => `\n${f}`)
+        .join('')
+    : '';
   if (p.phase === 'chained') {
     const lb = windowedLookback({
       prefix: 'scn',
@@ -884,6 +991,7 @@ ${lb.walk}`;
       sgRed,
       p.gen.kind === 'adjacent-different' || p.gen.kind === 'by-key' ? byKey?.keyEq : p.gen.fn,
       byKey?.scan?.op,
+      storeFn,
       floatEq,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
@@ -893,7 +1001,7 @@ var<workgroup> scn_tile: u32;
 ${sgRows ? `var<workgroup> scn_sga: array<${V}, ${w / Math.min(p.minSubgroupSize, w)}>;` : ''}
 ${vecKeys ? `fn scn_key(i: u32) -> ${byKey.keyType} { return st_v[i >> 2u][i & 3u]; }` : ''}
 ${sgRows ? SCN_TOP_LANE : ''}
-${carryFn}
+${carryFn}${stores}
 ${helpers}
 
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
