@@ -11,6 +11,9 @@
  *    stencil passes), or -1. Fronts run it over the whole map before any write, so an out-of-range
  *    index is an error that leaves the output untouched.
  *
+ * The loops are unrolled by 8 with every load of a step before its stores (see `unrolled`), and the
+ * check tests a block of 8 indices at a time (see `checkBody`).
+ *
  * seq: the loop on the calling thread. par: chunks of the map shared by the calling thread and the
  * workers (`runPar`). The arrays read or written at any index (gather's input, scatter's output),
  * the stencil and a stencil form's output must be whole in shared memory for the workers: arrays
@@ -41,23 +44,83 @@ function typeOf(a: HostArray): NumericType {
   return a instanceof Uint32Array ? 'u32' : a instanceof Int32Array ? 'i32' : 'f32';
 }
 
-/** The kernel body of `kind` (see the file comment); `test` guards each element (stencil). */
-function body(kind: GatherKind | 'check', test: string | undefined): string {
-  const guard = (stmt: string) => (test === undefined ? stmt : `if (${test}) ${stmt}`);
-  switch (kind) {
-    case 'gather':
-      return `for (let i = b; i < e; i++) ${guard('y[i] = x2[x[i]];')}
-    return 0;`;
-    case 'scatter':
-      return `for (let i = b; i < e; i++) ${guard('y[x2[i]] = x[i];')}
-    return 0;`;
-    case 'check':
-      return `for (let i = b; i < e; i++) {
-      const j = x[i];
-      if (!(j >= 0 && j < c)${test === undefined ? '' : ` && ${test}`}) return i;
-    }
-    return -1;`;
+/** Elements per step of the unrolled gather / scatter loops (see `unrolled`). */
+export const GATHER_UNROLL = 8;
+
+/**
+ * Largest scatter output (elements) that takes the unrolled loop; larger ones run the plain loop
+ * (u32, a random permutation, dev VM 2026-11-24: unrolled 1.7 -> 0.96 ms at 2^20, even at 2^22,
+ * 50 -> 91 ms at 2^24, where 8 random stores in a row cost more than they save).
+ */
+export const SCATTER_UNROLL_MAX = 1 << 21;
+
+/**
+ * The unrolled loop of gather or scatter: each step of `GATHER_UNROLL` elements issues every load
+ * (the stencil tests, the indices, then the gathered values) before its first store, and a scalar
+ * loop does the tail. V8 does not move a load past a store through parameters that may alias, so
+ * the plain loop `y[i] = x2[x[i]]` waits for each random load in turn; with the loads batched their
+ * cache misses overlap (u32, a random permutation, dev VM 2026-11-24, the kernel alone: gather
+ * 2.2 -> 1.1 ms at 2^20, 21 -> 8 ms at 2^22, 310 -> 170 ms at 2^24; a plain loop over closed-over
+ * arrays, which V8 specializes on the arrays themselves: 0.8, 8-10 and 118 ms;
+ * docs/benchmarks/cpu-gather-2026-11-24.md). Scatter unrolls only into outputs of up to
+ * `SCATTER_UNROLL_MAX` elements. The stores stay in index order, so scatter's repeated indices still
+ * keep the last write. A stencil form reads the gathered value only where its test passes
+ * (elsewhere the index may be out of range) and stores only there.
+ *
+ * @param test the stencil test of element `i + k` (k an offset source), or undefined
+ */
+function unrolled(kind: GatherKind, test: ((k: string) => string) | undefined): string {
+  const ks = Array.from({ length: GATHER_UNROLL }, (_, k) => k);
+  const at = (k: number) => (k === 0 ? 'i' : `i + ${k}`);
+  const lines: string[] = [];
+  if (test !== undefined) lines.push(`const ${ks.map((k) => `t${k} = ${test(at(k))}`).join(', ')};`);
+  const guard = (k: number, stmt: string) => (test === undefined ? stmt : `if (t${k}) ${stmt}`);
+  if (kind === 'gather') {
+    lines.push(`const ${ks.map((k) => `j${k} = x[${at(k)}]`).join(', ')};`);
+    const load = (k: number) => (test === undefined ? `x2[j${k}]` : `t${k} ? x2[j${k}] : 0`);
+    lines.push(`const ${ks.map((k) => `v${k} = ${load(k)}`).join(', ')};`);
+    for (const k of ks) lines.push(guard(k, `y[${at(k)}] = v${k};`));
+  } else {
+    lines.push(`const ${ks.map((k) => `j${k} = x2[${at(k)}]`).join(', ')};`);
+    lines.push(`const ${ks.map((k) => `v${k} = x[${at(k)}]`).join(', ')};`);
+    for (const k of ks) lines.push(guard(k, `y[j${k}] = v${k};`));
   }
+  const scalar = kind === 'gather' ? 'y[i] = x2[x[i]];' : 'y[x2[i]] = x[i];';
+  const when = kind === 'scatter' ? `if (y.length <= ${SCATTER_UNROLL_MAX}) ` : '';
+  return `let i = b;
+    ${when}for (const last = e - ${GATHER_UNROLL - 1}; i < last; i += ${GATHER_UNROLL}) {
+      ${lines.join('\n      ')}
+    }
+    for (; i < e; i++) ${test === undefined ? scalar : `if (${test('i')}) ${scalar}`}
+    return 0;`;
+}
+
+/**
+ * The check loop: a block of `GATHER_UNROLL` indices at a time with one range test each (u32 maps:
+ * j >= c; i32 maps: (j >>> 0) >= min(c, 2^31), true exactly where j < 0 or j >= c), and the exact test
+ * with the stencil element by element only in a block that has an index out of range, and in the
+ * tail (2^20 u32 indices on the dev VM: 0.63 -> 0.49 ms).
+ */
+function checkBody(map: NumericType, test: ((k: string) => string) | undefined): string {
+  const out = (at: string) => (map === 'u32' ? `x[${at}] >= c` : `(x[${at}] >>> 0) >= cu`);
+  const ks = Array.from({ length: GATHER_UNROLL }, (_, k) => (k === 0 ? 'i' : `i + ${k}`));
+  return `${map === 'u32' ? '' : 'const cu = c > 2147483648 ? 2147483648 : c;'}
+    let i = b;
+    for (;;) {
+      for (const last = e - ${GATHER_UNROLL - 1}; i < last; i += ${GATHER_UNROLL}) {
+        if (${ks.map(out).join(' || ')}) break;
+      }
+      for (const stop = i + ${GATHER_UNROLL} < e ? i + ${GATHER_UNROLL} : e; i < stop; i++) {
+        const j = x[i];
+        if (!(j >= 0 && j < c)${test === undefined ? '' : ` && ${test('i')}`}) return i;
+      }
+      if (i >= e) return -1;
+    }`;
+}
+
+/** The kernel body of `kind` (see the file comment); `test` guards each element (stencil). */
+function body(kind: GatherKind | 'check', map: NumericType, test: ((k: string) => string) | undefined): string {
+  return kind === 'check' ? checkBody(map, test) : unrolled(kind, test);
 }
 
 /**
@@ -67,12 +130,13 @@ function body(kind: GatherKind | 'check', test: string | undefined): string {
 function kernelSource(
   kind: GatherKind | 'check',
   types: string,
+  map: NumericType,
   pred: string | 'bound' | undefined,
   counting = false,
 ): string {
-  const test = pred === undefined ? undefined : counting ? 'p(i)' : 'p(f[i])';
+  const test = pred === undefined ? undefined : counting ? (k: string) => `p(${k})` : (k: string) => `p(f[${k}])`;
   const k = `function ${kind}_kernel(x, x2, y, b, e, h, c, f) {
-    ${body(kind, test)}
+    ${body(kind, map, test)}
   }`;
   const tag = `/* webdpl ${kind} ${types} ${pred === undefined ? 'all' : pred === 'bound' ? 'bound' : 'pred'} */`;
   if (pred === 'bound') return `((p) => { 'use strict'; return ${k}; }) ${tag}`;
@@ -88,7 +152,7 @@ interface Compiled {
 function compiled(kind: GatherKind | 'check', arrays: readonly HostArray[], stencil: Stencil | undefined): Compiled {
   const types = arrays.map(typeOf).join(',');
   if (!stencil) {
-    const source = kernelSource(kind, types, undefined);
+    const source = kernelSource(kind, types, typeOf(arrays[0] as HostArray), undefined);
     return { kernel: compileOnce<Kernel>(source), source };
   }
   const counting = stencil.array === undefined;
@@ -99,10 +163,12 @@ function compiled(kind: GatherKind | 'check', arrays: readonly HostArray[], sten
     pred = stencil.pred.jsSource([st]);
   } catch {
     // A predicate without a JS source (an explicit { js, wgsl } function): bound on this thread.
-    const factory = compileOnce<(p: unknown) => Kernel>(kernelSource(kind, tag, 'bound', counting));
+    const factory = compileOnce<(p: unknown) => Kernel>(
+      kernelSource(kind, tag, typeOf(arrays[0] as HostArray), 'bound', counting),
+    );
     return { kernel: factory(stencil.pred.js([st])), source: undefined };
   }
-  const source = kernelSource(kind, tag, pred, counting);
+  const source = kernelSource(kind, tag, typeOf(arrays[0] as HostArray), pred, counting);
   return { kernel: compileOnce<Kernel>(source), source };
 }
 

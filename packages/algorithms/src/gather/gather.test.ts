@@ -249,6 +249,93 @@ describe.each(matrix)('gather and scatter under $name', ({ name, policy, gpu }) 
   }
 });
 
+describe('gather / scatter: the unrolled CPU loops (blocks of 8 and their tails)', () => {
+  // Sizes around multiples of the unroll (8) and the par pool's chunks (minChunk 64): every block
+  // and tail of the generated loops and of the check loop.
+  const ns = [1, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 129, 1003];
+  const odd = lambda((i: number) => i % 3 !== 1);
+  for (const [name, policy] of [
+    ['seq', execution.seq],
+    ['par pool', parPool],
+  ] as const) {
+    it(`${name}: gather / scatter, repeated scatter indices (seq: the last write), stencil forms`, async () => {
+      for (const n of ns) {
+        const input = makeData('u32', n + 3, 'random', n);
+        const map = randomMap(n, n + 3, n + 1, 'i32');
+        const out = filled('u32', n);
+        await gather(policy, map, input, out);
+        expectSameArray(out, refGather(map, input, filled('u32', n)), `gather n=${n}`);
+
+        // Few distinct indices, so most are repeated within a block of 8 and across blocks.
+        const src = input.subarray(0, n);
+        const few = randomMap(n, 3, n + 2);
+        const dst = filled('u32', 5);
+        await scatter(policy, src, few, dst);
+        if (policy === execution.seq) {
+          expectSameArray(dst, refScatter(src, few, filled('u32', 5)), `scatter repeats n=${n}`);
+        } else {
+          // par: one of the values scattered to each index (7 where none was).
+          for (let k = 0; k < 3; k++) {
+            const vals = [...src].filter((_, i) => few[i] === k);
+            expect(vals.length === 0 ? [7] : vals).toContain(dst[k]);
+          }
+          expect([dst[3], dst[4]]).toEqual([7, 7]);
+        }
+
+        // Stencils: out-of-range indices where the stencil fails (never read), in blocks and tails.
+        const st = stencilData('i32', n, n + 4);
+        const bad = Int32Array.from(map);
+        for (let i = 0; i < n; i++) if (st[i] === 0) bad[i] = i % 2 === 0 ? -1 - i : n + 3 + i;
+        const g = filled('u32', n);
+        await gatherIf(policy, bad, st, input, g);
+        expectSameArray(g, refGather(bad, input, filled('u32', n), st), `gatherIf n=${n}`);
+        const gc = filled('u32', n);
+        await gatherIf(policy, map, counting(n), input, gc, odd);
+        const want = filled('u32', n);
+        for (let i = 0; i < n; i++) if (i % 3 !== 1) want[i] = input[map[i] as number] as number;
+        expectSameArray(gc, want, `gatherIf counting n=${n}`);
+        const perm = Int32Array.from(permutation(n, n + 5));
+        for (let i = 0; i < n; i++) if (st[i] === 0) perm[i] = -7;
+        const sc = filled('u32', n);
+        await scatterIf(policy, src, perm, st, sc);
+        expectSameArray(sc, refScatter(src, perm, filled('u32', n), st), `scatterIf n=${n}`);
+      }
+    });
+  }
+
+  it('scatter into an output past the unrolled limit (the plain loop), repeated indices keep the last', async () => {
+    const n = 1003;
+    const big = filled('u32', (1 << 21) + 5);
+    const input = makeData('u32', n, 'random', 9);
+    const map = randomMap(n, 11, 10);
+    for (let i = 0; i < n; i += 4) map[i] = (1 << 21) + 4 - (i % 3);
+    await scatter(execution.seq, input, map, big);
+    const want = filled('u32', (1 << 21) + 5);
+    refScatter(input, map, want);
+    expectSameArray(big, want, 'scatter big');
+  });
+
+  it('the check finds the first bad index in a block, in the tail, and only where the stencil passes', async () => {
+    const input = makeData('u32', 40, 'random', 3);
+    for (const at of [0, 3, 8, 13, 31, 32, 36, 39]) {
+      for (const type of ['u32', 'i32'] as const) {
+        const map = randomMap(40, 40, at, type);
+        map[at] = type === 'u32' ? 40 : -1;
+        if (at + 2 < 40) map[at + 2] = type === 'u32' ? 4000000000 : 41;
+        const out = filled('u32', 40);
+        await expect(gather(execution.seq, map, input, out)).rejects.toThrow(`got map[${at}] = ${map[at]}`);
+        const st = new Uint32Array(40).fill(1);
+        st[at] = 0;
+        const want = at + 2 < 40 ? `got map[${at + 2}]` : undefined;
+        const call = gatherIf(execution.seq, map, st, input, out);
+        if (want) await expect(call).rejects.toThrow(want);
+        else await call;
+        if (want) expect([...out]).toEqual(new Array(40).fill(7));
+      }
+    }
+  });
+});
+
 describe('gather / scatter: bad input', () => {
   const seq = execution.seq;
   it('names the argument; out-of-range indices on the CPU leave the output untouched', async () => {
