@@ -18,7 +18,10 @@
  *
  * Compaction writes kept elements to output[number kept before] (partition: rejected ones to
  * output[n - 1 - number rejected before]) straight from the scan, and reads the count back in the
- * same submission. Its output is bound whole, so it must fit one storage binding of the device.
+ * same submission; a 'scatter' write hook's fragment stores each written element into up to 3
+ * outputs (`more`: zips), each with its own finish copy and read-back in that submission. Outputs
+ * are bound whole, so each must fit one storage binding of the device, and a call's storage
+ * bindings must fit the device's per-stage limit (`compactionFits`).
  */
 import {
   bufferId,

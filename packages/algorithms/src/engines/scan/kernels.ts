@@ -5,8 +5,9 @@
  *  - 'chained': the single-pass chained scan with decoupled look-back and fallback. A workgroup takes
  *    its tile id from an atomic counter (so every lower tile has started), loads and generates its
  *    values ("generate input" hook), scans them, publishes its aggregate, looks back over its
- *    predecessors, publishes its inclusive prefix, and writes ("write output" hook: scan results, or
- *    kept elements scattered to output[prefix]). Tile 0 starts from the segment's carry and never
+ *    predecessors, publishes its inclusive prefix, and writes ("write output" hook: scan results; in
+ *    compactions the open 'scatter' hook, each written element at its output position, stored by
+ *    the engine or by a fragment into up to 3 outputs). Tile 0 starts from the segment's carry and never
  *    looks back, so a one-tile segment is one workgroup with no waiting.
  *  - 'reduce': pass 1 of reduce-then-scan, one tile reduction per workgroup into `sums`.
  *  - 'downsweep': pass 3 of reduce-then-scan, a tile scanned from its carry-in read from `sums`
@@ -446,7 +447,9 @@ export function tileKernelName(p: TileKernelParams): string {
 
 /**
  * Builds one tile kernel. Bindings: 0 params, 1 state/sums, 2 ctrl, 3 input vec4 view, 4 input
- * scalar view (both read-only; absent in place), 5 output (vec4 for vec scans, else scalar; read_write).
+ * scalar view (both read-only; absent in place), 5 output (vec4 for vec scans, else scalar; read_write);
+ * 6 and 8 streamed inputs (keys), 7 keys output; a scatter fragment's outputs 1 and 2 at 9 and 10,
+ * their bases in the uniform at 11.
  *
  * Needs: workgroup memory of one workgroup exclusive scan (or reduce) over V plus 8 bytes (scans by
  * key in subgroup rows: W / minSubgroupSize values of V instead of the scan);
