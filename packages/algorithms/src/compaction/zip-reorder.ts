@@ -5,12 +5,15 @@
  * `unique(policy, zip(a, b))` removes consecutive duplicate tuples (equal when every array's
  * elements are `===`: NaNs never equal, +0 equals -0) and returns the new length.
  *
- * Strategy: composed of public algorithms on the policy's backend, no new kernel. partition: the
- * predicate's 1/0 flags (transform over the zip), their sum, then per array the kept elements
- * (copyIf with the flags as stencil) and the others (removeIf's copying form) into a temporary copied
- * back: K + 1 passes for the flags and count, 3 per array. unique: per array the "differs from the
- * previous element" flags (a binary transform of the array and itself shifted by one), OR-ed
- * together, then per array a stencil copyIf into a temporary and the kept prefix copied back.
+ * Strategy: no new kernel. partition is a pattern of its own (`zipPartitionPattern` in zip.ts): on
+ * the CPU two compaction loops (the kept, the others) into temporaries copied back; on the GPU one
+ * compaction of the scan engine for zips of 2 or 3 arrays (the predicate over every array, a
+ * 'scatter' write with the rejected written from the end into one temporary per array, which the
+ * finish kernel copies back in input order in the same submission), else the predicate's flags and
+ * one stencil partition per array (K + 1 passes). unique is composed of public algorithms on the
+ * policy's backend: per array the "differs from the previous element" flags (a binary transform of
+ * the array and itself shifted by one), OR-ed together, then per array a stencil copyIf into a
+ * temporary and the kept prefix copied back.
  */
 import type { DeviceArray, HostArray } from '@webdpl/core';
 import { checkPolicy } from '@webdpl/policies';
@@ -18,10 +21,11 @@ import type { CheckedArray } from '../common/args';
 import { arrayLike, checkArrays, checkTogether, partOf, releaseLike, type Zip } from '../common/zip';
 import { copy } from '../copy/index';
 import { fill } from '../fill/index';
+import { dispatch } from '../pattern/dispatch';
 import { reduce } from '../reduce/index';
 import { transform } from '../transform/index';
-import { copyIf, removeIf } from './index';
-import { zipPredicate } from './zip';
+import { copyIf } from './index';
+import { zipPartitionPattern } from './zip';
 
 /** The zip's arrays, checked: one length, no two overlapping. */
 function zipArrays(dataArg: Zip): CheckedArray[] {
@@ -31,30 +35,8 @@ function zipArrays(dataArg: Zip): CheckedArray[] {
 }
 
 /** partition / stablePartition of a zip by `pred` (one parameter per array, then the index): see the file comment. */
-export async function zipPartition(policyArg: unknown, dataArg: Zip, predArg: unknown): Promise<number> {
-  const policy = checkPolicy(policyArg);
-  const arrays = zipArrays(dataArg);
-  // Checked (parameters, types) before anything moves; the transform below runs it.
-  zipPredicate(arrays, predArg);
-  const first = arrays[0] as CheckedArray;
-  const n = first.length;
-  if (n === 0) return 0;
-  const flags = arrayLike(first, 'u32');
-  const temps: (HostArray | DeviceArray)[] = [flags];
-  try {
-    await transform(policy, dataArg, flags, predArg as (...x: number[]) => boolean);
-    const count = await reduce(policy, flags);
-    for (const a of arrays) {
-      const t = arrayLike(a);
-      temps.push(t);
-      await copyIf(policy, a.array, flags, partOf(t, 0, n));
-      if (count < n) await removeIf(policy, a.array, flags, partOf(t, count, n - count));
-      await copy(policy, t, a.array);
-    }
-    return count;
-  } finally {
-    releaseLike(...temps);
-  }
+export function zipPartition(policyArg: unknown, dataArg: Zip, predArg: unknown): Promise<number> {
+  return dispatch(policyArg, () => zipPartitionPattern(dataArg, predArg));
 }
 
 const DIFFERS = (x: number, y: number) => x !== y;

@@ -69,7 +69,7 @@ describe.each(matrix)('copyIf and removeIf over zip(...) under $name', ({ name, 
     }
   });
 
-  itIf(gpu && !variant)('DeviceArrays: inputs, outputs (one shorter than n), in place', async () => {
+  itIf(gpu && !variant)('DeviceArrays: inputs, outputs (one shorter than n), in place, stablePartition', async () => {
     const device = testDevice as NonNullable<typeof testDevice>;
     for (const n of [1, 5, 1000, 4099]) {
       const a = makeData('u32', n, 'random');
@@ -101,7 +101,14 @@ describe.each(matrix)('copyIf and removeIf over zip(...) under $name', ({ name, 
         kept(b, (i) => !keep(i)),
         `in place [1] n=${n}`,
       );
-      for (const x of [da, db, oa, ob]) x.destroy();
+      const pa = DeviceArray.from(device, a);
+      const pb = DeviceArray.from(device, b);
+      const pc = await stablePartition(policy, zip(pa, pb), (x: number, _y: number) => (x & 1) === 1);
+      expect(pc).toBe(want.length);
+      const not = (i: number) => !keep(i);
+      expectSameArray(Array.from(await pa.read()), [...want, ...kept(a, not)], `stablePartition [0] n=${n}`);
+      expectSameArray(Array.from(await pb.read()), [...kept(b, keep), ...kept(b, not)], `stablePartition [1] n=${n}`);
+      for (const x of [da, db, oa, ob, pa, pb]) x.destroy();
     }
   });
 });
@@ -214,78 +221,91 @@ async function countSubmits(device: GpuDevice, f: () => Promise<unknown>): Promi
   return count;
 }
 
-describe.skipIf(!testDevice)('copyIf / removeIf over zip(...) on the GPU: one pass of the scan engine', () => {
-  const opened: GpuDevice[] = [];
-  afterAll(() => {
-    for (const d of opened) d.destroy();
-  });
-  async function deviceWith(options: OpenOptions): Promise<GpuDevice> {
-    const d = (await openDevice(await selectCandidate(gpuSelector), options)) as GpuDevice;
-    opened.push(d);
-    return d;
-  }
-
-  /** copyIf, copying removeIf and in-place removeIf over a zip of `k` arrays: submissions of each, checked. */
-  async function submitsOf(device: GpuDevice, k: number): Promise<number[]> {
-    const policy = makeDevicePolicy(device, {
-      fallback: 'error',
-      tuning: { scan: { workgroupSize: 32, itemsPerThread: 4 } },
+describe.skipIf(!testDevice)(
+  'copyIf, removeIf and partitions over zip(...) on the GPU: one pass of the scan engine',
+  () => {
+    const opened: GpuDevice[] = [];
+    afterAll(() => {
+      for (const d of opened) d.destroy();
     });
-    const n = 3001;
-    const arrays = [
-      makeData('u32', n, 'random', 1),
-      makeData('f32', n, 'random', 2),
-      makeData('i32', n, 'random', 3),
-      makeData('u32', n, 'random', 4),
-    ].slice(0, k);
-    const a = arrays[0] as Uint32Array;
-    const keep = (i: number) => (a[i]! & 3) !== 0;
-    // The predicate takes one parameter per array.
-    const pred = [
-      (x: number, _y: number) => (x & 3) !== 0,
-      (x: number, _y: number, _z: number) => (x & 3) !== 0,
-      (x: number, _y: number, _z: number, _w: number) => (x & 3) !== 0,
-    ][k - 2] as (x: number, y: number) => boolean;
-    const outs = arrays.map((x) => x.slice().fill(0));
-    const data = arrays.map((x) => x.slice());
-    /** Each array's first `c` elements of `got` are its elements where `which` holds. */
-    const check = (got: typeof arrays, c: number, which: (i: number) => boolean, what: string) => {
-      for (const [j, x] of arrays.entries()) {
-        expectSameArray((got[j] as Uint32Array).subarray(0, c), kept(x, which), `${what} [${j}] of ${k}`);
-      }
-    };
-    const z = (xs: typeof arrays) => zip(...(xs as [Uint32Array, Float32Array]));
-    return [
-      await countSubmits(device, async () => {
-        const c = await copyIf(policy, z(arrays), z(outs), pred);
-        expect(c).toBe(kept(a, keep).length);
-        check(outs, c, keep, 'copyIf');
-      }),
-      await countSubmits(device, async () => {
-        check(outs, await removeIf(policy, z(arrays), z(outs), pred), (i) => !keep(i), 'removeIf copy');
-      }),
-      await countSubmits(device, async () => {
-        check(data, await removeIf(policy, z(data), pred), (i) => !keep(i), 'removeIf');
-      }),
-    ];
-  }
+    async function deviceWith(options: OpenOptions): Promise<GpuDevice> {
+      const d = (await openDevice(await selectCandidate(gpuSelector), options)) as GpuDevice;
+      opened.push(d);
+      return d;
+    }
 
-  it('zips of 2 and 3 arrays take one submission (one compaction), zips of 4 the K + 1 passes', async () => {
-    const device = testDevice as GpuDevice;
-    expect(await submitsOf(device, 2)).toEqual([1, 1, 1]);
-    expect(await submitsOf(device, 3)).toEqual([1, 1, 1]);
-    expect(await submitsOf(device, 4)).toEqual([5, 5, 5]);
-  });
+    /** copyIf, copying removeIf and in-place removeIf over a zip of `k` arrays: submissions of each, checked. */
+    async function submitsOf(device: GpuDevice, k: number): Promise<number[]> {
+      const policy = makeDevicePolicy(device, {
+        fallback: 'error',
+        tuning: { scan: { workgroupSize: 32, itemsPerThread: 4 } },
+      });
+      const n = 3001;
+      const arrays = [
+        makeData('u32', n, 'random', 1),
+        makeData('f32', n, 'random', 2),
+        makeData('i32', n, 'random', 3),
+        makeData('u32', n, 'random', 4),
+      ].slice(0, k);
+      const a = arrays[0] as Uint32Array;
+      const keep = (i: number) => (a[i]! & 3) !== 0;
+      // The predicate takes one parameter per array.
+      const pred = [
+        (x: number, _y: number) => (x & 3) !== 0,
+        (x: number, _y: number, _z: number) => (x & 3) !== 0,
+        (x: number, _y: number, _z: number, _w: number) => (x & 3) !== 0,
+      ][k - 2] as (x: number, y: number) => boolean;
+      const outs = arrays.map((x) => x.slice().fill(0));
+      const data = arrays.map((x) => x.slice());
+      /** Each array's first `c` elements of `got` are its elements where `which` holds. */
+      const check = (got: typeof arrays, c: number, which: (i: number) => boolean, what: string) => {
+        for (const [j, x] of arrays.entries()) {
+          expectSameArray((got[j] as Uint32Array).subarray(0, c), kept(x, which), `${what} [${j}] of ${k}`);
+        }
+      };
+      const z = (xs: typeof arrays) => zip(...(xs as [Uint32Array, Float32Array]));
+      return [
+        await countSubmits(device, async () => {
+          const c = await copyIf(policy, z(arrays), z(outs), pred);
+          expect(c).toBe(kept(a, keep).length);
+          check(outs, c, keep, 'copyIf');
+        }),
+        await countSubmits(device, async () => {
+          check(outs, await removeIf(policy, z(arrays), z(outs), pred), (i) => !keep(i), 'removeIf copy');
+        }),
+        await countSubmits(device, async () => {
+          check(data, await removeIf(policy, z(data), pred), (i) => !keep(i), 'removeIf');
+        }),
+        await countSubmits(device, async () => {
+          const parts = arrays.map((x) => x.slice());
+          const c = await stablePartition(policy, z(parts), pred);
+          expect(c).toBe(kept(a, keep).length);
+          const rest = arrays.map((x) => x.slice(c).fill(0));
+          for (const [j, x] of parts.entries()) (rest[j] as Uint32Array).set(x.subarray(c));
+          check(parts, c, keep, 'stablePartition');
+          check(rest, n - c, (i) => !keep(i), 'stablePartition, the rest');
+        }),
+      ];
+    }
 
-  it('where the device allows fewer storage buffers than the kernel binds, the K + 1 passes', async () => {
-    // 7: a zip of 3 binds 8 (scalar path: state, ctrl, input, 2 streamed, 3 outputs), a zip of 2 binds
-    // 7 on the vec4 path (the input twice). 6: the zip of 2 runs on the scalar path (6).
-    const seven = await deviceWith({ limits: { maxStorageBuffersPerShaderStage: 7 } });
-    expect(seven.limits.maxStorageBuffersPerShaderStage).toBe(7);
-    expect(await submitsOf(seven, 3)).toEqual([4, 4, 4]);
-    expect(await submitsOf(seven, 2)).toEqual([1, 1, 1]);
-    const six = await deviceWith({ limits: { maxStorageBuffersPerShaderStage: 6 } });
-    expect(await submitsOf(six, 2)).toEqual([1, 1, 1]);
-    expect(await submitsOf(six, 3)).toEqual([4, 4, 4]);
-  });
-});
+    it('zips of 2 and 3 arrays take one submission (one compaction), zips of 4 the K + 1 passes', async () => {
+      const device = testDevice as GpuDevice;
+      // copyIf, copying removeIf, in-place removeIf, stablePartition
+      expect(await submitsOf(device, 2)).toEqual([1, 1, 1, 1]);
+      expect(await submitsOf(device, 3)).toEqual([1, 1, 1, 1]);
+      expect(await submitsOf(device, 4)).toEqual([5, 5, 5, 5]);
+    });
+
+    it('where the device allows fewer storage buffers than the kernel binds, the K + 1 passes', async () => {
+      // 7: a zip of 3 binds 8 (scalar path: state, ctrl, input, 2 streamed, 3 outputs), a zip of 2 binds
+      // 7 on the vec4 path (the input twice). 6: the zip of 2 runs on the scalar path (6).
+      const seven = await deviceWith({ limits: { maxStorageBuffersPerShaderStage: 7 } });
+      expect(seven.limits.maxStorageBuffersPerShaderStage).toBe(7);
+      expect(await submitsOf(seven, 3)).toEqual([4, 4, 4, 4]);
+      expect(await submitsOf(seven, 2)).toEqual([1, 1, 1, 1]);
+      const six = await deviceWith({ limits: { maxStorageBuffersPerShaderStage: 6 } });
+      expect(await submitsOf(six, 2)).toEqual([1, 1, 1, 1]);
+      expect(await submitsOf(six, 3)).toEqual([4, 4, 4, 4]);
+    });
+  },
+);

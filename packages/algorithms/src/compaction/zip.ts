@@ -14,8 +14,10 @@
  * back in the same submission. Zips of 4 arrays (3 streamed inputs: the engine streams 2) and
  * devices whose `maxStorageBuffersPerShaderStage` is below the kernel's bindings (3 arrays: 8 on
  * the scalar path) keep the K + 1 passes: the map engine writes the predicate's 1/0 flags into a
- * temporary, then the scan engine's stencil compaction moves each array by those flags. Size tiers:
- * those of the engines.
+ * temporary, then the scan engine's stencil compaction moves each array by those flags. partition
+ * and stablePartition over zips (`zipPartitionPattern`, both stable) take the same paths with the
+ * rejected elements written too, from the end, and copied back in input order. Size tiers: those of
+ * the engines.
  */
 import {
   ArgumentError,
@@ -31,7 +33,7 @@ import { cpuZipCompact } from '../bricks/zip';
 import { type CheckedArray, checkNoAlias } from '../common/args';
 import { copyInto } from '../common/gpu-io';
 import { predicateFragment } from '../common/predicates';
-import { checkArrays, checkZipFunction, isZip, tupleParams, type ZipFunction } from '../common/zip';
+import { checkArrays, checkTogether, checkZipFunction, isZip, tupleParams, type ZipFunction } from '../common/zip';
 import { mapDevice } from '../engines/map/index';
 import {
   type CompactFinish,
@@ -40,12 +42,13 @@ import {
   compactionFits,
   compactionLimit,
   type ElementHook,
+  type FinishMode,
   SCAN_ENGINE,
   SCAN_MAX_INPUTS,
   type ScatterWrite,
   stencilKeep,
 } from '../engines/scan';
-import type { Pattern } from '../pattern/dispatch';
+import type { GpuCall, Pattern } from '../pattern/dispatch';
 import { stencilTruthy } from './index';
 
 /** The map element writing the predicate's keep flag (1/0, negated for removeIf). */
@@ -61,16 +64,24 @@ function flagElement(z: ZipFunction, inTypes: readonly NumericType[], negate: bo
   });
 }
 
+/** zipStore's writes by types (built once: no WGSL text on the hot path). */
+const storeWrites = new Map<string, ScatterWrite>();
+
 /**
  * The scatter write of a zip: `fn(at, x, s0[, s1], i)` stores every array's element at `at`
  * (`scn_store<k>`: output k).
  */
-function zipStore(types: readonly NumericType[]): ScatterWrite {
+function zipStore(types: readonly NumericType[], rejected: boolean): ScatterWrite {
+  const key = `${types.join(',')}${rejected ? '|rejected' : ''}`;
+  const hit = storeWrites.get(key);
+  if (hit) return hit;
   const name = mangle('zip_store', ...types);
   const params = types.map((t, k) => (k === 0 ? `x: ${t}` : `s${k - 1}: ${t}`)).join(', ');
   const stores = types.map((_, k) => `scn_store${k}(at, ${k === 0 ? 'x' : `s${k - 1}`});`).join(' ');
   const fn: WgslFragment = fragment({ name, code: `fn ${name}(at: u32, ${params}, i: u32) { ${stores} }` });
-  return { kind: 'scatter', fn, outputs: types };
+  const write: ScatterWrite = { kind: 'scatter', fn, outputs: types, rejected };
+  storeWrites.set(key, write);
+  return write;
 }
 
 /**
@@ -83,11 +94,12 @@ function onePass(
   inTypes: readonly NumericType[],
   indexed: boolean,
   negate: boolean,
+  rejected = false,
 ): { keep: ElementHook; write: ScatterWrite } | undefined {
   if (inTypes.length - 1 > SCAN_MAX_INPUTS) return undefined;
   const pred = predicateFragment(z.parts[0] as ZipFunction['parts'][number], z.argTypes, negate);
   const keep: ElementHook = { kind: 'element', fn: pred, inputs: inTypes.slice(1), index: indexed };
-  const write = zipStore(inTypes);
+  const write = zipStore(inTypes, rejected);
   return compactionFits(device, keep, write) ? { keep, write } : undefined;
 }
 
@@ -248,13 +260,94 @@ export function zipCopyPattern(
   };
 }
 
+/** The elements of an in-place call that the GPU computed into a temporary: see `zipInPlaceGpu`. */
+interface InPlace {
+  readonly label: string;
+  readonly data: readonly CheckedArray[];
+  readonly z: ZipFunction;
+  readonly inTypes: readonly NumericType[];
+  readonly indexed: boolean;
+  /** removeIf: keep the elements whose predicate is falsy. */
+  readonly negate: boolean;
+  /** stablePartition (the rejected after the kept, in order) instead of removeIf's kept prefix. */
+  readonly partition: boolean;
+}
+
+/**
+ * removeIf in place (the kept prefix) or stablePartition (the kept first, then the others, both in
+ * input order) of the zip `c.data` on the GPU: each array into a temporary, copied back by the
+ * finish kernel (DeviceArrays) or read back (host arrays, changed only once every array is done).
+ * One compaction when the engine can run it (`onePass`), else the predicate's flags and one stencil
+ * compaction per array. Returns the count kept.
+ */
+async function zipInPlaceGpu(c: InPlace, call: GpuCall): Promise<number> {
+  const { device, tuning, inputs: sides, temp } = call;
+  const n = (c.data[0] as CheckedArray).length;
+  const mode: FinishMode = c.partition ? 'stable-partition' : 'prefix';
+  const outs = c.data.map((d, k) => ({
+    output: temp(c.inTypes[k] as NumericType, n),
+    finish: d.kind === 'device' ? { dst: d.array, mode } : undefined,
+    readBack: d.kind === 'host',
+  }));
+  const once = onePass(device, c.z, c.inTypes, c.indexed, c.negate, c.partition);
+  let count = 0;
+  const bytes: (ArrayBuffer | undefined)[] = [];
+  if (once) {
+    const r = await compactOnce(device, c.label, sides, once, outs, tuning);
+    count = r.count;
+    for (const k of outs.keys()) bytes.push(bytesOf(r, k));
+  } else {
+    const flags = temp('u32', n);
+    await mapDevice(device, {
+      label: c.label,
+      n,
+      inputs: sides,
+      output: flags,
+      elem: flagElement(c.z, c.inTypes, c.negate),
+    });
+    for (const [k, side] of sides.entries()) {
+      const out = outs[k] as ZipOut;
+      const r = await compactDevice(device, {
+        label: c.label,
+        input: side,
+        output: out.output,
+        inputs: [flags],
+        keep: stencilKeep(predicateFragment(stencilTruthy, ['u32']), 'u32'),
+        write: c.partition ? 'partition' : 'compact',
+        finish: out.finish,
+        readBack: out.readBack,
+        tuning,
+        tuningName: c.label,
+      });
+      bytes.push(r.bytes);
+      count = r.count;
+    }
+  }
+  c.data.forEach((d, k) => {
+    const b = bytes[k];
+    if (d.kind !== 'host' || !b) return;
+    if (!c.partition) copyInto(d.array, b, count);
+    else {
+      // The rejected were written from the end: back into input order.
+      const host = d.array;
+      const src = new (host.constructor as Uint32ArrayConstructor)(b, 0, n);
+      host.set(src.subarray(0, count));
+      for (let q = 0; q < n - count; q++) host[count + q] = src[n - 1 - q] as number;
+    }
+  });
+  return count;
+}
+
+/** The zip `dataArg` for an in-place call: one length, no two arrays overlapping, and its predicate. */
+function inPlaceArgs(dataArg: unknown, predArg: unknown) {
+  const inputs = checkArrays(dataArg, 'data');
+  checkTogether(inputs.map((a, k) => [a, `data[${k}]`] as const));
+  return zipPredicate(inputs, predArg);
+}
+
 /** removeIf in place over a zip: every array keeps the elements whose predicate is falsy. */
 export function zipRemovePattern(dataArg: unknown, predArg: unknown): Pattern<number> {
-  const inputs = checkArrays(dataArg, 'data');
-  const { inTypes, z, indexed, n } = zipPredicate(inputs, predArg);
-  for (const [k, a] of inputs.entries()) {
-    for (let j = 0; j < k; j++) checkNoAlias(inputs[j] as CheckedArray, a, `data[${j}]`, `data[${k}]`);
-  }
+  const { inputs, inTypes, z, indexed, n } = inPlaceArgs(dataArg, predArg);
   return {
     algorithm: 'removeIf',
     engine: SCAN_ENGINE,
@@ -275,61 +368,41 @@ export function zipRemovePattern(dataArg: unknown, predArg: unknown): Pattern<nu
         n,
         () => new Error('unreachable'),
       ),
-    gpu: async ({ device, tuning, inputs: sides, temp }) => {
-      const once = onePass(device, z, inTypes, indexed, true);
-      if (once) {
-        const r = await compactOnce(
-          device,
-          'removeIf',
-          sides,
-          once,
-          inputs.map((data, k) => ({
-            output: temp(inTypes[k] as NumericType, n),
-            finish: data.kind === 'device' ? { dst: data.array, mode: 'prefix' } : undefined,
-            readBack: data.kind === 'host',
-          })),
-          tuning,
-        );
-        // Host arrays change only once the compaction succeeded.
-        inputs.forEach((data, k) => {
-          const bytes = bytesOf(r, k);
-          if (data.kind === 'host' && bytes) copyInto(data.array as HostArray, bytes, r.count);
-        });
-        return r.count;
-      }
-      const flags = temp('u32', n);
-      await mapDevice(device, {
-        label: 'removeIf',
-        n,
-        inputs: sides,
-        output: flags,
-        elem: flagElement(z, inTypes, true),
+    gpu: (call) =>
+      zipInPlaceGpu({ label: 'removeIf', data: inputs, z, inTypes, indexed, negate: true, partition: false }, call),
+  };
+}
+
+/**
+ * partition / stablePartition over a zip, in place: the elements whose predicate holds first, then
+ * the others, both groups in input order. CPU: the two groups by two compaction loops into
+ * temporaries, copied back; GPU: `zipInPlaceGpu`.
+ */
+export function zipPartitionPattern(dataArg: unknown, predArg: unknown): Pattern<number> {
+  const { inputs, inTypes, z, indexed, n } = inPlaceArgs(dataArg, predArg);
+  const fn = z.parts[0] as ZipFunction['parts'][number];
+  return {
+    algorithm: 'partition',
+    engine: SCAN_ENGINE,
+    n,
+    inputs,
+    functions: [{ fn, argTypes: z.argTypes }],
+    gpuCheck: (device) => compactionLimit(device, n),
+    empty: () => 0,
+    cpu: async ({ backend, inputs: hosts }) => {
+      const like = (h: HostArray) => new (h.constructor as Uint32ArrayConstructor)(n);
+      const kept = hosts.map(like);
+      const rest = hosts.map(like);
+      const never = () => new Error('unreachable');
+      const count = await cpuZipCompact(backend, hosts, kept, fn, z.argTypes, indexed, false, n, never);
+      await cpuZipCompact(backend, hosts, rest, fn, z.argTypes, indexed, true, n, never);
+      hosts.forEach((h, k) => {
+        h.set((kept[k] as HostArray).subarray(0, count));
+        h.set((rest[k] as HostArray).subarray(0, n - count), count);
       });
-      let count = 0;
-      const delivers: (() => void)[] = [];
-      for (const [k, side] of sides.entries()) {
-        const data = inputs[k] as CheckedArray;
-        const r = await compactDevice(device, {
-          label: 'removeIf',
-          input: side,
-          output: temp(inTypes[k] as NumericType, n),
-          inputs: [flags],
-          keep: stencilKeep(predicateFragment(stencilTruthy, ['u32']), 'u32'),
-          write: 'compact',
-          finish: data.kind === 'device' ? { dst: data.array, mode: 'prefix' } : undefined,
-          readBack: data.kind === 'host',
-          tuning,
-          tuningName: 'removeIf',
-        });
-        if (data.kind === 'host' && r.bytes) {
-          const bytes = r.bytes;
-          delivers.push(() => copyInto(data.array as HostArray, bytes, r.count));
-        }
-        count = r.count;
-      }
-      // Host arrays change only once every array's compaction succeeded.
-      for (const d of delivers) d();
       return count;
     },
+    gpu: (call) =>
+      zipInPlaceGpu({ label: 'partition', data: inputs, z, inTypes, indexed, negate: false, partition: true }, call),
   };
 }
