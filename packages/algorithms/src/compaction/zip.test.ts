@@ -204,21 +204,28 @@ describe('partition and unique over zip(...): argument errors', () => {
   });
 });
 
-/** Counts the device's queue submissions while `f` runs. */
-async function countSubmits(device: GpuDevice, f: () => Promise<unknown>): Promise<number> {
-  const queue = device.gpu.queue as unknown as Record<string, unknown>;
-  const original = queue.submit as (...a: unknown[]) => unknown;
+/** Counts calls of `target`'s methods `names` while `f` runs. */
+async function countCalls(target: object, names: readonly string[], f: () => Promise<unknown>): Promise<number> {
+  const t = target as Record<string, unknown>;
   let count = 0;
-  queue.submit = (...args: unknown[]) => {
-    count++;
-    return original.apply(queue, args);
-  };
+  for (const name of names) {
+    const original = t[name] as (...a: unknown[]) => unknown;
+    t[name] = (...args: unknown[]) => {
+      count++;
+      return original.apply(t, args);
+    };
+  }
   try {
     await f();
   } finally {
-    delete queue.submit;
+    for (const name of names) delete t[name];
   }
   return count;
+}
+
+/** Counts the device's queue submissions while `f` runs. */
+function countSubmits(device: GpuDevice, f: () => Promise<unknown>): Promise<number> {
+  return countCalls(device.gpu.queue, ['submit'], f);
 }
 
 describe.skipIf(!testDevice)(
@@ -294,6 +301,52 @@ describe.skipIf(!testDevice)(
       expect(await submitsOf(device, 2)).toEqual([1, 1, 1, 1]);
       expect(await submitsOf(device, 3)).toEqual([1, 1, 1, 1]);
       expect(await submitsOf(device, 4)).toEqual([5, 5, 5, 5]);
+    });
+
+    it('a second identical call on DeviceArrays builds nothing (no buffer, bind group, pipeline, parameter write)', async () => {
+      const device = testDevice as GpuDevice;
+      const policy = makeDevicePolicy(device, { fallback: 'error' });
+      const n = 5000;
+      const a = makeData('u32', n, 'random', 5) as Uint32Array;
+      const c = makeData('i32', n, 'random', 7) as Int32Array;
+      const ins = [
+        DeviceArray.from(device, a),
+        DeviceArray.from(device, makeData('f32', n, 'random', 6)),
+        DeviceArray.from(device, c),
+      ];
+      const outs = [
+        DeviceArray.create(device, 'u32', n),
+        DeviceArray.create(device, 'f32', n),
+        DeviceArray.create(device, 'i32', n),
+      ];
+      const z = (xs: DeviceArray[]) => zip(...(xs as [DeviceArray, DeviceArray, DeviceArray]));
+      const call = () => copyIf(policy, z(ins), z(outs), (x: number, _y: number, _z: number) => (x & 1) === 1);
+      const creators = [
+        'createBuffer',
+        'createBindGroup',
+        'createComputePipeline',
+        'createComputePipelineAsync',
+        'createShaderModule',
+      ];
+      try {
+        const first = await call();
+        let second = 0;
+        let writes = 0;
+        const made = await countCalls(device.gpu, creators, async () => {
+          writes = await countCalls(device.gpu.queue, ['writeBuffer'], async () => {
+            second = await call();
+          });
+        });
+        expect([made, writes]).toEqual([0, 0]);
+        expect(second).toBe(first);
+        expectSameArray(
+          (await (outs[2] as DeviceArray).read()).subarray(0, first),
+          kept(c, (i) => (a[i]! & 1) === 1),
+          '[2]',
+        );
+      } finally {
+        for (const x of [...ins, ...outs]) x.destroy();
+      }
     });
 
     it('where the device allows fewer storage buffers than the kernel binds, the K + 1 passes', async () => {
