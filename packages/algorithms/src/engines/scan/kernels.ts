@@ -492,6 +492,14 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const wgp = { combiner: c, workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   // Scans by key on the vec4 path with subgroups scan in subgroup rows (see the layout below).
   const sgRows = pair && p.subgroups && p.vec;
+  // Compactions of an 'element' hook with subgroups ('striped compaction', see below).
+  const sgc =
+    p.phase === 'chained' &&
+    p.subgroups &&
+    !p.inPlace &&
+    p.gen.kind === 'element' &&
+    p.gen.fn !== undefined &&
+    scatterOf(p.write) !== undefined;
   // Tiles of several rows (the vec4 path with subgroups) scan their rows together: one exchange of
   // subgroup totals per tile instead of one workgroup scan (a subgroup scan, two barriers and an
   // ordered fold of the subgroup totals) per row. (Compactions first packed their rows' 1/0 counts
@@ -501,8 +509,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const C = p.vec && p.subgroups ? 4 : k;
   const R = k / C;
   const rowScan =
-    p.phase !== 'reduce' && !sgRows && p.subgroups && R >= 2 ? workgroupExclusiveScanRows(wgp, R) : undefined;
-  const scan = p.phase === 'reduce' || sgRows || rowScan ? undefined : workgroupExclusiveScan(wgp);
+    p.phase !== 'reduce' && !sgRows && !sgc && p.subgroups && R >= 2 ? workgroupExclusiveScanRows(wgp, R) : undefined;
+  const scan = p.phase === 'reduce' || sgRows || sgc || rowScan ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
   const vecStores = p.vec && !compaction && !runsW;
@@ -891,6 +899,74 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     }
   }
 
+  if (sgc && elem && scatter) {
+    // Striped compaction: subgroup g owns the contiguous range [g*S*k, (g+1)*S*k) of the tile (S its
+    // size); its item j is element g*S*k + j*S + lane (scalar loads, one coalesced S*4 bytes per
+    // item). Each item's kept flags form a ballot: an element's rank among the subgroup's kept ones
+    // is the kept count of the items before plus the popcount of its ballot below its lane, so the
+    // kept elements of one item go to consecutive output positions (one contiguous run of stores per
+    // instruction) with no shuffle and no scan; the subgroups' totals are folded once per tile.
+    loadLines.length = 0;
+    foldLines.length = 0;
+    writeLines.length = 0;
+    loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
+    for (let j = 0; j < k; j++) {
+      loadLines.push(`let ce${j} = sgb + ${j}u * ids.sg_size;`);
+      loadLines.push(
+        ...loadRun({
+          items: 1,
+          vec: false,
+          first: `ce${j}`,
+          full: 'full',
+          n: 'prm.n',
+          type: T,
+          reg: () => `cx${j}`,
+          array: inS,
+          base: 'prm.in_base',
+        }),
+      );
+    }
+    foldLines.push(
+      `let lw = ids.lane >> 5u;`,
+      `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
+      `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
+      'var so = 0u;',
+    );
+    const cat = (j: number) => ({ stream: (base: string) => `${base} + ce${j}`, index: `prm.seg_start + ce${j}` });
+    for (let j = 0; j < k; j++) {
+      const at = cat(j);
+      foldLines.push(
+        `let cok${j} = full || ce${j} < prm.n;`,
+        `let ck${j} = cok${j} && ${elementCall(elem, `cx${j}`, at.stream, at.index)};`,
+        `let cb${j} = subgroupBallot(ck${j});`,
+        `let cr${j} = so + dot(countOneBits(cb${j} & below), vec4<u32>(1u));`,
+        `so += dot(countOneBits(cb${j}), vec4<u32>(1u));`,
+      );
+    }
+    foldLines.push(
+      `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
+      'workgroupBarrier();',
+      'var sgp = 0u;',
+      'var total = 0u;',
+      `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
+    let a = scn_sga[g];
+    sgp += select(0u, a, g < ids.sg_id);
+    total += a;
+  }`,
+    );
+    for (let j = 0; j < k; j++) {
+      const at = cat(j);
+      const store = (to: string): string =>
+        scatter.fn
+          ? `${scatter.fn.name}(${[to, `cx${j}`, ...streams.map((_, q) => streamLoad(q, at.stream)), at.index].join(', ')});`
+          : `out_s[prm.out_base + ${to}] = cx${j};`;
+      const rejected = scatter.rejected
+        ? ` else if (cok${j}) { ${store(`prm.n_total - 1u - (prm.seg_start + ce${j} - to${j})`)} }`
+        : '';
+      writeLines.push(`let to${j} = prefix + sgp + cr${j};`, `if (ck${j}) { ${store(`to${j}`)} }${rejected}`);
+    }
+  }
+
   // ---- tile prefix
   let prefixCode: string;
   let helpers = '';
@@ -998,10 +1074,10 @@ ${lb.walk}`;
       floatEq,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
-    workgroupBytes: 8 + (sgRows ? (w / Math.min(p.minSubgroupSize, w)) * c.bytes : 0),
+    workgroupBytes: 8 + (sgRows || sgc ? (w / Math.min(p.minSubgroupSize, w)) * c.bytes : 0),
     code: `${decls}
 var<workgroup> scn_tile: u32;
-${sgRows ? `var<workgroup> scn_sga: array<${V}, ${w / Math.min(p.minSubgroupSize, w)}>;` : ''}
+${sgRows || sgc ? `var<workgroup> scn_sga: array<${V}, ${w / Math.min(p.minSubgroupSize, w)}>;` : ''}
 ${vecKeys ? `fn scn_key(i: u32) -> ${byKey.keyType} { return st_v[i >> 2u][i & 3u]; }` : ''}
 ${sgRows ? SCN_TOP_LANE : ''}
 ${carryFn}${stores}
