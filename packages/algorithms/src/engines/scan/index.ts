@@ -550,11 +550,11 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       if (call.readBack && call.keysOut) {
         keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
       }
-      for (const m of call.more)
-        moreRb.push(m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined);
+      call.more.forEach((m, q) => {
+        moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
+      });
     };
-    if (counted || call.readBack || call.more.some((m) => m.readBack))
-      await device.queue.submit(call.label, record, turn);
+    if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
     else await device.queue.enqueue(call.label, record, turn);
     const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
     const moreBytes = call.more.length > 0 ? moreRb.map((b) => b?.data()) : undefined;
