@@ -21,6 +21,7 @@ await build({
     'cpu-by-key': 'scripts/probe/cpu-by-key.ts',
     'scan-verify': 'scripts/probe/scan-verify.ts',
     'device-check': 'scripts/probe/device-check.ts',
+    'compaction-probe': 'scripts/probe/compaction-probe.ts',
   },
   bundle: true,
   platform: 'node',

@@ -909,38 +909,36 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     loadLines.length = 0;
     foldLines.length = 0;
     writeLines.length = 0;
+    // Registers: the k elements and one bit per item (kept); positions and ranks are recomputed at
+    // the write (a ballot and two popcounts per item) rather than held. Full tiles load without
+    // bounds tests.
     loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
+    for (let j = 0; j < k; j++) loadLines.push(`var cx${j}: ${T};`);
+    loadLines.push('if (full) {');
+    for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size];`);
+    loadLines.push('} else {');
     for (let j = 0; j < k; j++) {
-      loadLines.push(`let ce${j} = sgb + ${j}u * ids.sg_size;`);
-      loadLines.push(
-        ...loadRun({
-          items: 1,
-          vec: false,
-          first: `ce${j}`,
-          full: 'full',
-          n: 'prm.n',
-          type: T,
-          reg: () => `cx${j}`,
-          array: inS,
-          base: 'prm.in_base',
-        }),
-      );
+      loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size]; }`);
     }
+    loadLines.push('}');
+    const masks = Math.ceil(k / 32);
+    const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
     foldLines.push(
       `let lw = ids.lane >> 5u;`,
       `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
       `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
       'var so = 0u;',
     );
-    const cat = (j: number) => ({ stream: (base: string) => `${base} + ce${j}`, index: `prm.seg_start + ce${j}` });
+    for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
+    const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
+    const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
     for (let j = 0; j < k; j++) {
       const at = cat(j);
+      const b = bit(j);
       foldLines.push(
-        `let cok${j} = full || ce${j} < prm.n;`,
-        `let ck${j} = cok${j} && ${elementCall(elem, `cx${j}`, at.stream, at.index)};`,
-        `let cb${j} = subgroupBallot(ck${j});`,
-        `let cr${j} = so + dot(countOneBits(cb${j} & below), vec4<u32>(1u));`,
-        `so += dot(countOneBits(cb${j}), vec4<u32>(1u));`,
+        `{ let kp = (full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)};`,
+        `  ${b.mask} |= select(0u, ${b.bit}, kp);`,
+        `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
       );
     }
     foldLines.push(
@@ -954,16 +952,24 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     total += a;
   }`,
     );
+    writeLines.push('var wo = prefix + sgp;');
     for (let j = 0; j < k; j++) {
       const at = cat(j);
+      const b = bit(j);
       const store = (to: string): string =>
         scatter.fn
           ? `${scatter.fn.name}(${[to, `cx${j}`, ...streams.map((_, q) => streamLoad(q, at.stream)), at.index].join(', ')});`
           : `out_s[prm.out_base + ${to}] = cx${j};`;
       const rejected = scatter.rejected
-        ? ` else if (cok${j}) { ${store(`prm.n_total - 1u - (prm.seg_start + ce${j} - to${j})`)} }`
+        ? ` else if (full || ${ce(j)} < prm.n) { ${store(`prm.n_total - 1u - (prm.seg_start + ${ce(j)} - to)`)} }`
         : '';
-      writeLines.push(`let to${j} = prefix + sgp + cr${j};`, `if (ck${j}) { ${store(`to${j}`)} }${rejected}`);
+      writeLines.push(
+        `{ let kp = (${b.mask} & ${b.bit}) != 0u;`,
+        `  let bl = subgroupBallot(kp);`,
+        `  let to = wo + dot(countOneBits(bl & below), vec4<u32>(1u));`,
+        `  if (kp) { ${store('to')} }${rejected}`,
+        `  wo += dot(countOneBits(bl), vec4<u32>(1u)); }`,
+      );
     }
   }
 

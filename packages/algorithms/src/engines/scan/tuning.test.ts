@@ -14,10 +14,10 @@ function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads
 const tile = (t: { workgroupSize: number; itemsPerThread: number }) => [t.workgroupSize, t.itemsPerThread];
 
 describe('scanDefaults', () => {
-  it('hardware GPUs with subgroups: scans 256 x 32, compaction 256 x 24, by key 512 x 40, runs 512 x 28', () => {
+  it('hardware GPUs with subgroups: scans 256 x 32, compaction 512 x 24, by key 512 x 40, runs 512 x 28', () => {
     const d = fakeDevice('gpu', true);
     expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 32]);
-    expect(tile(scanDefaults(d, 'compaction'))).toEqual([256, 24]);
+    expect(tile(scanDefaults(d, 'compaction'))).toEqual([512, 24]);
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
     expect(tile(scanDefaults(d, 'runs'))).toEqual([512, 28]);
   });

@@ -98,7 +98,15 @@ export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
  */
 export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true): ScanTuning {
   const t = { ...scanTuning };
-  if (kind === 'compaction') t.itemsPerThread = 24;
+  if (kind === 'compaction') {
+    // The striped compaction (subgroups; kernels.ts), H100 2026-11-24 (docs/benchmarks/h100-2026-
+    // 11-24c/compaction-tiles.txt), copyIf of 50% / all at 2^24 and 2^28, ms: 512 x 24 0.077-0.078
+    // / 0.081, 1.058-1.070 / 1.112-1.121; 256 x 24 0.080-0.081 / 0.082-0.084, 1.133-1.145 /
+    // 1.162; 256 x 32 0.079-0.081, 1.107-1.119 / 1.120-1.134; 512 x 16 0.079-0.080, 1.103-1.106 /
+    // 1.233; 128 x 32 0.089-0.090, 1.188.
+    t.workgroupSize = 512;
+    t.itemsPerThread = 24;
+  }
   if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
     t.itemsPerThread = kind === 'by-key' ? 40 : 28;
