@@ -8,8 +8,8 @@
  *  - the stencil forms do the same only where `pred(s[i])` is truthy (the stencil `s` travels in the
  *    job's `f` field);
  *  - check: the first i in [b, e) whose index x[i] is not in [0, c) (and, with a stencil, whose
- *    stencil passes), or -1. Fronts run it over the whole map before any write, so an out-of-range
- *    index is an error that leaves the output untouched.
+ *    stencil passes), or -1. cpuGather runs it over the whole map (par: in chunks on the pool)
+ *    before any write, so an out-of-range index is an error that leaves the output untouched.
  *
  * The loops are unrolled by 8 with every load of a step before its stores (see `unrolled`), and the
  * check tests a block of 8 indices at a time (see `checkBody`).
@@ -173,18 +173,12 @@ function compiled(kind: GatherKind | 'check', arrays: readonly HostArray[], sten
 }
 
 /**
- * The first position of `map` whose index is outside [0, limit) (where the stencil passes), or -1.
- * Reads only; one pass on the calling thread.
- */
-export function firstOutOfRange(map: HostArray, limit: number, stencil?: Stencil): number {
-  const { kernel } = compiled('check', [map], stencil);
-  return kernel(map, undefined, undefined, 0, map.length, false, limit, stencil?.array);
-}
-
-/**
  * gather (y[i] = input[map[i]] for i < map.length) or scatter (y[map[i]] = input[i] for
- * i < input.length), where the stencil passes if one is given. Every index must be in range (see
- * `firstOutOfRange`); the output must not overlap the other arrays.
+ * i < input.length), where the stencil passes if one is given, after checking every index (where
+ * the stencil passes) against [0, limit): returns the first position whose index is out of range,
+ * with nothing written, or -1 once done. The output must not overlap the other arrays. On the pool
+ * the check runs in chunks too (the first failing chunk's position), so par does not wait on a
+ * serial pass over the map first.
  */
 export async function cpuGather(
   backend: CpuBackend,
@@ -192,10 +186,12 @@ export async function cpuGather(
   map: HostArray,
   input: HostArray,
   output: HostArray,
+  limit: number,
   stencil?: Stencil,
-): Promise<void> {
+): Promise<number> {
   const n = map.length;
-  if (n === 0) return;
+  if (n === 0) return -1;
+  const check = compiled('check', [map], stencil);
   // The kernel's x and x2: gather reads the map first, scatter the input.
   const [x, x2] = kind === 'gather' ? [map, input] : [input, map];
   const { kernel, source } = compiled(kind, [x, x2, output], stencil);
@@ -210,8 +206,9 @@ export async function cpuGather(
   const plain = whole.some((a) => !isShared(a));
   const worth = !plain || explicitThreshold(backend);
   if (!chunks || backend.kind !== 'par' || !worth) {
-    kernel(x, x2, output, 0, n, false, 0, s);
-    return;
+    const bad = check.kernel(map, undefined, undefined, 0, n, false, limit, s);
+    if (bad < 0) kernel(x, x2, output, 0, n, false, 0, s);
+    return bad;
   }
   // Shared stand-ins (outputs copied in: their unwritten elements keep their values).
   const scratch: SharedArrayBuffer[] = [];
@@ -223,9 +220,21 @@ export async function cpuGather(
     v.set(a);
     return v;
   };
+  const ss = s === undefined ? undefined : share(s);
+  const found = await runPar(
+    backend,
+    chunks,
+    { x: map, x2: undefined, y: undefined, n },
+    (c, sh) => ({ s: check.source as string, x: sh.x, b: c.begin, e: c.end, h: false, c: limit, f: ss }),
+    (c) => check.kernel(map, undefined, undefined, c.begin, c.end, false, limit, s),
+  );
+  const bad = found.find((r) => r >= 0);
+  if (bad !== undefined) {
+    for (const buf of scratch) releaseScratch(buf);
+    return bad;
+  }
   const sx2 = kind === 'gather' ? share(input) : x2;
   const sy = outWhole ? share(output) : output;
-  const ss = s === undefined ? undefined : share(s);
   // The caller's chunks read its own arrays and write where the workers do (a whole output's
   // stand-in, copied back once at the end; gather's output chunk by chunk).
   await runPar(
@@ -237,4 +246,5 @@ export async function cpuGather(
   );
   if (sy !== output) output.set(sy);
   for (const buf of scratch) releaseScratch(buf);
+  return -1;
 }

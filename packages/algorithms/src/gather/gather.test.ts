@@ -315,6 +315,28 @@ describe('gather / scatter: the unrolled CPU loops (blocks of 8 and their tails)
     expectSameArray(big, want, 'scatter big');
   });
 
+  it('par: the check in chunks reports the first bad index of the first failing chunk, output untouched', async () => {
+    const n = 1003;
+    const input = makeData('u32', n, 'random', 5);
+    for (const shared of [false, true]) {
+      const map = shared ? allocShared('u32', n) : new Uint32Array(n);
+      map.set(randomMap(n, n, 6));
+      map[700] = n;
+      map[900] = n + 5;
+      map[950] = 2 * n;
+      const out = filled('u32', n);
+      for (const policy of [parPool, execution.par]) {
+        await expect(gather(policy, map, input, out)).rejects.toThrow(`got map[700] = ${n}`);
+        await expect(scatter(policy, input, map, out)).rejects.toThrow(`got map[700] = ${n}`);
+        const st = shared ? allocShared('u32', n).fill(1) : new Uint32Array(n).fill(1);
+        st[700] = 0;
+        await expect(gatherIf(policy, map, st, input, out)).rejects.toThrow(`got map[900] = ${n + 5}`);
+        await expect(scatterIf(policy, input, map, st, out)).rejects.toThrow(`got map[900] = ${n + 5}`);
+        expect(out.every((v) => v === 7)).toBe(true);
+      }
+    }
+  });
+
   it('the check finds the first bad index in a block, in the tail, and only where the stencil passes', async () => {
     const input = makeData('u32', 40, 'random', 3);
     for (const at of [0, 3, 8, 13, 31, 32, 36, 39]) {

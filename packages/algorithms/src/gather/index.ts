@@ -36,7 +36,7 @@ import {
   type WgslFragment,
 } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
-import { cpuGather, firstOutOfRange, type GatherKind, type Stencil } from '../bricks/gather';
+import { cpuGather, type GatherKind, type Stencil } from '../bricks/gather';
 import {
   type ArrayArg,
   type CheckedArray,
@@ -160,7 +160,8 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
       const st: Stencil | undefined = stencil
         ? { array: stencil.arg ? (hosts[kind === 'gather' ? 1 : 2] as HostArray) : undefined, pred: stencil.pred }
         : undefined;
-      const bad = firstOutOfRange(m, limit, st);
+      // The whole map is checked before anything is written (par: in chunks on the pool).
+      const bad = await cpuGather(backend, kind, m, x, out as HostArray, limit, st);
       if (bad >= 0) {
         throw new ArgumentError(
           'map',
@@ -168,7 +169,6 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
           `map[${bad}] = ${m[bad]}`,
         );
       }
-      await cpuGather(backend, kind, m, x, out as HostArray, st);
     },
     gpu: async ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver }) => {
       const dst = o as DeviceArray;
