@@ -2,11 +2,13 @@
  * GPU-machine probe of the compactions' cost by kept fraction and pattern (issue 17): device time
  * of copyIf on u32 DeviceArrays (the anchor's hash as data) with predicates keeping none, 25%, 50%,
  * 75% or all elements, and 50% kept in runs of 4096 (blocked), beside inclusiveScan and the vec4
- * copy kernel of the same arrays (the bandwidth ceiling), on warm clocks.
+ * copy kernel of the same arrays (the bandwidth ceiling), on warm clocks; and copyIf over a zip of
+ * three arrays (50% kept by the first: one pass of the scan engine, 12 B read and 6 B written per
+ * element) into a zip of three outputs.
  * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=24,28 node .probe/compaction-probe.mjs
  * PROBE_API_TUNING: the policy's tuning overrides as JSON, e.g. '{"copyIf":{"itemsPerThread":16}}'.
  */
-import { copyIf, inclusiveScan } from '../../packages/algorithms/src/index';
+import { copyIf, inclusiveScan, zip } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
@@ -41,7 +43,20 @@ async function main() {
       });
       out({ case: `copyIf ${name}`, lg, ms, gbs: ((4 + 4 * kept) * n) / ms / 1e6, kept: count / n });
     }
-    for (const x of [a, b, blocked]) x.destroy();
+    const [c, d, oc, od] = [0, 1, 2, 3].map(() => DeviceArray.create(device, 'u32', n)) as DeviceArray[];
+    await fillOnDevice(device, c as DeviceArray, 'i');
+    await fillOnDevice(device, d as DeviceArray, 'i * 3u');
+    let zc = 0;
+    const zms = await timeIt(device, reps, async () => {
+      zc = (await copyIf(
+        policy,
+        zip(a, c, d),
+        zip(b, oc, od),
+        (x: number, _y: number, _z: number) => x > 2147483648,
+      )) as number;
+    });
+    out({ case: 'copyIf zip of 3 (50%)', lg, ms: zms, gbs: (18 * n) / zms / 1e6, kept: zc / n });
+    for (const x of [a, b, blocked, c, d, oc, od]) (x as DeviceArray).destroy();
   }
   releaseDevices();
 }

@@ -918,7 +918,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size];`);
     loadLines.push('} else {');
     for (let j = 0; j < k; j++) {
-      loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size]; }`);
+      loadLines.push(
+        `  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size]; }`,
+      );
     }
     loadLines.push('}');
     const masks = Math.ceil(k / 32);
