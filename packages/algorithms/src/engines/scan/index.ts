@@ -464,11 +464,6 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       `${call.label}: one output per type of the scatter write (${(scatter?.outputs ?? []).join(', ')}), of the input's length at least`,
     );
   }
-  if (!compactionFits(device, call.gen, call.write)) {
-    throw new UnsupportedOnDeviceError(
-      `${call.label}: the kernel binds ${bindingsOf(call.gen, call.write, false)} storage buffers; the device allows ${device.limits.maxStorageBuffersPerShaderStage}`,
-    );
-  }
   const leaves = leavesOf(call);
   const gen =
     call.gen.kind === 'adjacent-different'
@@ -492,10 +487,17 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}` : '-');
     key += `|rc:${at(rc.keys)}:${at(rc.values)}:${rc.cap}`;
   }
-  const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
-  const streams = call.streams.map((a, k) => (copyStream[k] ? DeviceArray.create(device, a.type, n) : a));
   const cache = dispatchCache<ScanPlan>(device, 'scan');
   let plan = copied ? undefined : cache.get(key);
+  // A cached plan's kernel fitted the device's storage buffers when it was built (its key names the
+  // generate and write hooks): the count is taken on plan misses only.
+  if (!plan && !compactionFits(device, call.gen, call.write)) {
+    throw new UnsupportedOnDeviceError(
+      `${call.label}: the kernel binds ${bindingsOf(call.gen, call.write, false)} storage buffers; the device allows ${device.limits.maxStorageBuffersPerShaderStage}`,
+    );
+  }
+  const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
+  const streams = call.streams.map((a, k) => (copyStream[k] ? DeviceArray.create(device, a.type, n) : a));
   if (
     plan &&
     (!sameLeaves(plan.leaves, leaves) ||
