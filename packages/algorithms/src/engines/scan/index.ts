@@ -72,7 +72,7 @@ import {
   type WriteHook,
   writeName,
 } from './kernels';
-import { type ScanKind, type ScanTuning, scanDefaults } from './tuning';
+import { type ScanKind, type ScanTuning, SELECT_LARGE, scanDefaults } from './tuning';
 
 export type { ElementHook, FinishMode, GenerateHook, ScatterWrite, TilePhase, WriteHook } from './kernels';
 export { SCAN_MAX_INPUTS, SCAN_MAX_OUTPUTS, segmentedCombiner } from './kernels';
@@ -395,19 +395,26 @@ function leavesOf(call: EngineCall): WgslFragment[] {
  */
 const defaultsMemo = new WeakMap<GpuDevice, Map<string, ScanTuning>>();
 
-function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean): ScanTuning {
+function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean, n: number): ScanTuning {
   let m = defaultsMemo.get(device);
   if (!m) {
     m = new Map();
     defaultsMemo.set(device, m);
   }
-  const key = `${kind}|${subgroups}`;
+  // Striped compactions take larger tiles from SELECT_LARGE elements on.
+  const large = kind === 'select' && n >= SELECT_LARGE;
+  const key = `${kind}|${subgroups}|${large}`;
   let d = m.get(key);
   if (!d) {
-    d = scanDefaults(device, kind, subgroups);
+    d = scanDefaults(device, kind, subgroups, large ? SELECT_LARGE : 0);
     m.set(key, d);
   }
   return d;
+}
+
+/** Whether a compaction takes the striped layout where subgroups are on (kernels.ts, `sgc`). */
+function striped(call: EngineCall): boolean {
+  return call.gen.kind === 'element' && call.gen.fn !== undefined && scatterOf(call.write) !== undefined;
 }
 
 /**
@@ -420,7 +427,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
   const counted = compaction || call.write === 'by-key-runs';
   const kind: ScanKind = compaction
-    ? 'compaction'
+    ? striped(call)
+      ? 'select'
+      : 'compaction'
     : call.write === 'by-key-runs'
       ? 'runs'
       : call.gen.kind === 'by-key'
@@ -428,7 +437,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
         : 'scan';
   const t: ScanTuning = cachedTuning(
     call.tuningName,
-    defaultsFor(device, kind, call.tuning.subgroups !== false),
+    defaultsFor(device, kind, call.tuning.subgroups !== false, call.input.length),
     call.tuning,
   );
   const n = call.input.length;

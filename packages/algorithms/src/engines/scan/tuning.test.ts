@@ -1,7 +1,7 @@
 /** The scan engine's defaults by kind of call and device (no GPU needed: devices described by their limits and features). */
 import type { GpuDevice } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
-import { scanDefaults } from './tuning';
+import { SELECT_LARGE, scanDefaults } from './tuning';
 
 function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads = 1024): GpuDevice {
   return {
@@ -14,10 +14,13 @@ function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads
 const tile = (t: { workgroupSize: number; itemsPerThread: number }) => [t.workgroupSize, t.itemsPerThread];
 
 describe('scanDefaults', () => {
-  it('hardware GPUs with subgroups: scans 256 x 32, compaction 512 x 24, by key 512 x 40, runs 512 x 28', () => {
+  it('hardware GPUs with subgroups: scans 256 x 32, compaction 256 x 24, striped compaction 512 x 16 / 48, by key 512 x 40, runs 512 x 28', () => {
     const d = fakeDevice('gpu', true);
     expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 32]);
-    expect(tile(scanDefaults(d, 'compaction'))).toEqual([512, 24]);
+    expect(tile(scanDefaults(d, 'compaction'))).toEqual([256, 24]);
+    expect(tile(scanDefaults(d, 'select'))).toEqual([512, 16]);
+    expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE - 1))).toEqual([512, 16]);
+    expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE))).toEqual([512, 48]);
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
     expect(tile(scanDefaults(d, 'runs'))).toEqual([512, 28]);
   });
@@ -26,6 +29,7 @@ describe('scanDefaults', () => {
     const d = fakeDevice('gpu', false);
     expect(tile(scanDefaults(d, 'scan'))).toEqual([512, 16]);
     expect(tile(scanDefaults(d, 'compaction'))).toEqual([1024, 8]);
+    expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE))).toEqual([1024, 8]);
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
     // Within the device's thread limit.
     expect(tile(scanDefaults(fakeDevice('gpu', false, 256), 'compaction'))).toEqual([256, 8]);
@@ -33,12 +37,13 @@ describe('scanDefaults', () => {
     // A policy turning subgroups off on a device that has them gets the same tiles.
     expect(tile(scanDefaults(fakeDevice('gpu', true), 'scan', false))).toEqual([512, 16]);
     expect(tile(scanDefaults(fakeDevice('gpu', true), 'compaction', false))).toEqual([1024, 8]);
+    expect(tile(scanDefaults(fakeDevice('gpu', true), 'select', false, SELECT_LARGE))).toEqual([1024, 8]);
   });
 
   it('software adapters: 256 x 8 and 64 spins, with or without subgroups', () => {
     for (const sg of [true, false]) {
-      for (const kind of ['scan', 'compaction', 'by-key', 'runs'] as const) {
-        const t = scanDefaults(fakeDevice('software-gpu', sg), kind);
+      for (const kind of ['scan', 'compaction', 'select', 'by-key', 'runs'] as const) {
+        const t = scanDefaults(fakeDevice('software-gpu', sg), kind, true, SELECT_LARGE);
         expect(tile(t)).toEqual([256, 8]);
         expect(t.maxSpins).toBe(64);
       }

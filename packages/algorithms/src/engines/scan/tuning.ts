@@ -81,7 +81,10 @@ export type ScanTuning = typeof scanTuning;
  * Kinds of scan-engine call with their own defaults: scans, compactions, scans by key (pairs of
  * head flag and value) and reduceByKey's runs.
  */
-export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
+export type ScanKind = 'scan' | 'compaction' | 'select' | 'by-key' | 'runs';
+
+/** Elements from which a striped compaction ('select') takes its large tiles (see scanDefaults). */
+export const SELECT_LARGE = 1 << 22;
 
 /**
  * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
@@ -96,22 +99,26 @@ export type ScanKind = 'scan' | 'compaction' | 'by-key' | 'runs';
  * adapters 8 items per thread (two rows: their compilers take seconds per row of workgroup scans)
  * and 64 spins.
  */
-export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true): ScanTuning {
+export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true, n = 0): ScanTuning {
   const t = { ...scanTuning };
-  if (kind === 'compaction') {
-    // The striped compaction (subgroups; kernels.ts), H100 2026-11-24 (docs/benchmarks/h100-2026-
-    // 11-24c/compaction-tiles.txt), copyIf of 50% / all at 2^24 and 2^28, ms: 512 x 24 0.077-0.078
-    // / 0.081, 1.058-1.070 / 1.112-1.121; 256 x 24 0.080-0.081 / 0.082-0.084, 1.133-1.145 /
-    // 1.162; 256 x 32 0.079-0.081, 1.107-1.119 / 1.120-1.134; 512 x 16 0.079-0.080, 1.103-1.106 /
-    // 1.233; 128 x 32 0.089-0.090, 1.188.
+  if (kind === 'compaction') t.itemsPerThread = 24;
+  if (kind === 'select') {
+    // The striped compaction ('select': an element hook's compaction with subgroups; kernels.ts),
+    // H100 2026-11-24 (docs/benchmarks/h100-2026-11-24c/compaction-tiles.txt and
+    // select-tiles.txt), copyIf of 50% kept, ms at 2^24 / 2^28: 512 x 48 0.0699-0.0703 /
+    // 0.847-0.850, 512 x 40 0.0697-0.0702 / 0.868-0.870, 512 x 32 0.071-0.074 / 0.908-0.922,
+    // 512 x 64 0.074-0.075 / 0.925, 256 x 48 0.070-0.071 / 0.885-0.890, 512 x 24 0.077-0.078 /
+    // 1.058, 256 x 24 0.080-0.081 / 1.13-1.14, 1024 x 16-24 0.076-0.086 / 1.02-1.23. Below 2^22
+    // large tiles leave SMs idle (2^20: 512 x 48 0.0174, 512 x 16 0.0149-0.0150, 256 x 24 0.0154;
+    // 2^22: 512 x 48 0.0228, 512 x 16 0.0244-0.0245).
     t.workgroupSize = 512;
-    t.itemsPerThread = 24;
+    t.itemsPerThread = n >= SELECT_LARGE ? 48 : 16;
   }
   if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
     t.itemsPerThread = kind === 'by-key' ? 40 : 28;
   }
-  if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction')) {
+  if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction' || kind === 'select')) {
     // Without subgroups a tile is one row of consecutive items per thread under a workgroup-memory
     // scan: H100 with subgroups off, 2026-11-24 (docs/benchmarks/h100-2026-11-24b/no-subgroups-
     // sweep.jsonl and no-sg-sweep2.jsonl, ms at 2^24 / 2^28): scans 512 x 16 0.093 / 1.18 (512 x
