@@ -341,6 +341,22 @@ function streamLoad(k: number, at: (base: string) => string): string {
 }
 
 /**
+ * The scatter write's statement storing element `x` at output position `to`: the hook's fragment
+ * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index) or `out_s[to] = x`.
+ */
+function scatterStore(
+  scatter: ScatterWrite,
+  streams: number,
+  to: string,
+  x: string,
+  at: { readonly stream: (base: string) => string; readonly index: string },
+): string {
+  if (!scatter.fn) return `out_s[prm.out_base + ${to}] = ${x};`;
+  const ins = Array.from({ length: streams }, (_, q) => streamLoad(q, at.stream));
+  return `${scatter.fn.name}(${[to, x, ...ins, at.index].join(', ')});`;
+}
+
+/**
  * The WGSL value of an 'element' hook at an element: `x` the element, `at(base)` the element's
  * index in a streamed input's window from that input's base parameter, `index` its global index.
  * Scans: the function's value (the element without one); compactions: whether it is kept (bool).
@@ -879,10 +895,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
           if (scatter) {
             // The scatter hook: kept elements at their rank, rejected ones (with `rejected`) from the end.
             const at = elemAt(r, j);
-            const store = (to: string): string =>
-              scatter.fn
-                ? `${scatter.fn.name}(${[to, x, ...streams.map((_, q) => streamLoad(q, at.stream)), at.index].join(', ')});`
-                : `out_s[prm.out_base + ${to}] = ${x};`;
+            const store = (to: string): string => scatterStore(scatter, streams.length, to, x, at);
             const rejected = scatter.rejected
               ? ` else if (ok${it}) { ${store(`prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})`)} }`
               : '';
@@ -958,10 +971,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     for (let j = 0; j < k; j++) {
       const at = cat(j);
       const b = bit(j);
-      const store = (to: string): string =>
-        scatter.fn
-          ? `${scatter.fn.name}(${[to, `cx${j}`, ...streams.map((_, q) => streamLoad(q, at.stream)), at.index].join(', ')});`
-          : `out_s[prm.out_base + ${to}] = cx${j};`;
+      const store = (to: string): string => scatterStore(scatter, streams.length, to, `cx${j}`, at);
       const rejected = scatter.rejected
         ? ` else if (full || ${ce(j)} < prm.n) { ${store(`prm.n_total - 1u - (prm.seg_start + ${ce(j)} - to)`)} }`
         : '';
