@@ -4,11 +4,13 @@
  * 75% or all elements, and 50% kept in runs of 4096 (blocked), beside inclusiveScan and the vec4
  * copy kernel of the same arrays (the bandwidth ceiling), on warm clocks; and copyIf over a zip of
  * three arrays (50% kept by the first: one pass of the scan engine, 12 B read and 6 B written per
- * element) into a zip of three outputs.
+ * element) into a zip of three outputs; uniqueByKey over keys i >> 4 (runs of 16: keys and values
+ * of n / 16 runs written) and unique over distinct elements (every element kept, in place: through
+ * a temporary copied back).
  * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=24,28 node .probe/compaction-probe.mjs
  * PROBE_API_TUNING: the policy's tuning overrides as JSON, e.g. '{"copyIf":{"itemsPerThread":16}}'.
  */
-import { copyIf, inclusiveScan, zip } from '../../packages/algorithms/src/index';
+import { copyIf, inclusiveScan, unique, uniqueByKey, zip } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
@@ -56,7 +58,19 @@ async function main() {
       )) as number;
     });
     out({ case: 'copyIf zip of 3 (50%)', lg, ms: zms, gbs: (18 * n) / zms / 1e6, kept: zc / n });
-    for (const x of [a, b, blocked, c, d, oc, od]) (x as DeviceArray).destroy();
+    const runsKeys = DeviceArray.create(device, 'u32', n);
+    await fillOnDevice(device, runsKeys, 'i >> 4u');
+    let runs = 0;
+    const ums = await timeIt(device, reps, async () => {
+      runs = (await uniqueByKey(policy, runsKeys, a, oc as DeviceArray, od as DeviceArray)) as number;
+    });
+    out({ case: 'uniqueByKey runs of 16', lg, ms: ums, gbs: ((8 + 8 / 16) * n) / ums / 1e6, runs });
+    let kept = 0;
+    const uq = await timeIt(device, reps, async () => {
+      kept = (await unique(policy, c as DeviceArray)) as number;
+    });
+    out({ case: 'unique all distinct (in place)', lg, ms: uq, gbs: (16 * n) / uq / 1e6, kept: kept / n });
+    for (const x of [a, b, blocked, c, d, oc, od, runsKeys]) (x as DeviceArray).destroy();
   }
   releaseDevices();
 }

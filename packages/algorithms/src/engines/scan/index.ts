@@ -64,6 +64,7 @@ import {
   spineKernel,
   storageBindings,
   streamedInputs,
+  stripedKind,
   type TileKernelParams,
   type TilePhase,
   tileKernel,
@@ -412,9 +413,9 @@ function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean, n: n
   return d;
 }
 
-/** Whether a compaction takes the striped layout where subgroups are on (kernels.ts, `sgc`). */
+/** Whether a compaction takes the striped layout where subgroups are on (kernels.ts, `stripedKind`). */
 function striped(call: EngineCall): boolean {
-  return call.gen.kind === 'element' && call.gen.fn !== undefined && scatterOf(call.write) !== undefined;
+  return stripedKind(call.gen, call.write) !== undefined;
 }
 
 /**

@@ -341,6 +341,19 @@ function streamLoad(k: number, at: (base: string) => string): string {
 }
 
 /**
+ * Which compactions take the striped layout where subgroups are on (tileKernel's `sgc`): an element
+ * hook's ('element': copyIf, removeIf, partition and their stencil, counting and zip forms) and
+ * unique's ('adjacent': heads of equal neighbours); undefined for every other call. (uniqueByKey's
+ * heads of keys measured slower striped on the H100: its vec4-bound keys read one word per lane.)
+ */
+export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adjacent' | undefined {
+  const sc = scatterOf(write);
+  if (g.kind === 'element' && g.fn !== undefined && sc) return 'element';
+  if (g.kind === 'adjacent-different' && sc && !sc.fn) return 'adjacent';
+  return undefined;
+}
+
+/**
  * The scatter write's statement storing element `x` at output position `to`: the hook's fragment
  * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index) or `out_s[to] = x`.
  */
@@ -509,13 +522,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // Scans by key on the vec4 path with subgroups scan in subgroup rows (see the layout below).
   const sgRows = pair && p.subgroups && p.vec;
   // Compactions of an 'element' hook with subgroups ('striped compaction', see below).
-  const sgc =
-    p.phase === 'chained' &&
-    p.subgroups &&
-    !p.inPlace &&
-    p.gen.kind === 'element' &&
-    p.gen.fn !== undefined &&
-    scatterOf(p.write) !== undefined;
+  const sgc = p.phase === 'chained' && p.subgroups && !p.inPlace ? stripedKind(p.gen, p.write) : undefined;
   // Tiles of several rows (the vec4 path with subgroups) scan their rows together: one exchange of
   // subgroup totals per tile instead of one workgroup scan (a subgroup scan, two barriers and an
   // ordered fold of the subgroup totals) per row. (Compactions first packed their rows' 1/0 counts
@@ -912,30 +919,37 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     }
   }
 
-  if (sgc && elem && scatter) {
+  if (sgc && scatter) {
     // Striped compaction: subgroup g owns the contiguous range [g*S*k, (g+1)*S*k) of the tile (S its
     // size); its item j is element g*S*k + j*S + lane (scalar loads, one coalesced S*4 bytes per
     // item). Each item's kept flags form a ballot: an element's rank among the subgroup's kept ones
     // is the kept count of the items before plus the popcount of its ballot below its lane, so the
     // kept elements of one item go to consecutive output positions (one contiguous run of stores per
-    // instruction) with no shuffle and no scan; the subgroups' totals are folded once per tile.
+    // instruction) with no workgroup scan; the subgroups' totals are folded once per tile.
     loadLines.length = 0;
     foldLines.length = 0;
     writeLines.length = 0;
     // Registers: the k elements and one bit per item (kept); positions and ranks are recomputed at
     // the write (a ballot and two popcounts per item) rather than held. Full tiles load without
     // bounds tests.
+    const load = (i: string): string => `${inS}[prm.in_base + ${i}]`;
     loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
     for (let j = 0; j < k; j++) loadLines.push(`var cx${j}: ${T};`);
     loadLines.push('if (full) {');
-    for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size];`);
+    for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
     loadLines.push('} else {');
     for (let j = 0; j < k; j++) {
-      loadLines.push(
-        `  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${inS}[prm.in_base + sgb + ${j}u * ids.sg_size]; }`,
-      );
+      loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
     }
     loadLines.push('}');
+    if (sgc !== 'element') {
+      // The element before the subgroup's range (lane 0's item 0), from memory: unique's input
+      // window starts one element before the segment.
+      loadLines.push(
+        `var cp: ${T} = cx0;`,
+        `if (ids.lane == 0u && prm.seg_start + sgb > 0u && (full || sgb < prm.n)) { cp = ${load('sgb - 1u')}; }`,
+      );
+    }
     const masks = Math.ceil(k / 32);
     const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
     foldLines.push(
@@ -947,11 +961,26 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
     const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
     const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
+    /** Whether item j is kept: the element hook, or a head (cv: the element before; see below). */
+    const kept = (j: number): string => {
+      if (sgc === 'element' && elem) {
+        const at = cat(j);
+        return `(full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)}`;
+      }
+      const head = differs(T, `cx${j}`, `cv${j}`);
+      return `(full || ${ce(j)} < prm.n) && (prm.seg_start + ${ce(j)} == 0u || ${head})`;
+    };
     for (let j = 0; j < k; j++) {
-      const at = cat(j);
       const b = bit(j);
+      if (sgc !== 'element') {
+        // unique: the element before (the lane before's; lane 0's: the last lane's of item j - 1),
+        // shuffled outside the kept test: WGSL's && and || short-circuit, and a shuffle in
+        // non-uniform control flow may read an inactive lane (it gave wrong heads on the H100).
+        const before = j === 0 ? 'cp' : `subgroupShuffle(cx${j - 1}, ids.sg_size - 1u)`;
+        foldLines.push(`let cv${j} = select(subgroupShuffleUp(cx${j}, 1u), ${before}, ids.lane == 0u);`);
+      }
       foldLines.push(
-        `{ let kp = (full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)};`,
+        `{ let kp = ${kept(j)};`,
         `  ${b.mask} |= select(0u, ${b.bit}, kp);`,
         `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
       );
