@@ -168,6 +168,40 @@ describe.each(gpuPolicies)('compaction of DeviceArrays under $name', ({ policy }
   });
 });
 
+// The striped compaction's hardware tiles from 2^22 elements (512 x 48: ScanKind 'select'), forced
+// on the device under test (the engine picks 256 x 8 on software adapters): the subgroup ranges,
+// unrolled items, the second ballot at the write and unique's shuffled neighbours at tile, subgroup
+// and item edges.
+describe.skipIf(!testDevice)('striped compaction with 512 x 48 tiles', () => {
+  const tile = 512 * 48;
+  const policy = makeDevicePolicy(testDevice as GpuDevice, {
+    fallback: 'error',
+    tuning: { scan: { workgroupSize: 512, itemsPerThread: 48 } },
+  });
+  const sizes48 = [1, 47, tile - 1, tile, tile + 1, 2 * tile + 123];
+  it('copyIf, partition and unique against references', async () => {
+    for (const type of ['u32', 'f32'] as const) {
+      for (const n of sizes48) {
+        const data = makeData(type, n, 'random', n);
+        const pred = half(type);
+        const [yes, no] = refSplit(data, js(pred, type));
+        const out = data.slice().fill(7);
+        const count = await copyIf(policy, data, out, pred);
+        expect(count, `copyIf n=${n}`).toBe(yes.length);
+        expectSameArray(out.subarray(0, count), yes, `copyIf n=${n}`);
+        const c = data.slice();
+        expect(await stablePartition(policy, c, pred), `stablePartition n=${n}`).toBe(yes.length);
+        expectSameArray(c, [...yes, ...no], `stablePartition n=${n}`);
+        const d = runs(type, n, n + 5);
+        const [u] = refSplit(d, uniqueKeep(d));
+        const len = await unique(policy, d);
+        expect(len, `unique n=${n}`).toBe(u.length);
+        expectSameArray(d.subarray(0, len), u, `unique n=${n}`);
+      }
+    }
+  });
+});
+
 describe('compaction at 2^24+1', () => {
   for (const { name, policy } of policyMatrix().filter((p) => p.name === 'device' || p.name === 'par')) {
     it(`copyIf<f32> ~50% under ${name}`, async () => {
