@@ -3,12 +3,16 @@
  * sorts and u32/u32 pair sorts over a sweep of tunings, with each pass's own time (timestamps per
  * compute pass), on GPU-made data, checked on the GPU after the timed runs. One JSON line each.
  * Env: PROBE_SIZES (log2 sizes, default 24,28), PROBE_REPS (default 7), PROBE_TUNINGS (a JSON array
- * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs.
+ * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs, PROBE_KEY_TYPES (default
+ * u32; f32 and i32 also sort through the public `sort` on a device policy: f32 keys are
+ * cub_anchor's 'sort f32 keys' data, i32 the u32 hash's bits, checked in TypedArray#sort order on the
+ * host up to 2^24).
  * Bundle: node scripts/probe/build.mjs
  */
-import { iota, radixSortDevice } from '../../packages/algorithms/src/index';
+import { iota, radixSortDevice, sort } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
-import { generateOnDevice } from '../../packages/bench/src/gpu-data';
+import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
+import { GpuWarmth } from '../../packages/bench/src/warm';
 import { DeviceArray, type GpuDevice, gpuSelector, releaseDevices, selectDevice } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
 import { gpuSortErrors } from './gpu-data';
@@ -95,6 +99,33 @@ async function main() {
       }
     }
     for (const a of [srcK, srcV, k, v]) a.destroy();
+    for (const type of (process.env.PROBE_KEY_TYPES ?? 'u32').split(',').filter((t) => t !== 'u32')) {
+      const src =
+        type === 'f32' ? await generateOnDevice(device, 'f32', n, CUB_SEED) : DeviceArray.create(device, 'i32', n);
+      if (type === 'i32') await fillOnDevice(device, src, `bitcast<i32>(bench_hash(i, ${CUB_SEED >>> 0}u))`);
+      const keys = DeviceArray.create(device, src.type, n);
+      const policy = makeDevicePolicy(device, { fallback: 'error' });
+      const totals: number[] = [];
+      // Warm clocks: the host check of the type before leaves the GPU idle for seconds.
+      const warmth = new GpuWarmth(device);
+      await warmth.before();
+      for (let r = 0; r < reps + (lg >= 26 ? 3 : 21); r++) {
+        await copyInto(device, src, keys);
+        await sort(policy, keys);
+        if (r >= (lg >= 26 ? 3 : 21)) totals.push(device.queue.lastDeviceTimeNs / 1e6);
+      }
+      warmth.after();
+      let ok: boolean | undefined;
+      if (lg <= 24) {
+        const got = await keys.read();
+        const want = (await src.read()).slice().sort();
+        ok = got.every((x, i) => Object.is(x, want[i]));
+      }
+      const ms = median(totals);
+      out({ case: `sort ${type} (public sort)`, lg, ms, min: Math.min(...totals), gkeys: n / ms / 1e6, ok });
+      src.destroy();
+      keys.destroy();
+    }
   }
   releaseDevices();
 }
