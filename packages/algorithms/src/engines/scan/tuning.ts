@@ -78,8 +78,9 @@ export const scanTuning = {
 export type ScanTuning = typeof scanTuning;
 
 /**
- * Kinds of scan-engine call with their own defaults: scans, compactions, scans by key (pairs of
- * head flag and value) and reduceByKey's runs.
+ * Kinds of scan-engine call with their own defaults: scans, compactions on the rows layout (by key;
+ * any compaction without subgroups), striped compactions ('select': an element hook's and unique's,
+ * kernels.ts `stripedKind`), scans by key (pairs of head flag and value) and reduceByKey's runs.
  */
 export type ScanKind = 'scan' | 'compaction' | 'select' | 'by-key' | 'runs';
 
