@@ -474,6 +474,122 @@ export function tileKernelName(p: TileKernelParams): string {
   );
 }
 
+/** What the striped compaction needs of its kernel (see `stripedCompaction`). */
+interface StripedParams {
+  readonly sgc: 'element' | 'adjacent';
+  readonly k: number;
+  readonly w: number;
+  readonly tile: number;
+  readonly T: NumericType;
+  /** The input's scalar binding. */
+  readonly inS: string;
+  readonly elem: ElementHook | undefined;
+  readonly scatter: ScatterWrite;
+  /** The element hook's streamed inputs. */
+  readonly streams: number;
+}
+
+/**
+ * The tile kernel's load, fold and write lines for a striped compaction (`stripedKind`), in place
+ * of the rows layout's.
+ */
+function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; write: string[] } {
+  const { sgc, k, w, tile, T, inS, elem, scatter } = p;
+  const loadLines: string[] = [];
+  const foldLines: string[] = [];
+  const writeLines: string[] = [];
+  // Striped compaction: subgroup g owns the contiguous range [g*S*k, (g+1)*S*k) of the tile (S its
+  // size); its item j is element g*S*k + j*S + lane (scalar loads, one coalesced S*4 bytes per
+  // item). Each item's kept flags form a ballot: an element's rank among the subgroup's kept ones
+  // is the kept count of the items before plus the popcount of its ballot below its lane, so the
+  // kept elements of one item go to consecutive output positions (one contiguous run of stores per
+  // instruction) with no workgroup scan; the subgroups' totals are folded once per tile.
+  // Registers: the k elements and one bit per item (kept); positions and ranks are recomputed at
+  // the write (a ballot and two popcounts per item) rather than held. Full tiles load without
+  // bounds tests.
+  const load = (i: string): string => `${inS}[prm.in_base + ${i}]`;
+  loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
+  for (let j = 0; j < k; j++) loadLines.push(`var cx${j}: ${T};`);
+  loadLines.push('if (full) {');
+  for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
+  loadLines.push('} else {');
+  for (let j = 0; j < k; j++) {
+    loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
+  }
+  loadLines.push('}');
+  if (sgc !== 'element') {
+    // The element before the subgroup's range (lane 0's item 0), from memory: unique's input
+    // window starts one element before the segment.
+    loadLines.push(
+      `var cp: ${T} = cx0;`,
+      `if (ids.lane == 0u && prm.seg_start + sgb > 0u && (full || sgb < prm.n)) { cp = ${load('sgb - 1u')}; }`,
+    );
+  }
+  const masks = Math.ceil(k / 32);
+  const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
+  foldLines.push(
+    `let lw = ids.lane >> 5u;`,
+    `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
+    `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
+    'var so = 0u;',
+  );
+  for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
+  const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
+  const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
+  /** Whether item j is kept: the element hook, or a head (cv: the element before; see below). */
+  const kept = (j: number): string => {
+    if (sgc === 'element' && elem) {
+      const at = cat(j);
+      return `(full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)}`;
+    }
+    const head = differs(T, `cx${j}`, `cv${j}`);
+    return `(full || ${ce(j)} < prm.n) && (prm.seg_start + ${ce(j)} == 0u || ${head})`;
+  };
+  for (let j = 0; j < k; j++) {
+    const b = bit(j);
+    if (sgc !== 'element') {
+      // unique: the element before (the lane before's; lane 0's: the last lane's of item j - 1),
+      // shuffled outside the kept test: WGSL's && and || short-circuit, and a shuffle in
+      // non-uniform control flow may read an inactive lane (it gave wrong heads on the H100).
+      const before = j === 0 ? 'cp' : `subgroupShuffle(cx${j - 1}, ids.sg_size - 1u)`;
+      foldLines.push(`let cv${j} = select(subgroupShuffleUp(cx${j}, 1u), ${before}, ids.lane == 0u);`);
+    }
+    foldLines.push(
+      `{ let kp = ${kept(j)};`,
+      `  ${b.mask} |= select(0u, ${b.bit}, kp);`,
+      `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
+    );
+  }
+  foldLines.push(
+    `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
+    'workgroupBarrier();',
+    'var sgp = 0u;',
+    'var total = 0u;',
+    `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
+    let a = scn_sga[g];
+    sgp += select(0u, a, g < ids.sg_id);
+    total += a;
+  }`,
+  );
+  writeLines.push('var wo = prefix + sgp;');
+  for (let j = 0; j < k; j++) {
+    const at = cat(j);
+    const b = bit(j);
+    const store = (to: string): string => scatterStore(scatter, p.streams, to, `cx${j}`, at);
+    const rejected = scatter.rejected
+      ? ` else if (full || ${ce(j)} < prm.n) { ${store(`prm.n_total - 1u - (prm.seg_start + ${ce(j)} - to)`)} }`
+      : '';
+    writeLines.push(
+      `{ let kp = (${b.mask} & ${b.bit}) != 0u;`,
+      `  let bl = subgroupBallot(kp);`,
+      `  let to = wo + dot(countOneBits(bl & below), vec4<u32>(1u));`,
+      `  if (kp) { ${store('to')} }${rejected}`,
+      `  wo += dot(countOneBits(bl), vec4<u32>(1u)); }`,
+    );
+  }
+  return { load: loadLines, fold: foldLines, write: writeLines };
+}
+
 /**
  * Builds one tile kernel. Bindings: 0 params, 1 state/sums, 2 ctrl, 3 input vec4 view, 4 input
  * scalar view (both read-only; absent in place), 5 output (vec4 for vec scans, else scalar; read_write);
@@ -920,98 +1036,10 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   }
 
   if (sgc && scatter) {
-    // Striped compaction: subgroup g owns the contiguous range [g*S*k, (g+1)*S*k) of the tile (S its
-    // size); its item j is element g*S*k + j*S + lane (scalar loads, one coalesced S*4 bytes per
-    // item). Each item's kept flags form a ballot: an element's rank among the subgroup's kept ones
-    // is the kept count of the items before plus the popcount of its ballot below its lane, so the
-    // kept elements of one item go to consecutive output positions (one contiguous run of stores per
-    // instruction) with no workgroup scan; the subgroups' totals are folded once per tile.
-    loadLines.length = 0;
-    foldLines.length = 0;
-    writeLines.length = 0;
-    // Registers: the k elements and one bit per item (kept); positions and ranks are recomputed at
-    // the write (a ballot and two popcounts per item) rather than held. Full tiles load without
-    // bounds tests.
-    const load = (i: string): string => `${inS}[prm.in_base + ${i}]`;
-    loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
-    for (let j = 0; j < k; j++) loadLines.push(`var cx${j}: ${T};`);
-    loadLines.push('if (full) {');
-    for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
-    loadLines.push('} else {');
-    for (let j = 0; j < k; j++) {
-      loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
-    }
-    loadLines.push('}');
-    if (sgc !== 'element') {
-      // The element before the subgroup's range (lane 0's item 0), from memory: unique's input
-      // window starts one element before the segment.
-      loadLines.push(
-        `var cp: ${T} = cx0;`,
-        `if (ids.lane == 0u && prm.seg_start + sgb > 0u && (full || sgb < prm.n)) { cp = ${load('sgb - 1u')}; }`,
-      );
-    }
-    const masks = Math.ceil(k / 32);
-    const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
-    foldLines.push(
-      `let lw = ids.lane >> 5u;`,
-      `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
-      `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
-      'var so = 0u;',
-    );
-    for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
-    const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
-    const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
-    /** Whether item j is kept: the element hook, or a head (cv: the element before; see below). */
-    const kept = (j: number): string => {
-      if (sgc === 'element' && elem) {
-        const at = cat(j);
-        return `(full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)}`;
-      }
-      const head = differs(T, `cx${j}`, `cv${j}`);
-      return `(full || ${ce(j)} < prm.n) && (prm.seg_start + ${ce(j)} == 0u || ${head})`;
-    };
-    for (let j = 0; j < k; j++) {
-      const b = bit(j);
-      if (sgc !== 'element') {
-        // unique: the element before (the lane before's; lane 0's: the last lane's of item j - 1),
-        // shuffled outside the kept test: WGSL's && and || short-circuit, and a shuffle in
-        // non-uniform control flow may read an inactive lane (it gave wrong heads on the H100).
-        const before = j === 0 ? 'cp' : `subgroupShuffle(cx${j - 1}, ids.sg_size - 1u)`;
-        foldLines.push(`let cv${j} = select(subgroupShuffleUp(cx${j}, 1u), ${before}, ids.lane == 0u);`);
-      }
-      foldLines.push(
-        `{ let kp = ${kept(j)};`,
-        `  ${b.mask} |= select(0u, ${b.bit}, kp);`,
-        `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
-      );
-    }
-    foldLines.push(
-      `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
-      'workgroupBarrier();',
-      'var sgp = 0u;',
-      'var total = 0u;',
-      `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
-    let a = scn_sga[g];
-    sgp += select(0u, a, g < ids.sg_id);
-    total += a;
-  }`,
-    );
-    writeLines.push('var wo = prefix + sgp;');
-    for (let j = 0; j < k; j++) {
-      const at = cat(j);
-      const b = bit(j);
-      const store = (to: string): string => scatterStore(scatter, streams.length, to, `cx${j}`, at);
-      const rejected = scatter.rejected
-        ? ` else if (full || ${ce(j)} < prm.n) { ${store(`prm.n_total - 1u - (prm.seg_start + ${ce(j)} - to)`)} }`
-        : '';
-      writeLines.push(
-        `{ let kp = (${b.mask} & ${b.bit}) != 0u;`,
-        `  let bl = subgroupBallot(kp);`,
-        `  let to = wo + dot(countOneBits(bl & below), vec4<u32>(1u));`,
-        `  if (kp) { ${store('to')} }${rejected}`,
-        `  wo += dot(countOneBits(bl), vec4<u32>(1u)); }`,
-      );
-    }
+    const st = stripedCompaction({ sgc, k, w, tile, T, inS, elem, scatter, streams: streams.length });
+    loadLines.splice(0, loadLines.length, ...st.load);
+    foldLines.splice(0, foldLines.length, ...st.fold);
+    writeLines.splice(0, writeLines.length, ...st.write);
   }
 
   // ---- tile prefix
