@@ -710,10 +710,13 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   if (scatter?.fn && !elem) throw new Error("scan engine: a scatter write's fragment needs the 'element' hook");
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
+  // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
+  const striped =
+    sgc && scatter ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, scatter, streams: streams.length }) : undefined;
   // Every load of the tile is issued before any value is used.
-  const loadLines: string[] = [];
+  const loadLines: string[] = striped ? striped.load : [];
   if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`);
-  for (let r = 0; r < R; r++) {
+  for (let r = 0; r < R && !striped; r++) {
     loadLines.push(
       sgRows
         ? `let b${r} = sgb + ${r * 4}u * ids.sg_size;`
@@ -739,7 +742,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // Generate the values (v), kept flags (k, compaction), fold each thread's items of a row, scan
   // (or reduce) the row; rp{r} is the prefix of row r's first item within the tile, `total` the
   // tile's aggregate.
-  const foldLines: string[] = [];
+  const foldLines: string[] = striped ? striped.fold : [];
   // By key: whether each element is a head or tail (hd).
   const keyLines = (r: number): string[] => {
     if (!byKey) return [];
@@ -779,7 +782,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     index: `prm.seg_start + b${r} + ${j}u`,
   });
   if (pair) for (let g = 0; g < Math.ceil(k / 32); g++) foldLines.push(`var hm${g} = 0u;`);
-  for (let r = 0; r < R; r++) {
+  for (let r = 0; r < R && !striped; r++) {
     for (let j = 0; j < C; j++) foldLines.push(`let ok${item(r, j)} = full || b${r} + ${j}u < prm.n;`);
     foldLines.push(...keyLines(r));
     if (pair) {
@@ -822,7 +825,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     foldLines.push(`var s${r} = v${item(r, 0)};`);
     for (let j = 1; j < C; j++) foldLines.push(`s${r} = ${comb}(s${r}, v${item(r, j)});`);
   }
-  if (p.phase === 'reduce') {
+  if (striped) {
+    // The striped fold ends with the tile's total (stripedCompaction).
+  } else if (p.phase === 'reduce') {
     foldLines.push(`var total = ${red?.name}(s0, ids);`);
     for (let r = 1; r < R; r++) foldLines.push(`total = ${comb}(total, ${red?.name}(s${r}, ids));`);
   } else if (sgRows) {
@@ -951,8 +956,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   }
 
   // ---- write (after the tile's prefix is known)
-  const writeLines: string[] = [];
-  if (p.phase !== 'reduce') {
+  const writeLines: string[] = striped ? striped.write : [];
+  if (p.phase !== 'reduce' && !striped) {
     for (let r = 0; r < R; r++) {
       // Pairs: each element's head flag and pair again from the head bits (h, w).
       const unpack = (j: number): string => {
@@ -1033,13 +1038,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         }
       }
     }
-  }
-
-  if (sgc && scatter) {
-    const st = stripedCompaction({ sgc, k, w, tile, T, inS, elem, scatter, streams: streams.length });
-    loadLines.splice(0, loadLines.length, ...st.load);
-    foldLines.splice(0, foldLines.length, ...st.fold);
-    writeLines.splice(0, writeLines.length, ...st.write);
   }
 
   // ---- tile prefix
