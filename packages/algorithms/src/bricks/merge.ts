@@ -3,15 +3,16 @@
  * values (any 4-byte elements, as bits) moving with their keys. The merge of the merge sort
  * (sort/merge-sort.ts, `mergeSortTask`). seq: one merge on the calling thread, reading both inputs
  * where they are. par (a comparator with a source, shared memory, from the pool's parallel
- * threshold): the output split into one piece per chunk by merge-path searches (sort/merge-sort.ts,
- * `mergePath`) over the two inputs laid end to end in shared scratch, the pieces merged on the
- * pool, the result copied out.
+ * threshold; plain arrays only under an explicit parallelThreshold, `mergePlainSeq`): merge-path
+ * pieces merged by the calling thread and the workers straight from the inputs into the output
+ * (bricks/merge-path.ts).
  */
 import type { NumericType } from '@webdpl/core';
-import { type CpuBackend, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import { type CpuBackend, sharedMemoryAvailable } from '@webdpl/policies';
+import { mergeKernel, mergePieces, mergePlainSeq, runMergePieces } from './merge-path';
 import type { CpuComparator, KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
-import { type MergeSortJob, mergePath, mergeSortTask } from './sort/merge-sort';
+import { mergeSortTask } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
 
 /** Values of a merge: the two inputs' and the output's (any 4-byte typed arrays). */
@@ -45,16 +46,33 @@ export async function cpuMerge(
   const na = a.length;
   const n = na + b.length;
   if (n === 0) return;
-  const chunks = comp.source !== undefined && sharedMemoryAvailable() ? planParallel(backend, n) : undefined;
-  const pool = chunks && backend.kind === 'par' ? backend.pool : undefined;
+  const pieces =
+    comp.source !== undefined &&
+    sharedMemoryAvailable() &&
+    !mergePlainSeq(backend, [a, b, out, values?.a, values?.b, values?.out])
+      ? mergePieces(backend, n)
+      : 0;
+  const pool = pieces > 0 && backend.kind === 'par' ? backend : undefined;
   const outBits = values ? bitsView(values.out) : undefined;
+  if (!pool && comp.source !== undefined) {
+    // One merge on the calling thread, reading both inputs where they are, writing `out` directly
+    // (built-in and translated comparators cannot throw): the generated loop with the comparator
+    // inlined, as every par piece runs.
+    mergeKernel(comp.source, values !== undefined)(
+      a,
+      b,
+      values ? bitsView(values.a) : undefined,
+      values ? bitsView(values.b) : undefined,
+      out,
+      outBits,
+    );
+    return;
+  }
   if (!pool) {
-    // One merge on the calling thread, reading both inputs where they are. Built-in and translated
-    // comparators cannot throw, so the result goes straight to `out`; a plain JS comparator may
-    // throw midway, so its result goes to scratch first and `out` is written only when it is done.
-    const direct = comp.source !== undefined;
-    const dst = direct ? out : viewOf(type, borrow(n * 4, false), n);
-    const dstV = values ? (direct ? outBits : new Uint32Array(borrow(n * 4, false), 0, n)) : undefined;
+    // A plain JS comparator may throw midway: the result goes to scratch first and `out` is written
+    // only when it is done.
+    const dst = viewOf(type, borrow(n * 4, false), n);
+    const dstV = values ? new Uint32Array(borrow(n * 4, false), 0, n) : undefined;
     try {
       mergeSortTask({
         op: 'merge',
@@ -71,55 +89,19 @@ export async function cpuMerge(
         out: 0,
         before: comp.before,
       });
-      if (!direct) {
-        out.set(dst as never);
-        if (outBits && dstV) outBits.set(dstV);
-      }
+      out.set(dst as never);
+      if (outBits && dstV) outBits.set(dstV);
     } finally {
-      if (!direct) giveBack(dst, dstV);
+      giveBack(dst, dstV);
     }
     return;
   }
-  // The pool: both inputs end to end in shared scratch (the pieces read one array), keys and value
-  // bits; the pieces write shared scratch, copied out at the end.
-  const cat = viewOf(type, borrow(n * 4, true), n);
-  cat.set(a as never);
-  cat.set(b as never, na);
-  const catV = values ? new Uint32Array(borrow(n * 4, true), 0, n) : undefined;
-  if (values && catV) {
-    catV.set(bitsView(values.a));
-    catV.set(bitsView(values.b), na);
-  }
-  const dst = viewOf(type, borrow(n * 4, true), n);
-  const dstV = values ? new Uint32Array(borrow(n * 4, true), 0, n) : undefined;
-  try {
-    const pieces = (chunks as readonly unknown[]).length;
-    const jobs: MergeSortJob[] = [];
-    let i0 = 0;
-    let d0 = 0;
-    for (let k = 1; k <= pieces; k++) {
-      const d1 = Math.floor((k * n) / pieces);
-      const i1 = k === pieces ? na : mergePath(cat, 0, na, na, n, d1, comp.before);
-      jobs.push({
-        op: 'merge',
-        keys: cat,
-        values: catV,
-        dst,
-        dstValues: dstV,
-        aLo: i0,
-        aHi: i1,
-        bLo: na + d0 - i0,
-        bHi: na + d1 - i1,
-        out: d0,
-        source: comp.source,
-      });
-      i0 = i1;
-      d0 = d1;
-    }
-    await pool.run(mergeSortTask, jobs);
-    out.set(dst as never);
-    if (outBits && dstV) outBits.set(dstV);
-  } finally {
-    giveBack(cat, catV, dst, dstV);
-  }
+  // The pool: merge-path pieces reading both inputs where they are (bricks/merge-path.ts).
+  await runMergePieces(
+    pool as CpuBackend & { kind: 'par' },
+    { a, b, out, va: values?.a, vb: values?.b, outV: values?.out },
+    pieces,
+    comp.before,
+    comp.source as string,
+  );
 }

@@ -244,23 +244,49 @@ export async function runChunks(
     src,
     jobs,
   };
+  const { callerWorks, settled, failed } = startWorkers(backend, runKernelBatch, batch, total);
+  if (callerWorks) runKernelBatch(batch);
+  await waitForCount(batch.ctl, total, settled, failed);
+  // Wait for the workers' replies too: until the pool has them it counts those workers as busy and
+  // queues the next call's jobs instead of posting them, and the caller then takes every chunk
+  // itself (par ran as seq, 1.00x, before this).
+  await settled;
+  const f = failed();
+  if (f) throw f.error;
+  return Array.from(batch.out);
+}
+
+/** Workers started on one par step's job (see `startWorkers`). */
+export interface StartedWorkers {
+  /** Whether the calling thread is to run the task too (the `callerWorks` tuning). */
+  readonly callerWorks: boolean;
+  /** Settles once every worker's run has returned (never rejects). */
+  readonly settled: Promise<void>;
+  /** The first error of a worker, once there is one. */
+  readonly failed: () => { error: unknown } | undefined;
+}
+
+/**
+ * Posts `task(job)` to as many workers as the step uses (`pool.size - 1` when the calling thread
+ * works too, else `pool.size`; at most `most`), before returning, so the calling thread can go on
+ * to run the task itself at once.
+ */
+export function startWorkers<J>(
+  backend: CpuBackend & { kind: 'par' },
+  task: (job: J) => unknown,
+  job: J,
+  most: number,
+): StartedWorkers {
   const callerWorks = cpuTuning(backend).callerWorks;
-  const workers = Math.min(total, callerWorks ? Math.max(1, backend.pool.size - 1) : backend.pool.size);
+  const workers = Math.min(most, callerWorks ? Math.max(1, backend.pool.size - 1) : backend.pool.size);
   let failure: { error: unknown } | undefined;
-  const settled = backend.pool.run(runKernelBatch, new Array<KernelBatch>(workers).fill(batch)).then(
+  const settled = backend.pool.run(task, new Array<J>(workers).fill(job)).then(
     () => undefined,
     (error: unknown) => {
       failure ??= { error };
     },
   );
-  if (callerWorks) runKernelBatch(batch);
-  await waitForCount(batch.ctl, total, settled, () => failure);
-  // Wait for the workers' replies too: until the pool has them it counts those workers as busy and
-  // queues the next call's jobs instead of posting them, and the caller then takes every chunk
-  // itself (par ran as seq, 1.00x, before this).
-  await settled;
-  if (failure) throw failure.error;
-  return Array.from(batch.out);
+  return { callerWorks, settled, failed: () => failure };
 }
 
 /** The arrays of a split par call (see `runSplit`). */

@@ -173,7 +173,8 @@ export function mergeSortBy(keys: KeyArray, values: Uint32Array | undefined, bef
 
 /**
  * The merge-path split: how many of the first `diag` outputs of merging a[aLo, aHi) and
- * a[bLo, bHi) (stable, ties from the first run) come from the first run. O(log) comparisons.
+ * b[bLo, bHi) (stable, ties from the first run; b defaults to a) come from the first run.
+ * O(log) comparisons.
  */
 export function mergePath(
   a: KeyArray,
@@ -183,12 +184,13 @@ export function mergePath(
   bHi: number,
   diag: number,
   before: Before,
+  b: KeyArray = a,
 ): number {
   let lo = Math.max(0, diag - (bHi - bLo));
   let hi = Math.min(diag, aHi - aLo);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (!before(a[bLo + diag - 1 - mid] as number, a[aLo + mid] as number)) lo = mid + 1;
+    if (!before(b[bLo + diag - 1 - mid] as number, a[aLo + mid] as number)) lo = mid + 1;
     else hi = mid;
   }
   return lo;

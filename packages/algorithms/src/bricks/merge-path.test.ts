@@ -1,0 +1,181 @@
+/**
+ * Merge-path pieces on the pool (merge-path.ts): merge, mergeByKey and the four set operations give
+ * seq's results exactly (stable ties, TypedArray#sort order for f32 with -0 and NaN, runs of equal
+ * elements across piece boundaries) on plain and shared arrays, with pieces of 1, 16 and 64
+ * elements, workers alone and with the calling thread; plain arrays stay on the calling thread
+ * under the default tuning; without SharedArrayBuffer nothing reaches the pool.
+ */
+import type { HostArray, NumericType } from '@webdpl/core';
+import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { checkComparator, cpuComparator } from '../sort/comparator-arg';
+import { greater } from '../sort/comparators';
+import { rng } from '../testing/matrix';
+import { cpuMerge } from './merge';
+import { mergeCuts, mergePieces } from './merge-path';
+import { cpuSetOp, type SetOp } from './set-ops';
+import type { KeyArray } from './sort/index';
+import { alloc, countingPool, diff, sharedCopy } from './test-data';
+
+const inner = createPool({ size: 2 });
+afterAll(() => inner.close());
+const counting = countingPool(inner);
+const seq: CpuBackend = { kind: 'seq' };
+const pars: { name: string; backend: CpuBackend }[] = [
+  {
+    name: 'pieces of 1, workers only',
+    backend: { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 1, callerWorks: false } },
+  },
+  {
+    name: 'pieces of 16',
+    backend: { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 16 } },
+  },
+  {
+    name: 'pieces of 64',
+    backend: { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 64 } },
+  },
+];
+const OPS: readonly SetOp[] = ['union', 'intersection', 'difference', 'symmetricDifference'];
+/** Edge sizes and sizes around the piece boundaries of the tunings above. */
+const SIZES: readonly number[] = [0, 1, 2, 3, 7, 16, 17, 33, 63, 64, 65, 128, 129, 255, 1000, 4099, 40001];
+
+/** n sorted elements of `type` from `spread` distinct values (f32: with -0, +0 and NaN), in `comp`'s order. */
+function sortedData(type: NumericType, n: number, seed: number, spread: number, descending: boolean): KeyArray {
+  const r = rng(seed);
+  const a = alloc(type, n) as KeyArray;
+  for (let i = 0; i < n; i++) {
+    const v = r() % spread;
+    if (type === 'f32') a[i] = v === 0 ? -0 : v === 1 ? 0 : v === 2 ? Number.NaN : (v - spread / 2) * 0.5;
+    else a[i] = type === 'i32' ? v - (spread >> 1) : v;
+  }
+  a.sort();
+  if (descending) {
+    // greater: NaN stays last (TypedArray#sort's order reversed before the NaNs).
+    let end = n;
+    while (end > 0 && Number.isNaN(a[end - 1] as number)) end--;
+    a.subarray(0, end).reverse();
+  }
+  return a;
+}
+
+function comparatorOf(type: NumericType, descending: boolean) {
+  return cpuComparator(checkComparator(descending ? greater : undefined, 'comp'), type);
+}
+
+const shareIf = <T extends HostArray>(a: T, shared: boolean): T => (shared ? sharedCopy(a) : a);
+
+describe('merge-path pieces', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  for (const type of ['u32', 'i32', 'f32'] as const) {
+    for (const descending of [false, true]) {
+      it(`${type} ${descending ? 'greater' : 'less'}: set operations and merges match seq, plain and shared`, async () => {
+        const comp = comparatorOf(type, descending);
+        for (const [k, na] of SIZES.entries()) {
+          const nb = k % 4 === 3 ? 0 : (na * 7 + k) % (na + 40);
+          // Few distinct values (long runs of equal elements across pieces) or many.
+          const spread = k % 2 === 0 ? 5 : 3 * (na + nb) + 3;
+          const a = sortedData(type, na, k + 1, spread, descending);
+          const b = sortedData(type, nb, k + 101, spread, descending);
+          const va = Uint32Array.from({ length: na }, (_, i) => i);
+          const vb = Uint32Array.from({ length: nb }, (_, i) => 1e6 + i);
+          for (const op of OPS) {
+            const want = alloc(type, na + nb) as KeyArray;
+            const m = await cpuSetOp(seq, op, a, b, want, comp);
+            for (const { name, backend } of pars) {
+              for (const shared of [false, true]) {
+                const out = shareIf(alloc(type, na + nb + 1).fill(7), shared) as KeyArray;
+                const got = await cpuSetOp(backend, op, shareIf(a, shared), shareIf(b, shared), out, comp);
+                const at = `${op} ${name} ${shared ? 'shared' : 'plain'} na=${na} nb=${nb}`;
+                expect(got, at).toBe(m);
+                expect(diff(out.subarray(0, m), want.subarray(0, m)), at).toBe('');
+                expect(out[na + nb], `${at}: past the end`).toBe(7);
+              }
+            }
+          }
+          const wantK = alloc(type, na + nb) as KeyArray;
+          const wantV = new Uint32Array(na + nb);
+          await cpuMerge(seq, a, b, wantK, type, comp, { a: va, b: vb, out: wantV });
+          for (const { name, backend } of pars) {
+            for (const shared of [false, true]) {
+              const ko = shareIf(alloc(type, na + nb), shared) as KeyArray;
+              const vo = shareIf(new Uint32Array(na + nb), shared);
+              const sa = shareIf(a, shared);
+              const sb = shareIf(b, shared);
+              await cpuMerge(backend, sa, sb, ko, type, comp, {
+                a: shareIf(va, shared),
+                b: shareIf(vb, shared),
+                out: vo,
+              });
+              const at = `mergeByKey ${name} ${shared ? 'shared' : 'plain'} na=${na} nb=${nb}`;
+              expect(diff(ko, wantK), at).toBe('');
+              expect(diff(vo, wantV), `${at} (values: stable order)`).toBe('');
+              const keysOnly = shareIf(alloc(type, na + nb), shared) as KeyArray;
+              await cpuMerge(backend, sa, sb, keysOnly, type, comp);
+              expect(diff(keysOnly, wantK), `merge ${at}`).toBe('');
+            }
+          }
+        }
+      });
+    }
+  }
+
+  it('uses the pool for shared arrays and keeps plain arrays on the calling thread by default', async () => {
+    const comp = comparatorOf('u32', false);
+    const n = 1 << 17;
+    const a = sortedData('u32', n, 1, 1000, false);
+    const b = sortedData('u32', n, 2, 1000, false);
+    const want = new Uint32Array(2 * n);
+    const m = await cpuSetOp(seq, 'union', a, b, want, comp);
+    const par: CpuBackend = { kind: 'par', pool: counting.pool };
+    expect(mergePieces(par, 2 * n)).toBeGreaterThan(1);
+    counting.reset();
+    const out = new Uint32Array(2 * n);
+    expect(await cpuSetOp(par, 'union', a, b, out, comp)).toBe(m);
+    await cpuMerge(par, a, b, out, 'u32', comp);
+    expect(counting.runs(), 'plain arrays').toBe(0);
+    const sa = allocShared('u32', n);
+    const sb = allocShared('u32', n);
+    sa.set(a);
+    sb.set(b);
+    const so = allocShared('u32', 2 * n);
+    expect(await cpuSetOp(par, 'union', sa, sb, so, comp)).toBe(m);
+    expect(diff(so.subarray(0, m), want.subarray(0, m))).toBe('');
+    await cpuMerge(par, sa, sb, so, 'u32', comp);
+    expect(counting.runs(), 'shared arrays').toBe(2);
+  });
+
+  it('cuts set-operation pieces only at the starts of classes of equivalent elements', () => {
+    const comp = comparatorOf('u32', false);
+    const a = Uint32Array.from([1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3]);
+    const b = Uint32Array.from([1, 1, 2, 2, 2, 3, 3, 3, 3, 3]);
+    const cuts = mergeCuts(a, b, 8, comp.before, true);
+    for (let p = 2; p + 2 < cuts.length; p += 2) {
+      const i = cuts[p] as number;
+      const j = cuts[p + 1] as number;
+      const next = Math.min(i < a.length ? (a[i] as number) : 9, j < b.length ? (b[j] as number) : 9);
+      if (i > 0) expect(a[i - 1], `cut ${p / 2} in a`).toBeLessThan(next);
+      if (j > 0) expect(b[j - 1], `cut ${p / 2} in b`).toBeLessThan(next);
+    }
+    expect(Array.from(cuts.subarray(-2))).toEqual([a.length, b.length]);
+  });
+
+  it('without SharedArrayBuffer runs on the calling thread', async () => {
+    const comp = comparatorOf('f32', false);
+    const a = sortedData('f32', 5000, 3, 50, false);
+    const b = sortedData('f32', 4000, 4, 50, false);
+    const want = new Float32Array(9000);
+    const wantM = new Float32Array(9000);
+    const m = await cpuSetOp(seq, 'symmetricDifference', a, b, want, comp);
+    await cpuMerge(seq, a, b, wantM, 'f32', comp);
+    vi.stubGlobal('SharedArrayBuffer', undefined);
+    counting.reset();
+    const par = pars[1]?.backend as CpuBackend;
+    const out = new Float32Array(9000);
+    expect(await cpuSetOp(par, 'symmetricDifference', a, b, out, comp)).toBe(m);
+    expect(diff(out.subarray(0, m), want.subarray(0, m))).toBe('');
+    await cpuMerge(par, a, b, out, 'f32', comp);
+    expect(diff(out, wantM)).toBe('');
+    expect(counting.runs()).toBe(0);
+  });
+});

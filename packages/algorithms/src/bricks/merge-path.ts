@@ -1,0 +1,387 @@
+/**
+ * Merge-path pieces on the pool: the par form of merge, mergeByKey and the set operations.
+ *
+ * Both sorted inputs are cut at merge-path splits (`mergePath`, O(log n) comparisons each) into
+ * PIECES_PER_THREAD pieces per thread (the set operations move each split back to the start of its
+ * class of equivalent elements, so no class straddles two pieces and each piece's result is exactly
+ * its share); the calling thread and `pool.size - 1` workers claim pieces in order through one
+ * atomic counter (`pieceTask`) and run a generated kernel with the comparator inlined (`compileOnce`
+ * on every thread) that reads a and b where they are, no concatenated copy:
+ *  - merge: each piece writes its output where it belongs (i0 + j0), straight into the output.
+ *  - set operations: a piece's output position is the sum of the counts before it. A piece whose
+ *    predecessors have all published their counts when it starts writes straight into the output;
+ *    the others write into scratch at their worst-case offset, publish their count, and whichever
+ *    thread publishes a count that completes the chain up to a piece in scratch copies it into place
+ *    (from cache: pieces are small). So the output is written once, with no second pass over it.
+ * Inputs and outputs must be shared for the workers: plain arrays are copied into shared scratch
+ * (outputs copied back) only where that pays (see `mergePlainSeq`).
+ */
+import type { HostArray } from '@webdpl/core';
+import { type CpuBackend, compileOnce, cpuTuning, isShared } from '@webdpl/policies';
+import type { KeyArray } from './sort/index';
+import { bitsView } from './sort/key-bits';
+import { mergePath } from './sort/merge-sort';
+import { borrow, giveBack } from './sort/scratch';
+import { startWorkers } from './staging';
+
+/** Pieces per thread: small pieces keep a set operation's scratch in cache and balance the threads. */
+export const PIECES_PER_THREAD = 32;
+
+/** Shortest piece (elements of a and b together) a par call cuts. */
+const MIN_PIECE = 1 << 13;
+
+/** The set operations. */
+export type SetOp = 'union' | 'intersection' | 'difference' | 'symmetricDifference';
+
+/** What each operation does when a's element goes first, b's goes first, or they are equivalent. */
+const STEPS: Readonly<Record<SetOp, { a: string; b: string; eq: string; restA: boolean; restB: boolean }>> = {
+  union: { a: 'o[k++] = a[i++];', b: 'o[k++] = b[j++];', eq: 'o[k++] = a[i++]; j++;', restA: true, restB: true },
+  intersection: { a: 'i++;', b: 'j++;', eq: 'o[k++] = a[i++]; j++;', restA: false, restB: false },
+  difference: { a: 'o[k++] = a[i++];', b: 'j++;', eq: 'i++; j++;', restA: true, restB: false },
+  symmetricDifference: { a: 'o[k++] = a[i++];', b: 'o[k++] = b[j++];', eq: 'i++; j++;', restA: true, restB: true },
+};
+
+/** Whether a piece of `op` may write as many elements as it reads from both inputs (else from a only). */
+export function writesBoth(op: SetOp): boolean {
+  return op === 'union' || op === 'symmetricDifference';
+}
+
+/**
+ * The generated set kernel `(a, b, o) => count`: the result of `op` over all of a and b written to
+ * o from 0; returns the number written. Pieces pass subarrays: with the bounds read from the arrays
+ * themselves V8 drops the bounds checks (bounds passed as arguments ran 1.6x slower, 2^22 union).
+ */
+export function setKernelBody(op: SetOp): string {
+  const s = STEPS[op];
+  return `function set_${op}(a, b, o) {
+    const na = a.length, nb = b.length;
+    let i = 0, j = 0, k = 0;
+    while (i < na && j < nb) {
+      if (before(a[i], b[j])) { ${s.a} }
+      else if (before(b[j], a[i])) { ${s.b} }
+      else { ${s.eq} }
+    }
+    ${s.restA ? 'while (i < na) o[k++] = a[i++];' : ''}
+    ${s.restB ? 'while (j < nb) o[k++] = b[j++];' : ''}
+    return k;
+  }`;
+}
+
+/**
+ * The generated stable merge kernel `(a, b, va, vb, o, ov)`: merges all of a and b into o (ties take
+ * a's element first), value bits along when `values` (subarrays, as the set kernel).
+ */
+function mergeKernelBody(values: boolean): string {
+  const v = (s: string) => (values ? s : '');
+  return `function merge${values ? '_pairs' : ''}(a, b, va, vb, o, ov) {
+    const na = a.length, nb = b.length;
+    let i = 0, j = 0, d = 0;
+    while (i < na && j < nb) {
+      const x = a[i], y = b[j];
+      if (before(y, x)) { o[d] = y; ${v('ov[d] = vb[j];')} j++; }
+      else { o[d] = x; ${v('ov[d] = va[i];')} i++; }
+      d++;
+    }
+    for (; i < na; i++, d++) { o[d] = a[i]; ${v('ov[d] = va[i];')} }
+    for (; j < nb; j++, d++) { o[d] = b[j]; ${v('ov[d] = vb[j];')} }
+    return 0;
+  }`;
+}
+
+/** The self-contained source of a kernel over the comparator's source (compiled once per thread). */
+function kernelSource(comparator: string, body: string, tag: string): string {
+  return `(function () {\n'use strict';\nconst before = ${comparator};\nreturn ${body};\n})() /* webdpl ${tag} */`;
+}
+
+/** The merge kernel for a comparator source. */
+export function mergeSource(comparator: string, values: boolean): string {
+  return kernelSource(comparator, mergeKernelBody(values), 'merge piece');
+}
+
+/** The calling thread's merge kernel for a comparator source (compiled once). */
+export function mergeKernel(
+  comparator: string,
+  values: boolean,
+): (
+  a: KeyArray,
+  b: KeyArray,
+  va: Uint32Array | undefined,
+  vb: Uint32Array | undefined,
+  o: KeyArray,
+  ov: Uint32Array | undefined,
+) => number {
+  return compileOnce(mergeSource(comparator, values));
+}
+
+/** The set kernel of `op` for a comparator source. */
+export function setSource(comparator: string, op: SetOp): string {
+  return kernelSource(comparator, setKernelBody(op), 'set piece');
+}
+
+/** A set kernel (see setKernelBody). */
+export type SetKernel = (a: KeyArray, b: KeyArray, o: KeyArray) => number;
+
+/** One par call's pieces, as every thread sees it (all arrays over SharedArrayBuffers). */
+export interface PieceJob {
+  /** The kernel's source (merge or set kernel). */
+  readonly src: string;
+  /** 1: set kernel, chained placement; 0: merge kernel, placed at i0 + j0. */
+  readonly set: number;
+  /** Set operations: 1 when a piece's worst case is i0 + j0 (union, symmetric difference), else i0. */
+  readonly both: number;
+  /**
+   * [next piece to claim, unused], then per piece p: [2 + p] its count + 1 once published (0 before),
+   * [2 + P + p] its state: 0 running, 2 in scratch, 3 in place.
+   */
+  readonly ctl: Int32Array;
+  /** Splits: piece p covers a[cut[2p], cut[2p + 2]) and b[cut[2p + 1], cut[2p + 3]). */
+  readonly cut: Int32Array;
+  readonly a: KeyArray;
+  readonly b: KeyArray;
+  readonly va: Uint32Array | undefined;
+  readonly vb: Uint32Array | undefined;
+  readonly out: KeyArray;
+  readonly outV: Uint32Array | undefined;
+  /** Set operations: scratch of a.length + b.length elements (pieces not yet placeable). */
+  readonly scr: KeyArray | undefined;
+}
+
+/**
+ * The pool task (and the calling thread's): claims pieces until none is left (see the file
+ * comment). Returns the number of pieces this thread ran. Self-contained: shipped as source.
+ */
+export const pieceTask = function pieceTask(job: PieceJob): number {
+  const kernel = (globalThis as unknown as { __webdplCompile: (s: string) => unknown }).__webdplCompile(job.src) as (
+    ...args: unknown[]
+  ) => number;
+  const { ctl, cut, a, b, out } = job;
+  const P = (cut.length >> 1) - 1;
+  let ran = 0;
+  // The output position of piece p when every piece before it has published its count, else -1.
+  const offsetOf = (p: number): number => {
+    let off = 0;
+    for (let q = 0; q < p; q++) {
+      const c = Atomics.load(ctl, 2 + q);
+      if (c === 0) return -1;
+      off += c - 1;
+    }
+    return off;
+  };
+  for (;;) {
+    const p = Atomics.add(ctl, 0, 1);
+    if (p >= P) return ran;
+    ran++;
+    const i0 = cut[2 * p] as number;
+    const j0 = cut[2 * p + 1] as number;
+    const i1 = cut[2 * p + 2] as number;
+    const j1 = cut[2 * p + 3] as number;
+    const sa = a.subarray(i0, i1);
+    const sb = b.subarray(j0, j1);
+    if (job.set === 0) {
+      const d = i0 + j0;
+      const { va, vb, outV } = job;
+      kernel(sa, sb, va?.subarray(i0, i1), vb?.subarray(j0, j1), out.subarray(d), outV?.subarray(d));
+      continue;
+    }
+    const scr = job.scr as KeyArray;
+    const at = job.both === 1 ? i0 + j0 : i0;
+    const start = offsetOf(p);
+    if (start >= 0) {
+      const c = kernel(sa, sb, out.subarray(start));
+      Atomics.store(ctl, 2 + P + p, 3);
+      Atomics.store(ctl, 2 + p, c + 1);
+    } else {
+      const c = kernel(sa, sb, scr.subarray(at));
+      Atomics.store(ctl, 2 + P + p, 2);
+      Atomics.store(ctl, 2 + p, c + 1);
+    }
+    // Place every piece in scratch whose position this count made known, from p on.
+    let off = offsetOf(p);
+    if (off < 0) continue;
+    for (let q = p; q < P; q++) {
+      const c = Atomics.load(ctl, 2 + q);
+      if (c === 0) break;
+      if (Atomics.load(ctl, 2 + P + q) === 2 && Atomics.compareExchange(ctl, 2 + P + q, 2, 3) === 2) {
+        const w = job.both === 1 ? (cut[2 * q] as number) + (cut[2 * q + 1] as number) : (cut[2 * q] as number);
+        out.set(scr.subarray(w, w + c - 1) as never, off);
+      }
+      off += c - 1;
+    }
+  }
+};
+
+/**
+ * The splits of a par merge or set operation of a and b into `pieces` pieces: cut[2p], cut[2p + 1]
+ * = where piece p starts in a and in b (cut[2P], cut[2P + 1] = a.length, b.length); `classes`:
+ * each split moved back to the start of its class of equivalent elements (set operations; pieces
+ * that become empty are dropped).
+ */
+export function mergeCuts(
+  a: KeyArray,
+  b: KeyArray,
+  pieces: number,
+  before: (x: number, y: number) => boolean,
+  classes: boolean,
+): Int32Array {
+  const na = a.length;
+  const nb = b.length;
+  const n = na + nb;
+  const cuts: number[] = [0, 0];
+  for (let k = 1; k < pieces; k++) {
+    const d = Math.floor((k * n) / pieces);
+    let i = mergePath(a, 0, na, 0, nb, d, before, b);
+    let j = d - i;
+    if (classes) {
+      if (i >= na && j >= nb) break;
+      const v = j >= nb || (i < na && !before(b[j] as number, a[i] as number)) ? (a[i] as number) : (b[j] as number);
+      i = lowerBound(a, 0, i, v, before);
+      j = lowerBound(b, 0, j, v, before);
+    }
+    const pi = cuts[cuts.length - 2] as number;
+    const pj = cuts[cuts.length - 1] as number;
+    i = Math.max(pi, i);
+    j = Math.max(pj, j);
+    if (i !== pi || j !== pj) cuts.push(i, j);
+  }
+  if (cuts[cuts.length - 2] !== na || cuts[cuts.length - 1] !== nb || cuts.length === 2) cuts.push(na, nb);
+  return Int32Array.from(cuts);
+}
+
+/** The first index in c[lo, hi) whose element does not go before v. */
+export function lowerBound(
+  c: KeyArray,
+  lo: number,
+  hi: number,
+  v: number,
+  before: (x: number, y: number) => boolean,
+): number {
+  let l = lo;
+  let h = hi;
+  while (l < h) {
+    const mid = (l + h) >>> 1;
+    if (before(c[mid] as number, v)) l = mid + 1;
+    else h = mid;
+  }
+  return l;
+}
+
+/**
+ * The number of pieces a par merge or set operation over n elements of a and b cuts, or 0 when it
+ * should run on the calling thread (below the parallel threshold, or too short for two pieces).
+ */
+export function mergePieces(backend: CpuBackend, n: number): number {
+  if (backend.kind !== 'par') return 0;
+  const t = cpuTuning(backend);
+  if (n < t.parallelThreshold) return 0;
+  const minPiece = backend.tuning?.minChunk !== undefined ? t.minChunk : MIN_PIECE;
+  const pieces = Math.min(Math.floor(n / minPiece), backend.pool.size * PIECES_PER_THREAD);
+  return pieces >= 2 ? pieces : 0;
+}
+
+/**
+ * Whether a par merge or set operation with plain (non-shared) arrays among `arrays` runs on the
+ * calling thread: copying plain inputs into shared memory and the output back costs about as much
+ * as the merge itself saves on two threads (see docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
+ * An explicit `parallelThreshold` tuning stages them anyway (tests).
+ */
+export function mergePlainSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
+  if (backend.kind !== 'par' || typeof backend.tuning?.parallelThreshold === 'number') return false;
+  return arrays.some((x) => x !== undefined && !isShared(x));
+}
+
+/** A shared stand-in for `x` (x itself when shared, else a copy in borrowed shared scratch when `copy`). */
+function shared<T extends KeyArray | Uint32Array>(x: T, copy: boolean, taken: ArrayBufferView[]): T {
+  if (isShared(x)) return x;
+  const Ctor = x.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => T;
+  const s = new Ctor(borrow(Math.max(1, x.length) * 4, true), 0, x.length);
+  taken.push(s);
+  if (copy) s.set(x as never);
+  return s;
+}
+
+/** The arrays of a par merge or set operation (values: merge by key). */
+export interface PieceArrays {
+  readonly a: KeyArray;
+  readonly b: KeyArray;
+  readonly out: KeyArray;
+  readonly va?: KeyArray | undefined;
+  readonly vb?: KeyArray | undefined;
+  readonly outV?: KeyArray | undefined;
+}
+
+/**
+ * Runs a par merge (`op` undefined) or set operation over `pieces` pieces on the pool and the
+ * calling thread; returns the number of elements written (a merge: all of them). Plain arrays are
+ * staged in shared scratch (outputs copied back). `comparator` is the comparator's source.
+ */
+export async function runMergePieces(
+  backend: CpuBackend & { kind: 'par' },
+  arrays: PieceArrays,
+  pieces: number,
+  before: (x: number, y: number) => boolean,
+  comparator: string,
+  op?: SetOp,
+): Promise<number> {
+  const taken: ArrayBufferView[] = [];
+  try {
+    const a = shared(arrays.a, true, taken);
+    const b = shared(arrays.b, true, taken);
+    const out = shared(arrays.out, false, taken);
+    const va = arrays.va ? shared(bitsView(arrays.va), true, taken) : undefined;
+    const vb = arrays.vb ? shared(bitsView(arrays.vb), true, taken) : undefined;
+    const outV = arrays.outV ? shared(bitsView(arrays.outV), false, taken) : undefined;
+    const cut = new Int32Array(new SharedArrayBuffer(4 * 2 * (pieces + 1)));
+    const cuts = mergeCuts(a, b, pieces, before, op !== undefined);
+    cut.set(cuts);
+    const P = (cuts.length >> 1) - 1;
+    const ctl = new Int32Array(new SharedArrayBuffer(4 * (2 + 2 * P)));
+    const n = a.length + b.length;
+    const job: PieceJob = {
+      src: op !== undefined ? setSource(comparator, op) : mergeSource(comparator, va !== undefined),
+      set: op !== undefined ? 1 : 0,
+      both: op !== undefined && writesBoth(op) ? 1 : 0,
+      ctl,
+      cut: cut.subarray(0, cuts.length),
+      a,
+      b,
+      va,
+      vb,
+      out,
+      outV,
+      scr: op !== undefined ? scratchOf(a, n, taken) : undefined,
+    };
+    const { callerWorks, settled, failed } = startWorkers(backend, pieceTask, job, P);
+    if (callerWorks) {
+      compileOnce(job.src);
+      try {
+        pieceTask(job);
+      } catch (error) {
+        // Leave no piece for the workers, let them finish theirs, then report.
+        Atomics.store(ctl, 0, P);
+        await settled;
+        throw error;
+      }
+    }
+    await settled;
+    const f = failed();
+    if (f) throw f.error;
+    let written = n;
+    if (op !== undefined) {
+      written = 0;
+      for (let p = 0; p < P; p++) written += (ctl[2 + p] as number) - 1;
+    }
+    if (out !== arrays.out) arrays.out.set(out.subarray(0, written) as never);
+    if (outV && arrays.outV && !isShared(arrays.outV)) bitsView(arrays.outV).set(outV);
+    return written;
+  } finally {
+    giveBack(...taken);
+  }
+}
+
+/** A view of n elements of `like`'s type over borrowed shared scratch. */
+function scratchOf(like: KeyArray, n: number, taken: ArrayBufferView[]): KeyArray {
+  const Ctor = like.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => KeyArray;
+  const s = new Ctor(borrow(Math.max(1, n) * 4, true), 0, n);
+  taken.push(s);
+  return s;
+}
