@@ -1,9 +1,9 @@
 /**
  * Merge-path pieces on the pool (merge-path.ts): merge, mergeByKey and the four set operations give
  * seq's results exactly (stable ties, TypedArray#sort order for f32 with -0 and NaN, runs of equal
- * elements across piece boundaries) on plain and shared arrays, with pieces of 1, 16 and 64
- * elements, workers alone and with the calling thread; plain arrays stay on the calling thread
- * under the default tuning; without SharedArrayBuffer nothing reaches the pool.
+ * elements across piece boundaries) on plain and shared arrays, with pieces of 1 and 16 elements
+ * (workers alone and with the calling thread) and the default tuning; plain arrays stay on the
+ * calling thread under the default tuning; without SharedArrayBuffer nothing reaches the pool.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
 import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
@@ -15,26 +15,14 @@ import { cpuMerge } from './merge';
 import { mergeCuts, mergePieces } from './merge-path';
 import { cpuSetOp, type SetOp } from './set-ops';
 import type { KeyArray } from './sort/index';
-import { alloc, countingPool, diff, sharedCopy } from './test-data';
+import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
 
 const inner = createPool({ size: 2 });
 afterAll(() => inner.close());
 const counting = countingPool(inner);
 const seq: CpuBackend = { kind: 'seq' };
-const pars: { name: string; backend: CpuBackend }[] = [
-  {
-    name: 'pieces of 1, workers only',
-    backend: { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 1, callerWorks: false } },
-  },
-  {
-    name: 'pieces of 16',
-    backend: { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 16 } },
-  },
-  {
-    name: 'pieces of 64',
-    backend: { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 0, minChunk: 64 } },
-  },
-];
+/** par with chunks of 1 (workers alone), of 16, and the default tuning. */
+const pars = testBackends(counting.pool).filter((b) => b.backend.kind === 'par');
 const OPS: readonly SetOp[] = ['union', 'intersection', 'difference', 'symmetricDifference'];
 /** Edge sizes and sizes around the piece boundaries of the tunings above. */
 const SIZES: readonly number[] = [0, 1, 2, 3, 7, 16, 17, 33, 63, 64, 65, 128, 129, 255, 1000, 4099, 40001];

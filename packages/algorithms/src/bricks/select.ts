@@ -8,15 +8,17 @@
  * that sort is). topK of few (k <= n / HEAP_TOPK_RATIO) keeps a max-heap of k while reading the
  * input once instead (no copy of the input), then sorts the heap.
  *
- * par: the selection itself runs on the calling thread; only partialSort's and topK's sort of the
- * first k uses the pool. A sample-split parallel select would copy the caller's (plain) array into
- * shared memory and back, about as much memory traffic as the introselect's 2-3 passes; on the
- * 2-core VM plain-array par steps of that kind ran 0.8-0.95x seq below 2^24 (staging.ts).
+ * Built-in orders from RADIX_SELECT_MIN elements select by radix instead (bricks/radix-select.ts:
+ * digit histograms of the key bits, then a stable partition around the k-th key; par on the pool
+ * over shared data), on seq and par alike, so both give the same arrangement. The introselect
+ * (user comparators, small inputs) runs on the calling thread; partialSort's and topK's sort of the
+ * first k uses the pool where the sort does.
  * A comparator without a source (a plain JS function, which may throw) works on a copy, so the
  * caller's array is as it was when it throws.
  */
 import type { NumericType } from '@webdpl/core';
 import { type CpuBackend, compileOnce } from '@webdpl/policies';
+import { cpuRadixSelect, RADIX_SELECT_MIN } from './radix-select';
 import { type CpuComparator, cpuSort, type KeyArray } from './sort/index';
 
 /**
@@ -135,9 +137,31 @@ async function guarded(a: KeyArray, comp: CpuComparator, f: (x: KeyArray) => Pro
   a.set(copy as never);
 }
 
+/**
+ * Places the n-th element of `x` at n (see SelectKernel): built-in orders from RADIX_SELECT_MIN
+ * elements by the radix select (par on the pool), others by the introselect on the calling thread.
+ */
+function selectAt(
+  backend: CpuBackend,
+  x: KeyArray,
+  n: number,
+  type: NumericType,
+  comp: CpuComparator,
+): Promise<void> | void {
+  if (comp.kind === 'builtin' && x.length >= RADIX_SELECT_MIN)
+    return cpuRadixSelect(backend, x, n, type, comp.descending);
+  selectKernel(comp).select(x, 0, x.length, n);
+}
+
 /** std::nth_element: a[n] becomes what a sort by `comp` puts there; before it nothing after it, after it nothing before. */
-export function cpuNthElement(a: KeyArray, n: number, comp: CpuComparator): Promise<void> {
-  return guarded(a, comp, (x) => selectKernel(comp).select(x, 0, x.length, n));
+export function cpuNthElement(
+  backend: CpuBackend,
+  a: KeyArray,
+  n: number,
+  type: NumericType,
+  comp: CpuComparator,
+): Promise<void> {
+  return guarded(a, comp, (x) => selectAt(backend, x, n, type, comp));
 }
 
 /** std::partial_sort: a[0, k) becomes the k first elements in the order of `comp`; the rest in no order. */
@@ -151,7 +175,7 @@ export function cpuPartialSort(
   return guarded(a, comp, async (x) => {
     // The k-th goes to k - 1 with everything before it not after it: only those need sorting.
     const m = k < x.length ? k - 1 : k;
-    if (m < k) selectKernel(comp).select(x, 0, x.length, m);
+    if (m < k) await selectAt(backend, x, m, type, comp);
     await cpuSort(backend, x.subarray(0, m) as KeyArray, undefined, type, comp);
   });
 }

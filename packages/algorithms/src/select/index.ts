@@ -9,9 +9,11 @@
  *  - topK: output[0, k) = the k smallest (`largest`: the k largest, NaN still last) of input, sorted;
  *    input untouched.
  *
- * Strategy: CPU: an introselect with the comparator inlined (bricks/select.ts), then for partialSort
- * and topK the sort family's CPU sort of the k - 1 before the k-th; par runs the select on the
- * calling thread and the sort of the first k on the pool where the sort would. GPU (built-in orders):
+ * Strategy: CPU: built-in orders from 4096 elements a radix select (bricks/radix-select.ts: three
+ * digit-histogram passes over the key bits, then a stable partition around the k-th key; par on the
+ * pool over shared data), other comparators and smaller inputs an introselect with the comparator
+ * inlined (bricks/select.ts); then for partialSort and topK the sort family's CPU sort of the k - 1
+ * before the k-th (on the pool where the sort would). GPU (built-in orders):
  * a radix select over the radix sort's order-preserving key bits (4 histogram rounds of 8-bit
  * digits, the later two over the candidates left after the top digit, then a scatter of the
  * elements below / equal / above the k-th key; one submission), then the radix sort of the k
@@ -101,7 +103,7 @@ function inPlace(
       recordable: false,
       cpu: ({ backend, outputs: [d] }) =>
         nth
-          ? cpuNthElement(d as KeyArray, at, cpuComparator(c, t))
+          ? cpuNthElement(backend, d as KeyArray, at, t, cpuComparator(c, t))
           : cpuPartialSort(backend, d as KeyArray, at, t, cpuComparator(c, t)),
       gpu: (call) => gpuSelectInPlace(call, algorithm, nth ? at : at - 1, nth ? 0 : at, onDevice(c)),
     };

@@ -1,0 +1,225 @@
+/**
+ * Radix selection for built-in orders (less / greater), the CPU side of nthElement, partialSort and
+ * topK from RADIX_SELECT_MIN elements: the k-th key is found digit by digit on the sort's
+ * order-preserving key bits (bricks/sort/key-bits.ts: -0 before +0, every NaN last and equal to every
+ * other NaN), then the data is partitioned stably around it, so the result is one defined
+ * arrangement (every key before the k-th's class in input order, then its class, then the rest),
+ * the same on seq and par.
+ *
+ * Passes over the n elements (each a generated loop, `compileOnce`, one per type and order):
+ *  1-3. histograms of the key bits' digits 31..21, 20..10 and 9..0 (2048 / 2048 / 1024 bins), the
+ *       second and third only over the keys whose higher digits are the k-th's; each chunk counts
+ *       into its own bins, so the per-chunk counts of keys before the k-th and equal to it fall out
+ *       of the three rounds (no counting pass);
+ *  4.   the stable partition: each chunk scatters its keys before / equal to / after the k-th into
+ *       scratch at its offsets; 5. the scratch is copied back.
+ * par runs every pass over chunks on the pool and the calling thread (`runChunks`); plain
+ * (non-shared) arrays are copied into shared scratch first and back at the end (see
+ * `selectPlainSeq` for when that pays). ~5 reads and 2 writes of n words against the introselect's
+ * 2-3 passes of data-dependent swaps and branches: faster on seq too (docs/benchmarks/
+ * cpu-catalogue-par-2026-11-24.md).
+ */
+import type { NumericType } from '@webdpl/core';
+import {
+  type Chunk,
+  type CpuBackend,
+  compileOnce,
+  isShared,
+  planParallel,
+  sharedMemoryAvailable,
+} from '@webdpl/policies';
+import type { Kernel, KernelJob } from './kernels';
+import type { KeyArray } from './sort/index';
+import { bitsView } from './sort/key-bits';
+import { borrow, giveBack } from './sort/scratch';
+import { runChunks } from './staging';
+
+/** From this many elements the built-in orders select by radix (below, the introselect). */
+export const RADIX_SELECT_MIN = 1 << 12;
+
+/** The key bits of the element bits `b`, as a u32 expression (bricks/sort/key-bits.ts's mapping). */
+function keyExpr(type: NumericType, descending: boolean, b: string): string {
+  if (type === 'u32') return descending ? `(~${b} >>> 0)` : b;
+  if (type === 'i32') return `((${b} ^ ${descending ? '0x7fffffff' : '0x80000000'}) >>> 0)`;
+  const flip = descending ? ' ^ -1' : '';
+  return `((${b} & 0x7fffffff) > 0x7f800000 ? 0xffffffff : (((${b} & 0x80000000) !== 0 ? ~${b} : ${b} ^ 0x80000000)${flip}) >>> 0)`;
+}
+
+/**
+ * The histogram kernel (x the elements' bits, x2 = P: [round, prefix], f the bins from c): round 0
+ * counts digit 31..21 of every key, round 1 digit 20..10 of the keys whose bits 31..21 are the
+ * prefix, round 2 digit 9..0 of those whose bits 31..10 are.
+ */
+function histSource(type: NumericType, descending: boolean): string {
+  const key = keyExpr(type, descending, 'w');
+  return `(function () {
+  'use strict';
+  return function select_hist_${type}${descending ? '_desc' : ''}(x, P, y, b, e, h, c, f) {
+    const r = P[0], pre = P[1];
+    if (r === 0) {
+      for (let i = b; i < e; i++) { const w = x[i]; const k = ${key}; f[c + (k >>> 21)]++; }
+    } else if (r === 1) {
+      for (let i = b; i < e; i++) { const w = x[i]; const k = ${key}; if ((k >>> 21) === pre) f[c + ((k >>> 10) & 2047)]++; }
+    } else {
+      for (let i = b; i < e; i++) { const w = x[i]; const k = ${key}; if ((k >>> 10) === pre) f[c + (k & 1023)]++; }
+    }
+    return 0;
+  };
+})() /* webdpl radix select */`;
+}
+
+/**
+ * The partition kernel: x the elements' bits, x2 = P: [_, _, v (the k-th key)], y the scratch, f
+ * the offsets (f[3c], f[3c + 1], f[3c + 2]: where chunk c's keys before / equal to / after v go).
+ */
+function scatterSource(type: NumericType, descending: boolean): string {
+  const key = keyExpr(type, descending, 'w');
+  return `(function () {
+  'use strict';
+  return function select_scatter_${type}${descending ? '_desc' : ''}(x, P, y, b, e, h, c, f) {
+    const v = P[2];
+    // Branch-free: the class (0 before, 1 equal, 2 after) indexes the three cursors (a branch per
+    // element ran 5x slower: the classes of random keys cannot be predicted).
+    const o = new Int32Array(3);
+    o[0] = f[3 * c]; o[1] = f[3 * c + 1]; o[2] = f[3 * c + 2];
+    for (let i = b; i < e; i++) {
+      const w = x[i];
+      const k = ${key};
+      const s = ((k > v) | 0) * 2 + ((k === v) | 0);
+      y[o[s]++] = w;
+    }
+    return 0;
+  };
+})() /* webdpl radix select */`;
+}
+
+/** Copies x[b, e) to y[b, e). */
+const COPY_SOURCE = `(function () {
+  'use strict';
+  return function select_copy(x, P, y, b, e) { y.set(x.subarray(b, e), b); return 0; };
+})() /* webdpl radix select */`;
+
+/** Bins of each round: digits of 11, 11 and 10 bits. */
+const BINS = [2048, 2048, 1024] as const;
+
+/**
+ * Whether a par selection over plain (non-shared) data runs on the calling thread: the copy into
+ * shared memory and back costs 2 of the ~7 passes over the data, which the second thread does not
+ * win back on two cores (see the file comment's benchmark). An explicit parallelThreshold stages
+ * the data anyway (tests).
+ */
+export function selectPlainSeq(backend: CpuBackend, a: KeyArray): boolean {
+  if (backend.kind !== 'par' || typeof backend.tuning?.parallelThreshold === 'number') return false;
+  return !isShared(a);
+}
+
+/**
+ * Rearranges `a` (of `type`) so that a[k] is the element a stable sort by the built-in order
+ * (`descending`: greater) puts there, every element that goes before it first and every element
+ * that goes after it last, each group in input order (see the file comment).
+ */
+export async function cpuRadixSelect(
+  backend: CpuBackend,
+  a: KeyArray,
+  k: number,
+  type: NumericType,
+  descending: boolean,
+): Promise<void> {
+  const n = a.length;
+  const par =
+    backend.kind === 'par' && sharedMemoryAvailable() && !selectPlainSeq(backend, a)
+      ? planParallel(backend, n)
+      : undefined;
+  const chunks: readonly Chunk[] = par ?? [{ begin: 0, end: n }];
+  const C = chunks.length;
+  const hist = histSource(type, descending);
+  const scatter = scatterSource(type, descending);
+  const taken: ArrayBufferView[] = [];
+  const shared = par !== undefined;
+  const words = (m: number) => {
+    const w = new Uint32Array(borrow(Math.max(1, m) * 4, shared), 0, m);
+    taken.push(w);
+    return w;
+  };
+  try {
+    const bits = bitsView(a);
+    let x = bits;
+    if (shared && !isShared(bits)) {
+      x = words(n);
+      x.set(bits);
+    }
+    const P = shared ? new Uint32Array(new SharedArrayBuffer(12)) : new Uint32Array(3);
+    const bins = words(C * 2048);
+    const offsets = words(3 * C);
+    /** Runs `source` over every chunk of `src` (y, f as given; c: the chunk's index times `stride`). */
+    const pass = async (
+      source: string,
+      src: Uint32Array,
+      y: Uint32Array | undefined,
+      f: Uint32Array,
+      stride: number,
+    ): Promise<void> => {
+      if (backend.kind === 'par' && par) {
+        await runChunks(
+          backend,
+          chunks,
+          (ch, i): KernelJob => ({ s: source, x: src, x2: P, y, b: ch.begin, e: ch.end, h: false, c: i * stride, f }),
+        );
+        return;
+      }
+      const kernel = compileOnce<Kernel>(source);
+      chunks.forEach((ch, i) => {
+        kernel(src, P, y, ch.begin, ch.end, false, i * stride, f);
+      });
+    };
+    // lt[c] / eq[c]: chunk c's keys before / equal to the k-th (eq known after the last round).
+    const lt = new Float64Array(C);
+    const eq = new Float64Array(C);
+    let rank = k;
+    let prefix = 0;
+    for (let r = 0; r < 3; r++) {
+      const B = BINS[r] as number;
+      bins.fill(0, 0, C * 2048);
+      P[0] = r;
+      P[1] = prefix;
+      await pass(hist, x, undefined, bins, 2048);
+      // The digit holding the wanted rank, and how many keys of each chunk fall before it.
+      let d = 0;
+      for (; d < B; d++) {
+        let total = 0;
+        for (let c = 0; c < C; c++) total += bins[c * 2048 + d] as number;
+        if (rank < total) break;
+        rank -= total;
+        for (let c = 0; c < C; c++) lt[c] = (lt[c] as number) + (bins[c * 2048 + d] as number);
+      }
+      prefix = r === 0 ? d : (prefix << (r === 1 ? 11 : 10)) | d;
+      if (r === 2) for (let c = 0; c < C; c++) eq[c] = bins[c * 2048 + d] as number;
+    }
+    // Offsets: all chunks' keys before v, then all equal to it, then the rest, chunk by chunk.
+    let totalLt = 0;
+    let totalEq = 0;
+    for (let c = 0; c < C; c++) {
+      totalLt += lt[c] as number;
+      totalEq += eq[c] as number;
+    }
+    let oLt = 0;
+    let oEq = totalLt;
+    let oGt = totalLt + totalEq;
+    chunks.forEach((ch, c) => {
+      offsets[3 * c] = oLt;
+      offsets[3 * c + 1] = oEq;
+      offsets[3 * c + 2] = oGt;
+      oLt += lt[c] as number;
+      oEq += eq[c] as number;
+      oGt += ch.end - ch.begin - (lt[c] as number) - (eq[c] as number);
+    });
+    P[2] = prefix >>> 0;
+    const out = words(n);
+    await pass(scatter, x, out, offsets, 1);
+    // Back into the data: on the pool where the data is shared, else one copy on this thread.
+    if (x === bits) await pass(COPY_SOURCE, out, bits, offsets, 0);
+    else bits.set(out);
+  } finally {
+    giveBack(...taken);
+  }
+}
