@@ -331,42 +331,63 @@ describe('by-key at 2^24+1', () => {
   }
 });
 
-describe.skipIf(!testDevice)("the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 28)", () => {
-  // Software adapters default to smaller tiles (scanDefaults): the tiles of hardware GPUs are forced
-  // here (scans by key 512 threads x 40 items, reduceByKey 512 x 28), across several tiles
-  // (look-back) and a partial last tile.
-  it('inclusive and exclusive scans and reduceByKey, u32 and i32, against the reference', async () => {
-    const device = testDevice as NonNullable<typeof testDevice>;
-    const scans = { workgroupSize: 512, itemsPerThread: 40 };
-    const policy = makeDevicePolicy(device, {
-      fallback: 'error',
-      tuning: {
-        inclusiveScanByKey: scans,
-        exclusiveScanByKey: scans,
-        reduceByKey: { workgroupSize: 512, itemsPerThread: 28 },
+describe.skipIf(!testDevice)(
+  "the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 32 in rows of 8)",
+  () => {
+    // Software adapters default to smaller tiles (scanDefaults): the tiles of hardware GPUs are forced
+    // here (scans by key 512 threads x 40 items, reduceByKey 512 x 32 with 8 items per thread per
+    // row; also scans in rows of 8 and 20), across several tiles (look-back) and a partial last tile,
+    // with runs long and short (two heads in one thread's row: the head counts' scan built-ins).
+    const tilings: { scans: Record<string, number>; runs: Record<string, number> }[] = [
+      {
+        scans: { workgroupSize: 512, itemsPerThread: 40 },
+        runs: { workgroupSize: 512, itemsPerThread: 32, rowItems: 8 },
       },
-    });
-    for (const n of [20480, 3 * 20480 + 5]) {
-      for (const t of ['u32', 'i32'] as const) {
-        const keys = makeKeys(t, n, 'long', n + 1);
-        const vals = makeData(t, n, 'random', n + 2);
-        const inc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
-        await inclusiveScanByKey(policy, keys, vals, inc);
-        expectSameArray(inc, refScanByKey(keys, vals, plusOf(t), sameKey), `inclusive ${t} n=${n}`);
-        const exc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
-        await exclusiveScanByKey(policy, keys, vals, exc, 3);
-        expectSameArray(exc, refScanByKey(keys, vals, plusOf(t), sameKey, 3), `exclusive ${t} n=${n}`);
-        const want = refRuns(keys, vals, plusOf(t), sameKey);
-        const ko = new (t === 'u32' ? Uint32Array : Int32Array)(n);
-        const vo = new (t === 'u32' ? Uint32Array : Int32Array)(n);
-        const runs = await reduceByKey(policy, keys, vals, ko, vo);
-        expect(runs, `runs ${t} n=${n}`).toBe(want.keys.length);
-        expectSameArray(ko.subarray(0, runs), want.keys, `reduceByKey keys ${t} n=${n}`);
-        expectSameArray(vo.subarray(0, runs), want.values, `reduceByKey values ${t} n=${n}`);
-      }
-    }
-  }, 300_000);
-});
+      {
+        scans: { workgroupSize: 512, itemsPerThread: 40, rowItems: 8 },
+        runs: { workgroupSize: 256, itemsPerThread: 32, rowItems: 16 },
+      },
+      {
+        scans: { workgroupSize: 256, itemsPerThread: 16, rowItems: 8 },
+        runs: { workgroupSize: 256, itemsPerThread: 16, rowItems: 4 },
+      },
+    ];
+    it.each(tilings)(
+      'inclusive and exclusive scans and reduceByKey, u32 and i32, against the reference (%o)',
+      async ({ scans, runs: rt }) => {
+        const device = testDevice as NonNullable<typeof testDevice>;
+        const policy = makeDevicePolicy(device, {
+          fallback: 'error',
+          tuning: { inclusiveScanByKey: scans, exclusiveScanByKey: scans, reduceByKey: rt },
+        });
+        for (const [n, kind] of [
+          [20480, 'long'],
+          [3 * 20480 + 5, 'long'],
+          [2 * 20480 + 3, 'mixed'],
+        ] as const) {
+          for (const t of ['u32', 'i32'] as const) {
+            const keys = makeKeys(t, n, kind, n + 1);
+            const vals = makeData(t, n, 'random', n + 2);
+            const inc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+            await inclusiveScanByKey(policy, keys, vals, inc);
+            expectSameArray(inc, refScanByKey(keys, vals, plusOf(t), sameKey), `inclusive ${t} n=${n}`);
+            const exc = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+            await exclusiveScanByKey(policy, keys, vals, exc, 3);
+            expectSameArray(exc, refScanByKey(keys, vals, plusOf(t), sameKey, 3), `exclusive ${t} n=${n}`);
+            const want = refRuns(keys, vals, plusOf(t), sameKey);
+            const ko = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+            const vo = new (t === 'u32' ? Uint32Array : Int32Array)(n);
+            const runs = await reduceByKey(policy, keys, vals, ko, vo);
+            expect(runs, `runs ${t} n=${n}`).toBe(want.keys.length);
+            expectSameArray(ko.subarray(0, runs), want.keys, `reduceByKey keys ${t} n=${n}`);
+            expectSameArray(vo.subarray(0, runs), want.values, `reduceByKey values ${t} n=${n}`);
+          }
+        }
+      },
+      300_000,
+    );
+  },
+);
 
 describe('by-key: bad input', () => {
   it('names the argument and leaves the caller data untouched', async () => {

@@ -481,7 +481,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       : call.gen.kind === 'by-key'
         ? `by-key:${call.gen.edge}:${call.gen.keyType}:${genFnName(call.gen)}`
         : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
-  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
+  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.rowItems}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
@@ -652,6 +652,7 @@ async function buildPlan(
     maxSpins: Math.max(0, Math.floor(t.maxSpins)),
     atomicTileIds: t.atomicTileIds,
     lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
+    rowItems: t.rowItems % 4 === 0 && k % t.rowItems === 0 ? t.rowItems : 4,
   };
   const phases = new Set<TilePhase>();
   for (const p of plans) {

@@ -202,6 +202,11 @@ export interface TileKernelParams {
   readonly atomicTileIds: boolean;
   /** 'chained': predecessors each look-back lane polls per step (the window is subgroup size x this). */
   readonly lookbackPerLane: number;
+  /**
+   * The vec4 path with subgroups: consecutive items per thread per row (a multiple of 4 dividing
+   * itemsPerThread). @default 4
+   */
+  readonly rowItems?: number;
 }
 
 const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
@@ -454,7 +459,7 @@ export function segmentedCombiner(value: Combiner, countHeads = false): Combiner
  * cache without building the kernel (`pipelineFor`).
  */
 export function tileKernelName(p: TileKernelParams): string {
-  return mangle(
+  const parts: (string | number)[] = [
     'scn_tile',
     p.phase,
     p.inType,
@@ -471,7 +476,9 @@ export function tileKernelName(p: TileKernelParams): string {
     p.maxSpins,
     p.atomicTileIds ? 'atomic' : 'wgid',
     p.lookbackPerLane,
-  );
+  ];
+  if ((p.rowItems ?? 4) !== 4) parts.push(`c${p.rowItems}`);
+  return mangle(...parts);
 }
 
 /** What the striped compaction needs of its kernel (see `stripedCompaction`). */
@@ -645,7 +652,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // 16 bits each into one vecN<u32> scan: on the H100 that gave wrong partition and shuffled-write
   // results with vec2/vec3 counts, so no vector subgroup operations here; see tuning.ts.)
   // The tile's layout: R rows of C items per thread (see the layout comment below).
-  const C = p.vec && p.subgroups ? 4 : k;
+  const C = p.vec && p.subgroups ? (p.rowItems ?? 4) : k;
+  if (C % 4 !== 0 && C !== k) throw new Error('scan engine: rowItems must be a multiple of 4');
+  if (k % C !== 0) throw new Error('scan engine: rowItems must divide itemsPerThread');
   const R = k / C;
   const rowScan =
     p.phase !== 'reduce' && !sgRows && !sgc && p.subgroups && R >= 2 ? workgroupExclusiveScanRows(wgp, R) : undefined;
@@ -715,11 +724,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     sgc && scatter ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, scatter, streams: streams.length }) : undefined;
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = striped ? striped.load : [];
-  if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`);
+  if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * ${C}u;`);
   for (let r = 0; r < R && !striped; r++) {
     loadLines.push(
       sgRows
-        ? `let b${r} = sgb + ${r * 4}u * ids.sg_size;`
+        ? `let b${r} = sgb + ${r * C}u * ids.sg_size;`
         : `let b${r} = tile * ${tile}u + ${r * w * C}u + ids.lid * ${C}u;`,
     );
     const run = { items: C, vec: p.vec, first: `b${r}`, full: 'full', n: 'prm.n' };
