@@ -5,8 +5,10 @@
  * and on allocShared arrays.
  *
  * Per algorithm and size: one warm-up call of each variant, then `rounds` rounds in which seq plain,
- * par plain, seq shared and par shared run once each in turn (interleaved, so a noisy neighbour hits
- * all four alike); the medians are printed with par/seq for plain and for shared arrays. In-place
+ * par plain, par plain staged (an explicit parallelThreshold, which makes par copy plain arrays into
+ * shared memory where the default keeps them seq), seq shared and par shared run once each in turn
+ * (interleaved, so a noisy neighbour hits all alike); the medians are printed with par/seq for plain
+ * arrays, staged plain arrays and shared arrays. In-place
  * algorithms (nthElement, partialSort) get a fresh copy of their input before each call, outside
  * the timing. The load average is printed before and after: on a 2-core machine with another busy
  * process par cannot reach 2x, so read the figures together with the load.
@@ -30,13 +32,19 @@ import {
   topK,
   uniqueByKey,
 } from '../../packages/algorithms/src/index';
-import { allocShared, defaultPool, execution } from '../../packages/policies/src/index';
+import { allocShared, defaultPool, execution, makeHostPolicy } from '../../packages/policies/src/index';
 
 const sizes = (process.argv[2] ?? '22').split(',').map(Number);
 const rounds = Number(process.argv[3] ?? 7);
 const only = process.argv[4]?.split(',');
 
 type Policy = typeof execution.seq | typeof execution.par;
+
+/**
+ * par with the default threshold set explicitly: an explicit parallelThreshold makes par stage plain
+ * arrays in shared memory where the default keeps them seq, so 'staged' shows what that would cost.
+ */
+const staged: Policy = makeHostPolicy('par', { tuning: { '*': { parallelThreshold: 1 << 16 } } });
 
 /** An array of n u32 from `f`, plain or shared. */
 function u32(n: number, shared: boolean, f: (i: number) => number): Uint32Array {
@@ -179,7 +187,9 @@ async function main() {
   console.log(
     `cpu-catalogue-par: node ${process.version}, ${defaultPool().size} workers, sizes 2^${sizes.join(',2^')}, ${rounds} rounds, ${new Date().toISOString()}, load ${load()}`,
   );
-  console.log('algorithm         size  seq plain  par plain  par/seq | seq shared par shared par/seq  (medians, ms)');
+  console.log(
+    'algorithm         size  seq plain  par plain  par/seq  p.staged st./seq | seq shared par shared par/seq  (medians, ms)',
+  );
   for (const lg of sizes) {
     const n = 2 ** lg;
     const plain = cases(n, false);
@@ -191,6 +201,7 @@ async function main() {
       const variants: [Case, Policy][] = [
         [cp, execution.seq],
         [cp, execution.par],
+        [cp, staged],
         [cs, execution.seq],
         [cs, execution.par],
       ];
@@ -202,9 +213,11 @@ async function main() {
           (t[j] as number[]).push(await time(c, p));
         }
       }
-      const [sp, pp, ss, ps] = t.map(median) as [number, number, number, number];
+      const [sp, pp, st, ss, ps] = t.map(median) as [number, number, number, number, number];
+      const f = (x: number, w: number) => x.toFixed(1).padStart(w);
+      const r = (x: number, w: number) => `${x.toFixed(2).padStart(w)}x`;
       console.log(
-        `${name.padEnd(22)} 2^${lg} ${sp.toFixed(1).padStart(8)} ${pp.toFixed(1).padStart(9)} ${(sp / pp).toFixed(2).padStart(7)}x | ${ss.toFixed(1).padStart(9)} ${ps.toFixed(1).padStart(9)} ${(ss / ps).toFixed(2).padStart(6)}x`,
+        `${name.padEnd(22)} 2^${lg} ${f(sp, 8)} ${f(pp, 9)} ${r(sp / pp, 7)} ${f(st, 9)} ${r(sp / st, 7)} | ${f(ss, 9)} ${f(ps, 9)} ${r(ss / ps, 6)}`,
       );
     }
   }

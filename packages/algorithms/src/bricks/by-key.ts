@@ -35,7 +35,7 @@ import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAva
 import { sharedView } from './compaction';
 import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { plainScanSeq, runChunks, runPar, stage } from './staging';
+import { plainArraysSeq, runChunks, runPar, stage } from './staging';
 
 /** The functions of a by-key call and the types they run on. */
 export interface ByKeyFunctions {
@@ -237,7 +237,7 @@ function parChunks(
   arrays: readonly HostArray[],
 ): readonly Chunk[] | undefined {
   if (backend.kind !== 'par' || source === undefined || !sharedMemoryAvailable()) return undefined;
-  if (plainScanSeq(backend, arrays)) return undefined;
+  if (plainArraysSeq(backend, arrays)) return undefined;
   const chunks = planParallel(backend, n);
   return chunks && chunks.length > 1 ? chunks : undefined;
 }

@@ -12,7 +12,7 @@ import { checkComparator, cpuComparator } from '../sort/comparator-arg';
 import { greater } from '../sort/comparators';
 import { rng } from '../testing/matrix';
 import { cpuMerge } from './merge';
-import { mergeCuts, mergePieces } from './merge-path';
+import { MERGE_PAR_MIN, mergeCuts, mergePieces } from './merge-path';
 import { cpuSetOp, type SetOp } from './set-ops';
 import type { KeyArray } from './sort/index';
 import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
@@ -110,13 +110,15 @@ describe('merge-path pieces', () => {
 
   it('uses the pool for shared arrays and keeps plain arrays on the calling thread by default', async () => {
     const comp = comparatorOf('u32', false);
-    const n = 1 << 17;
+    // a and b together at MERGE_PAR_MIN, the least the default tuning takes to the pool.
+    const n = MERGE_PAR_MIN / 2;
     const a = sortedData('u32', n, 1, 1000, false);
     const b = sortedData('u32', n, 2, 1000, false);
     const want = new Uint32Array(2 * n);
     const m = await cpuSetOp(seq, 'union', a, b, want, comp);
     const par: CpuBackend = { kind: 'par', pool: counting.pool };
     expect(mergePieces(par, 2 * n)).toBeGreaterThan(1);
+    expect(mergePieces(par, 2 * n - 1)).toBe(0);
     counting.reset();
     const out = new Uint32Array(2 * n);
     expect(await cpuSetOp(par, 'union', a, b, out, comp)).toBe(m);

@@ -14,18 +14,23 @@
  *    thread publishes a count that completes the chain up to a piece in scratch copies it into place
  *    (from cache: pieces are small). So the output is written once, with no second pass over it.
  * Inputs and outputs must be shared for the workers: plain arrays are copied into shared scratch
- * (outputs copied back) only where that pays (see `mergePlainSeq`).
+ * (outputs copied back) only under an explicit parallelThreshold (staging.ts `plainArraysSeq`).
  */
-import type { HostArray } from '@webdpl/core';
 import { type CpuBackend, compileOnce, cpuTuning, isShared } from '@webdpl/policies';
 import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { mergePath } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
-import { startWorkers } from './staging';
+import { belowParMin, startWorkers } from './staging';
 
 /** Pieces per thread: small pieces keep a set operation's scratch in cache and balance the threads. */
 export const PIECES_PER_THREAD = 32;
+
+/**
+ * Elements (a and b together) from which par merges and set operations use the pool under the
+ * default tuning (docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
+ */
+export const MERGE_PAR_MIN = 1 << 19;
 
 /** Shortest piece (elements of a and b together) a par call cuts. */
 const MIN_PIECE = 1 << 13;
@@ -272,21 +277,10 @@ export function lowerBound(
 export function mergePieces(backend: CpuBackend, n: number): number {
   if (backend.kind !== 'par') return 0;
   const t = cpuTuning(backend);
-  if (n < t.parallelThreshold) return 0;
+  if (n < t.parallelThreshold || belowParMin(backend, n, MERGE_PAR_MIN)) return 0;
   const minPiece = backend.tuning?.minChunk !== undefined ? t.minChunk : MIN_PIECE;
   const pieces = Math.min(Math.floor(n / minPiece), backend.pool.size * PIECES_PER_THREAD);
   return pieces >= 2 ? pieces : 0;
-}
-
-/**
- * Whether a par merge or set operation with plain (non-shared) arrays among `arrays` runs on the
- * calling thread: copying plain inputs into shared memory and the output back costs about as much
- * as the merge itself saves on two threads (see docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
- * An explicit `parallelThreshold` tuning stages them anyway (tests).
- */
-export function mergePlainSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
-  if (backend.kind !== 'par' || typeof backend.tuning?.parallelThreshold === 'number') return false;
-  return arrays.some((x) => x !== undefined && !isShared(x));
 }
 
 /** A shared stand-in for `x` (x itself when shared, else a copy in borrowed shared scratch when `copy`). */

@@ -1,19 +1,20 @@
 /**
  * `cpuMerge`: the stable merge of two sorted arrays (ties take the first array's element first),
- * values (any 4-byte elements, as bits) moving with their keys. The merge of the merge sort
- * (sort/merge-sort.ts, `mergeSortTask`). seq: one merge on the calling thread, reading both inputs
- * where they are. par (a comparator with a source, shared memory, from the pool's parallel
- * threshold; plain arrays only under an explicit parallelThreshold, `mergePlainSeq`): merge-path
- * pieces merged by the calling thread and the workers straight from the inputs into the output
- * (bricks/merge-path.ts).
+ * values (any 4-byte elements, as bits) moving with their keys.
+ * seq: one merge on the calling thread, reading both inputs where they are (the generated loop of
+ * bricks/merge-path.ts; a comparator without a source: the merge sort's merge, `mergeSortTask`).
+ * par (a comparator with a source, shared memory, from MERGE_PAR_MIN elements; plain arrays only
+ * under an explicit parallelThreshold, staging.ts `plainArraysSeq`): merge-path pieces merged by the
+ * calling thread and the workers straight from the inputs into the output (bricks/merge-path.ts).
  */
 import type { NumericType } from '@webdpl/core';
 import { type CpuBackend, sharedMemoryAvailable } from '@webdpl/policies';
-import { mergeKernel, mergePieces, mergePlainSeq, runMergePieces } from './merge-path';
+import { mergeKernel, mergePieces, runMergePieces } from './merge-path';
 import type { CpuComparator, KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { mergeSortTask } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
+import { plainArraysSeq } from './staging';
 
 /** Values of a merge: the two inputs' and the output's (any 4-byte typed arrays). */
 export interface MergeValues {
@@ -49,7 +50,7 @@ export async function cpuMerge(
   const pieces =
     comp.source !== undefined &&
     sharedMemoryAvailable() &&
-    !mergePlainSeq(backend, [a, b, out, values?.a, values?.b, values?.out])
+    !plainArraysSeq(backend, [a, b, out, values?.a, values?.b, values?.out])
       ? mergePieces(backend, n)
       : 0;
   const pool = pieces > 0 && backend.kind === 'par' ? backend : undefined;

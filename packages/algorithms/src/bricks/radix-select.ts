@@ -13,9 +13,9 @@
  *       of the three rounds (no counting pass);
  *  4.   the stable partition: each chunk scatters its keys before / equal to / after the k-th into
  *       scratch at its offsets; 5. the scratch is copied back.
- * par runs every pass over chunks on the pool and the calling thread (`runChunks`); plain
- * (non-shared) arrays are copied into shared scratch first and back at the end (see
- * `selectPlainSeq` for when that pays). ~5 reads and 2 writes of n words against the introselect's
+ * par (from SELECT_PAR_MIN elements) runs every pass over chunks on the pool and the calling thread
+ * (`runChunks`); plain (non-shared) arrays stay seq unless the tuning sets parallelThreshold (then
+ * they are copied into shared scratch first and back at the end: staging.ts `plainArraysSeq`). ~5 reads and 2 writes of n words against the introselect's
  * 2-3 passes of data-dependent swaps and branches: faster on seq too (docs/benchmarks/
  * cpu-catalogue-par-2026-11-24.md).
  */
@@ -32,7 +32,7 @@ import type { Kernel, KernelJob } from './kernels';
 import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { borrow, giveBack } from './sort/scratch';
-import { runChunks } from './staging';
+import { belowParMin, plainArraysSeq, runChunks } from './staging';
 
 /** From this many elements the built-in orders select by radix (below, the introselect). */
 export const RADIX_SELECT_MIN = 1 << 12;
@@ -99,19 +99,11 @@ const COPY_SOURCE = `(function () {
   return function select_copy(x, P, y, b, e) { y.set(x.subarray(b, e), b); return 0; };
 })() /* webdpl radix select */`;
 
+/** Elements from which par selects on the pool under the default tuning (see the benchmark above). */
+export const SELECT_PAR_MIN = 1 << 18;
+
 /** Bins of each round: digits of 11, 11 and 10 bits. */
 const BINS = [2048, 2048, 1024] as const;
-
-/**
- * Whether a par selection over plain (non-shared) data runs on the calling thread: the copy into
- * shared memory and back costs 2 of the ~7 passes over the data, which the second thread does not
- * win back on two cores (see the file comment's benchmark). An explicit parallelThreshold stages
- * the data anyway (tests).
- */
-export function selectPlainSeq(backend: CpuBackend, a: KeyArray): boolean {
-  if (backend.kind !== 'par' || typeof backend.tuning?.parallelThreshold === 'number') return false;
-  return !isShared(a);
-}
 
 /**
  * Rearranges `a` (of `type`) so that a[k] is the element a stable sort by the built-in order
@@ -127,7 +119,10 @@ export async function cpuRadixSelect(
 ): Promise<void> {
   const n = a.length;
   const par =
-    backend.kind === 'par' && sharedMemoryAvailable() && !selectPlainSeq(backend, a)
+    backend.kind === 'par' &&
+    sharedMemoryAvailable() &&
+    !plainArraysSeq(backend, [a]) &&
+    !belowParMin(backend, n, SELECT_PAR_MIN)
       ? planParallel(backend, n)
       : undefined;
   const chunks: readonly Chunk[] = par ?? [{ begin: 0, end: n }];

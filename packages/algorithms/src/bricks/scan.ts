@@ -14,7 +14,7 @@
 import { ArgumentError, coerce, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, cpuTuning, parallelChunks, planParallel } from '@webdpl/policies';
 import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkNumber, checkOutput, plainScanSeq, runChunks, stage } from './staging';
+import { checkFn, checkInputs, checkNumber, checkOutput, plainArraysSeq, runChunks, stage } from './staging';
 
 /** Options of the CPU scans. */
 export interface CpuScanOptions {
@@ -93,7 +93,7 @@ async function scan(
   const { x, n } = s;
   if (n === 0) return;
   const scanSpec = spec(s, kind);
-  const plan = plainScanSeq(backend, [x, output]) ? undefined : scanPlan(backend, n);
+  const plan = plainArraysSeq(backend, [x, output]) ? undefined : scanPlan(backend, n);
   if (!plan || backend.kind !== 'par') {
     seqKernel(scanSpec)(x, undefined, output, 0, n, hasInit, init, undefined);
     return;

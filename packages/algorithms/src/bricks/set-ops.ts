@@ -4,22 +4,15 @@
  * m of a and then the last max(n - m, 0) of b, intersection the first min(m, n) of a, difference the
  * last max(m - n, 0) of a, symmetric difference the last |m - n| of the range that has more.
  * seq: one merge-like loop, generated per operation with the comparator inlined when it has a
- * source (`compileOnce`). par (a comparator with a source, shared memory, from the pool's parallel
- * threshold; plain arrays only under an explicit parallelThreshold, `mergePlainSeq`): merge-path
- * pieces cut at class starts, run by the calling thread and the workers, each placed into the
- * output as soon as the counts before it are known (bricks/merge-path.ts).
+ * source (`compileOnce`). par (a comparator with a source, shared memory, from MERGE_PAR_MIN
+ * elements; plain arrays only under an explicit parallelThreshold, staging.ts `plainArraysSeq`):
+ * merge-path pieces cut at class starts, run by the calling thread and the workers, each placed
+ * into the output as soon as the counts before it are known (bricks/merge-path.ts).
  */
 import { type CpuBackend, compileOnce, sharedMemoryAvailable } from '@webdpl/policies';
-import {
-  mergePieces,
-  mergePlainSeq,
-  runMergePieces,
-  type SetKernel,
-  type SetOp,
-  setKernelBody,
-  setSource,
-} from './merge-path';
+import { mergePieces, runMergePieces, type SetKernel, type SetOp, setKernelBody, setSource } from './merge-path';
 import type { CpuComparator, KeyArray } from './sort/index';
+import { plainArraysSeq } from './staging';
 
 export type { SetOp } from './merge-path';
 
@@ -38,7 +31,7 @@ export async function cpuSetOp(
   comp: CpuComparator,
 ): Promise<number> {
   const pieces =
-    comp.source !== undefined && sharedMemoryAvailable() && !mergePlainSeq(backend, [a, b, out])
+    comp.source !== undefined && sharedMemoryAvailable() && !plainArraysSeq(backend, [a, b, out])
       ? mergePieces(backend, a.length + b.length)
       : 0;
   if (pieces > 0 && backend.kind === 'par' && comp.source !== undefined) {

@@ -77,13 +77,22 @@ export function checkNumber(x: unknown, argument: string): number {
  * costs about as much as the loop saves: measured on the 2-core VM (`pnpm bench`, 2026-11-23),
  * plain-array par ran 0.8-0.95x seq for u32 reduce at 2^20-2^22 and for transform at 2^22, and
  * 1.36x / 1.34x at 2^24. Scans read their input twice on the pool, so plain-array scans stay seq
- * (`plainScanSeq`). An explicit `parallelThreshold` tuning overrides both.
+ * (`plainArraysSeq`). An explicit `parallelThreshold` tuning overrides both.
  */
 export const PLAIN_MEMORY_BOUND_MIN = 1 << 23;
 
 /** Whether a par backend's tuning sets `parallelThreshold` (which then overrides the plain-array minimums). */
 export function explicitThreshold(backend: CpuBackend): boolean {
   return backend.kind === 'par' && typeof backend.tuning?.parallelThreshold === 'number';
+}
+
+/**
+ * Whether a par step over `n` elements runs seq because `n` is below its family's measured minimum
+ * `min` (where the pool's round trip costs more than the second thread saves); an explicit
+ * `parallelThreshold` tuning decides instead.
+ */
+export function belowParMin(backend: CpuBackend, n: number, min: number): boolean {
+  return backend.kind === 'par' && !explicitThreshold(backend) && n < min;
 }
 
 function anyPlain(arrays: readonly (HostArray | undefined)[]): boolean {
@@ -100,8 +109,12 @@ export function plainMemoryBoundSeq(
   return anyPlain(arrays);
 }
 
-/** Whether a par scan over these arrays should run seq: any plain array (see above). */
-export function plainScanSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
+/**
+ * Whether a par step over these arrays should run seq: any plain array (see above). Scans, scans by
+ * key, merges, set operations and the radix select, whose plain-array staging copies more than the
+ * second thread saves on two cores (docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
+ */
+export function plainArraysSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
   if (backend.kind !== 'par' || explicitThreshold(backend)) return false;
   return anyPlain(arrays);
 }
