@@ -332,16 +332,16 @@ describe('by-key at 2^24+1', () => {
 });
 
 describe.skipIf(!testDevice)(
-  "the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 32 in rows of 8)",
+  "the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 16 in rows of 8)",
   () => {
     // Software adapters default to smaller tiles (scanDefaults): the tiles of hardware GPUs are forced
-    // here (scans by key 512 threads x 40 items, reduceByKey 512 x 32 with 8 items per thread per
+    // here (scans by key 512 threads x 40 items, reduceByKey 512 x 16 with 8 items per thread per
     // row; also scans in rows of 8 and 20), across several tiles (look-back) and a partial last tile,
     // with runs long and short (two heads in one thread's row: the head counts' scan built-ins).
     const tilings: { scans: Record<string, number>; runs: Record<string, number> }[] = [
       {
         scans: { workgroupSize: 512, itemsPerThread: 40 },
-        runs: { workgroupSize: 512, itemsPerThread: 32, rowItems: 8 },
+        runs: { workgroupSize: 512, itemsPerThread: 16, rowItems: 8 },
       },
       {
         scans: { workgroupSize: 512, itemsPerThread: 40, rowItems: 8 },

@@ -96,7 +96,7 @@ export const SELECT_LARGE = 1 << 22;
 /**
  * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
  * them off; devices without them never do): the table above; 24 items per thread for compaction;
- * for the by-key family on hardware GPUs 512 threads x 40 items (scans) and 512 x 32 in rows of 8
+ * for the by-key family on hardware GPUs 512 threads x 40 items (scans) and 512 x 16 in rows of 8
  * (reduceByKey's runs; below). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per tuning
  * and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
  * inclusiveScanByKey 256 x 24 (the scans' default) 0.147 / 0.533, 256 x 32 0.135 / 0.485, 512 x 16
@@ -123,13 +123,14 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
   }
   if (kind === 'by-key' || kind === 'runs') {
     t.workgroupSize = 512;
-    t.itemsPerThread = kind === 'by-key' ? 40 : 32;
-    // reduceByKey folds 8 items per thread per row (docs/benchmarks/h100-2026-11-24d/rows.txt):
-    // 512 x 28 in rows of 4 0.164 / 0.534 ms at 2^24 / 2^26, 512 x 32 in rows of 8 0.143 / 0.456,
-    // rows of 16 0.146 / 0.461, 512 x 24 in 8s 0.150 / 0.505, 512 x 48 in 16s 0.161 / 0.473, 256 x
-    // 32 in 8s or 16s 0.150-0.152 / 0.484-0.494, 256 x 16 in one row 0.147 / 0.494. Scans by key
-    // gained nothing from longer rows (512 x 32 in 8s 0.134 / 0.469 against 0.133 / 0.450), nor
-    // did scans (256 x 32 in 8s 0.089 / 1.148 against 0.078 / 0.966: less coalesced loads).
+    t.itemsPerThread = kind === 'by-key' ? 40 : 16;
+    // reduceByKey folds 8 items per thread per row (docs/benchmarks/h100-2026-11-24d/rows.txt,
+    // runs-reload.txt): 512 x 28 in rows of 4 0.164 / 0.534 ms at 2^24 / 2^26, 512 x 16 in rows
+    // of 8 0.135 / 0.455, 512 x 32 in 8s 0.143 / 0.453-0.456, in 16s 0.146 / 0.461, 512 x 24 in 8s
+    // 0.150 / 0.505, 512 x 48 in 8s or 16s 0.161-0.180 / 0.473-0.530, 256 x 16-32 in 8s or 16s
+    // 0.147-0.152 / 0.484-0.495. Scans by key gained nothing from longer rows (512 x 32 in 8s 0.134
+    // / 0.469 against 0.133 / 0.450), nor did scans (256 x 32 in 8s 0.089 / 1.148 against 0.078 /
+    // 0.966: less coalesced loads).
     if (kind === 'runs') t.rowItems = 8;
   }
   if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction' || kind === 'select')) {
