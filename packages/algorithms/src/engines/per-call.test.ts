@@ -72,6 +72,11 @@ describe.runIf(testDevice)('GPU calls on DeviceArrays: reuse, ordering, errors',
   const calls: [string, (a: DeviceArray, o: DeviceArray) => Promise<unknown>][] = [
     ['reduce', (a) => reduce(policy, a)],
     ['inclusiveScan', async (a, o) => inclusiveScan(policy, a, o)],
+    // The scan write hook's converting fragment (memoized): u32 values into o's memory as f32.
+    [
+      'inclusiveScan into f32',
+      async (a, o) => inclusiveScan(policy, a, DeviceArray.fromBuffer(device, o.buffer, 'f32')),
+    ],
     ['transform', async (a, o) => transform(policy, a, o, triple)],
     ['copyIf', (a, o) => copyIf(policy, a, o, even)],
   ];

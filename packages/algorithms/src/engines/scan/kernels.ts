@@ -125,11 +125,36 @@ export interface ScatterWrite {
   readonly rejected?: boolean;
 }
 
+/**
+ * The open "write output" hook of scans: element i's result, the scan's prefix through element i
+ * (inclusive) or before it (`exclusive`; scans by key: the value, the init at heads), is written
+ * at i. Without `fn` the prefix goes to output 0 (`out_s[i]`, vec4 stores where aligned). With
+ * `fn` the kernel calls a fragment of the fixed signature
+ * `fn <fn.name>(i: u32, prefix: V, x: T, [s0: S0, s1: S1])` (i the element's global index, V the
+ * scan's result type: the combiner's, by key the values'; x the element; s0.. the generate hook's
+ * streamed inputs at i), which stores into up to `SCAN_MAX_OUTPUTS` outputs through the kernel's
+ * `fn scn_store<k>(j: u32, v: O<k>)` (output k at global index j: output 0 bound per binding
+ * segment like a scan's, so at j in the element's segment only; outputs 1.. bound whole, SCN's
+ * `out1_s`, `out2_s`, their bases in the `obase` uniform), on the scalar path (scalar stores; the
+ * loads stay vec4 where aligned). Never in place.
+ */
+export interface ScanWrite {
+  readonly kind: 'scan';
+  /** The prefix before the element (else through it). */
+  readonly exclusive: boolean;
+  /** The store fragment; without it the prefix goes to output 0 at i. */
+  readonly fn?: WgslFragment;
+  /** The outputs' element types, in order (at most SCAN_MAX_OUTPUTS). @default [V] */
+  readonly outputs?: readonly NumericType[];
+}
+
 /** What happens with the scan result ("write output" hook). */
 export type WriteHook =
-  /** output[i] = prefix through element i. */
+  /** A scan: the open scan write. */
+  | ScanWrite
+  /** output[i] = prefix through element i: `{ kind: 'scan', exclusive: false }`. */
   | 'inclusive'
-  /** output[i] = prefix before element i. */
+  /** output[i] = prefix before element i: `{ kind: 'scan', exclusive: true }`. */
   | 'exclusive'
   /** A compaction: the open scatter write. */
   | ScatterWrite
@@ -145,7 +170,7 @@ export type WriteHook =
    * pair's first word counts heads), at each head i the exclusive prefix e holds the number of runs
    * before i and the previous run's fold: output[e.x - 1] = e.y (i > 0) and keysOut[e.x] = key[i];
    * the last element writes its own run's fold. Outputs bound whole; the number of runs is the last
-   * segment's count carry.
+   * segment's count carry. A closed kind (`isRuns`).
    */
   | 'by-key-runs'
   /**
@@ -156,22 +181,52 @@ export type WriteHook =
 
 const COMPACT: ScatterWrite = { kind: 'scatter' };
 const PARTITION: ScatterWrite = { kind: 'scatter', rejected: true };
+const INCLUSIVE: ScanWrite = { kind: 'scan', exclusive: false };
+const EXCLUSIVE: ScanWrite = { kind: 'scan', exclusive: true };
 
 /** A compaction's write as a scatter hook ('compact' and 'partition' are its built-in forms). */
 export function scatterOf(write: WriteHook): ScatterWrite | undefined {
   if (write === 'compact') return COMPACT;
   if (write === 'partition') return PARTITION;
-  return typeof write === 'object' ? write : undefined;
+  return typeof write === 'object' && write.kind === 'scatter' ? write : undefined;
+}
+
+/** A scan's write as a scan hook ('inclusive' and 'exclusive' are its built-in forms). */
+export function scanOf(write: WriteHook): ScanWrite | undefined {
+  if (write === 'inclusive') return INCLUSIVE;
+  if (write === 'exclusive') return EXCLUSIVE;
+  return typeof write === 'object' && write.kind === 'scan' ? write : undefined;
+}
+
+/** reduceByKey's fused write ('by-key-runs'): its own kernel path, tile states and count carry. */
+export function isRuns(write: WriteHook): boolean {
+  return write === 'by-key-runs';
+}
+
+/** An open write's store fragment and its outputs' types (a 'scatter' or 'scan' write with `fn`). */
+export function storeOf(
+  write: WriteHook,
+): { readonly fn: WgslFragment; readonly outputs: readonly NumericType[] } | undefined {
+  const w = scatterOf(write) ?? scanOf(write);
+  return w?.fn ? { fn: w.fn, outputs: w.outputs ?? [] } : undefined;
 }
 
 /**
  * A write hook's name in kernel names and cache keys: the string, or for a scatter 'compact' /
- * 'partition' followed by its fragment and output types when it has a fragment.
+ * 'partition' (a scan 'inclusive' / 'exclusive') followed by its fragment and output types when it
+ * has a fragment.
  */
 export function writeName(write: WriteHook): string {
   if (typeof write === 'string') return write;
-  const base = write.rejected ? 'partition' : 'compact';
+  const base =
+    write.kind === 'scan' ? (write.exclusive ? 'exclusive' : 'inclusive') : write.rejected ? 'partition' : 'compact';
   return write.fn ? `${base}_${write.fn.name}_${(write.outputs ?? []).join('_')}` : base;
+}
+
+/** Whether a write stores through the output's vec4 view on the vec path (the built-in scan writes). */
+export function vecStored(write: WriteHook): boolean {
+  const sc = scanOf(write);
+  return sc !== undefined && !sc.fn;
 }
 
 export type TilePhase = 'chained' | 'reduce' | 'downsweep';
@@ -279,10 +334,9 @@ export function isCompaction(write: WriteHook): boolean {
   return scatterOf(write) !== undefined || write === 'by-key-firsts';
 }
 
-/** The outputs a write stores into beyond output 0 (a 'scatter' write with a fragment). */
+/** The outputs a write stores into beyond output 0 (a 'scatter' or 'scan' write with a fragment). */
 export function extraOutputs(write: WriteHook): readonly NumericType[] {
-  const sc = scatterOf(write);
-  return sc?.fn ? (sc.outputs ?? []).slice(1) : [];
+  return storeOf(write)?.outputs.slice(1) ?? [];
 }
 
 /** SCN's bindings of a scatter write's outputs 1.., in order (their bases: obase.x, .y). */
@@ -310,10 +364,10 @@ export function tileUse(
   else if (p.gen.kind === 'by-key' || streamedInputs(p.gen).length >= 1) use.st_s = true;
   if (streamedInputs(p.gen).length >= 2) use.st1_s = true;
   if (p.phase !== 'reduce' || p.inPlace) {
-    if (p.vec && !isCompaction(p.write) && p.write !== 'by-key-runs') use.out_v = true;
+    if (p.vec && vecStored(p.write)) use.out_v = true;
     else use.out_s = true;
   }
-  if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') use.kout_s = true;
+  if (isRuns(p.write) || p.write === 'by-key-firsts') use.kout_s = true;
   if (p.phase !== 'reduce') {
     extraOutputs(p.write).forEach((_, k) => {
       use[OUTPUTS[k] as (typeof OUTPUTS)[number]] = true;
@@ -620,9 +674,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const byKey = p.gen.kind === 'by-key' ? p.gen : undefined;
   // A scan by key: V is the (head, value bits) pair, the output holds the values (the input's type).
   const pair = byKey !== undefined && !compaction;
-  const excl = p.write === 'exclusive';
+  // A scan's write (the open scan hook; 'inclusive' / 'exclusive' its built-in forms).
+  const scanW = scanOf(p.write);
+  const excl = scanW?.exclusive === true;
   // reduceByKey's fused write: head counts in the pair, 4-word tile states, scattered outputs.
-  const runsW = p.write === 'by-key-runs';
+  const runsW = isRuns(p.write);
   if (runsW && !pair) throw new Error("scan engine: 'by-key-runs' needs the 'by-key' hook");
   const OutT = pair ? T : V;
   if (byKey && (p.phase !== 'chained' || p.inPlace)) {
@@ -652,11 +708,12 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const scan = p.phase === 'reduce' || sgRows || sgc || rowScan ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
-  const vecStores = p.vec && !compaction && !runsW;
+  const vecStores = p.vec && vecStored(p.write);
   const inV = p.inPlace ? 'out_v' : 'in_v';
   const inS = p.inPlace ? (vecStores ? '' : 'out_s') : 'in_s';
   if (p.inPlace && p.phase === 'chained') throw new Error('scan engine: the chained phase never runs in place');
   if (p.inPlace && compaction) throw new Error('scan engine: compaction never runs in place');
+  if (p.inPlace && scanW?.fn) throw new Error("scan engine: a scan write's fragment never runs in place");
   if (p.vec && k % 4 !== 0) throw new Error('scan engine: the vec4 path needs itemsPerThread % 4 == 0');
 
   // ---- bindings (SCN)
@@ -666,14 +723,14 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const use = tileUse(p);
   const streams = streamedInputs(p.gen);
   const scatter = scatterOf(p.write);
-  const outTypes = scatter?.outputs ?? [];
+  const outTypes = storeOf(p.write)?.outputs ?? [];
   if (outTypes.length > SCAN_MAX_OUTPUTS) throw new Error(`scan engine: at most ${SCAN_MAX_OUTPUTS} outputs`);
   const st = byKey ? byKey.keyType : streams[0];
   const types: InterfaceTypes<typeof SCN.spec> = {
     in_v: T,
     in_s: T,
     out_v: OutT,
-    out_s: compaction ? (outTypes[0] ?? T) : OutT,
+    out_s: compaction ? (outTypes[0] ?? T) : (outTypes[0] ?? OutT),
     st_v: st,
     st_s: st,
     kout_s: byKey?.keyType,
@@ -708,6 +765,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const elem = p.gen.kind === 'element' ? p.gen : undefined;
   if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
   if (scatter?.fn && !elem) throw new Error("scan engine: a scatter write's fragment needs the 'element' hook");
+  if (scanW?.fn && compaction) throw new Error('scan engine: a scan write in a compaction');
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
@@ -989,12 +1047,21 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
           if (pair) writeLines.push(unpack(j));
           const v = `${pair ? 'w' : 'v'}${item(r, j)}`;
           writeLines.push(
-            p.write === 'inclusive'
+            !excl
               ? `run${r} = ${comb}(run${r}, ${v}); let r${item(r, j)} = run${r};`
               : `let r${item(r, j)} = run${r}; run${r} = ${comb}(run${r}, ${v});`,
           );
         }
-        if (vecStores) {
+        if (scanW?.fn) {
+          // The scan hook's fragment: fn(i, prefix, x, [s0, s1]) for each element in range.
+          for (let j = 0; j < C; j++) {
+            const it = item(r, j);
+            const at = elemAt(r, j);
+            const ins = streams.map((_, q) => streamLoad(q, at.stream));
+            const args = [at.index, outOf(`r${it}`, `h${it}`), `x${it}`, ...ins];
+            writeLines.push(`if (ok${it}) { ${scanW.fn.name}(${args.join(', ')}); }`);
+          }
+        } else if (vecStores) {
           for (let q = 0; q < C / 4; q++) {
             const rs = [0, 1, 2, 3].map((c) => outOf(`r${item(r, 4 * q + c)}`, `h${item(r, 4 * q + c)}`));
             const at = (c: number) => `b${r} + ${4 * q + c}u`;
@@ -1070,10 +1137,14 @@ fn scn_carry_out(v: vec2<u32>) {
 fn scn_carry_out(v: ${V}) {
   atomicStore(&ctrl[prm.num_segs + prm.seg], bitcast<u32>(v));
 }`;
-  // A scatter fragment's stores: output 0 from prm.out_base, outputs 1.. from obase.
-  const storeFn = p.phase === 'reduce' ? undefined : scatter?.fn;
+  // A store fragment's stores: output 0 from prm.out_base (scans: j global, output 0 bound per
+  // segment), outputs 1.. from obase.
+  const storeFn = p.phase === 'reduce' ? undefined : storeOf(p.write)?.fn;
+  const store0 = scanW
+    ? `fn scn_store0(j: u32, v: ${outTypes[0] ?? OutT}) { out_s[prm.out_base + j - prm.seg_start] = v; }`
+    : `fn scn_store0(j: u32, v: ${outTypes[0] ?? T}) { out_s[prm.out_base + j] = v; }`;
   const stores = storeFn
-    ? [`fn scn_store0(j: u32, v: ${outTypes[0] ?? T}) { out_s[prm.out_base + j] = v; }`]
+    ? [store0]
         .concat(
           extraOutputs(p.write).map(
             (t, q) => `fn scn_store${q + 1}(j: u32, v: ${t}) { ${OUTPUTS[q]}[obase.${'xy'[q]} + j] = v; }`,
