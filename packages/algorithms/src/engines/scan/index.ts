@@ -56,6 +56,8 @@ import {
   genSignature,
   isCompaction,
   isRuns,
+  keysOf,
+  neighboursOf,
   runsCountWord,
   SCAN_MAX_INPUTS,
   SCAN_MAX_OUTPUTS,
@@ -81,7 +83,18 @@ import {
 } from './kernels';
 import { type ScanKind, type ScanTuning, SELECT_LARGE, scanDefaults } from './tuning';
 
-export type { ElementHook, FinishMode, GenerateHook, ScanWrite, ScatterWrite, TilePhase, WriteHook } from './kernels';
+export type {
+  AdjacentHook,
+  AdjacentKeys,
+  ByKeyHook,
+  ElementHook,
+  FinishMode,
+  GenerateHook,
+  ScanWrite,
+  ScatterWrite,
+  TilePhase,
+  WriteHook,
+} from './kernels';
 export { SCAN_MAX_INPUTS, SCAN_MAX_OUTPUTS, segmentedCombiner } from './kernels';
 export { type ScanKind, scanDefaults, scanTuning } from './tuning';
 
@@ -107,7 +120,7 @@ export interface ScanDeviceRequest extends CommonRequest {
    * element, `inputs` and its index); or a scan by key ('by-key' with `scan`, over `keys`, with
    * `segmentedCombiner` of the value combiner: never in place).
    */
-  readonly gen: Extract<GenerateHook, { kind: 'element' | 'by-key' }>;
+  readonly gen: Extract<GenerateHook, { kind: 'element' | 'by-key' | 'adjacent' }>;
   /** The streamed inputs of an 'element' hook, one per entry of its `inputs`: the input's length, on its device. */
   readonly inputs?: readonly DeviceArray[];
   /** The keys of a scan by key: the input's length, on its device. */
@@ -249,7 +262,7 @@ const U32_PLUS = combinerOf(plus, 'u32');
 
 /** The streamed arrays of a call: an 'element' hook's inputs, or the keys by key. */
 function streamsOf(gen: GenerateHook, inputs?: readonly DeviceArray[], keys?: DeviceArray): readonly DeviceArray[] {
-  if (gen.kind === 'by-key') return keys ? [keys] : [];
+  if (keysOf(gen)) return keys ? [keys] : [];
   return inputs ?? [];
 }
 
@@ -426,10 +439,13 @@ function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boo
 
 function leavesOf(call: EngineCall): WgslFragment[] {
   const leaves = [call.combiner.combine];
-  if (call.gen.kind === 'by-key') {
-    leaves.push(call.gen.keyEq);
-    if (call.gen.scan) leaves.push(call.gen.scan.op);
-  } else if (call.gen.kind === 'element' && call.gen.fn) leaves.push(call.gen.fn);
+  const byKey = keysOf(call.gen);
+  const eq = neighboursOf(call.gen)?.fn;
+  if (byKey) {
+    leaves.push(byKey.keyEq);
+    if (byKey.scan) leaves.push(byKey.scan.op);
+  } else if (eq) leaves.push(eq);
+  else if (call.gen.kind === 'element' && call.gen.fn) leaves.push(call.gen.fn);
   const store = storeOf(call.write)?.fn;
   if (store) leaves.push(store);
   return leaves;
@@ -478,7 +494,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       : 'compaction'
     : isRuns(call.write)
       ? 'runs'
-      : call.gen.kind === 'by-key'
+      : keysOf(call.gen)
         ? 'by-key'
         : 'scan';
   const t: ScanTuning = cachedTuning(
@@ -496,7 +512,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   // Likewise streamed arrays (a stencil, keys) in an output's buffer.
   const copyStream = call.streams.map((a) => outBuffers.includes(a.buffer));
   const copied = copyInput || copyStream.includes(true);
-  const wanted = call.gen.kind === 'by-key' ? 1 : streamedInputs(call.gen).length;
+  const byKey = keysOf(call.gen);
+  const wanted = byKey ? 1 : streamedInputs(call.gen).length;
   if (wanted > SCAN_MAX_INPUTS) throw new Error(`${call.label}: at most ${SCAN_MAX_INPUTS} streamed inputs`);
   if (call.streams.length !== wanted || call.streams.some((a) => a.length !== n)) {
     throw new Error(`${call.label}: ${wanted} streamed input(s) (a stencil, keys) of the input's length are needed`);
@@ -505,7 +522,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   if (call.streams.some((a, k) => types[k] !== undefined && a.type !== types[k])) {
     throw new Error(`${call.label}: the streamed inputs' types must be the hook's (${types.join(', ')})`);
   }
-  if (call.gen.kind === 'by-key' && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
+  if (byKey && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
   const more = extraOutputs(call.write);
   const store = storeOf(call.write);
   if ((store?.outputs.length ?? 0) > SCAN_MAX_OUTPUTS) {
@@ -521,12 +538,14 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     );
   }
   const leaves = leavesOf(call);
-  const gen =
-    call.gen.kind === 'adjacent-different'
-      ? 'adj'
-      : call.gen.kind === 'by-key'
-        ? `by-key:${call.gen.edge}:${call.gen.keyType}:${genFnName(call.gen)}`
-        : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
+  const nbr = neighboursOf(call.gen);
+  const gen = nbr
+    ? nbr.fn
+      ? `adj:${nbr.fn.name}`
+      : 'adj'
+    : byKey
+      ? `by-key:${byKey.edge}:${byKey.keyType}:${genFnName(call.gen)}`
+      : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
   let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
@@ -649,15 +668,15 @@ async function buildPlan(
     k % 4 === 0 &&
     input.offset % 4 === 0 &&
     (!vecStored(call.write) || call.output.offset % 4 === 0) &&
-    (call.gen.kind !== 'by-key' || (streams[0] as DeviceArray).offset % 4 === 0) &&
+    (!keysOf(call.gen) || (streams[0] as DeviceArray).offset % 4 === 0) &&
     // The vec4 path binds the input twice: only where the device allows the storage buffers.
     bindingsOf(call.gen, call.write, true) <= device.limits.maxStorageBuffersPerShaderStage;
   // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
   // reduce-then-scan hold 4-byte values).
-  const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
-  const byKey = call.gen.kind === 'by-key';
+  const byKey = keysOf(call.gen) !== undefined;
+  const rts = (t.reduceThenScan || inPlace) && !byKey;
   const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
-  const adjacent = call.gen.kind === 'adjacent-different';
+  const adjacent = neighboursOf(call.gen) !== undefined;
   const outWhole = windowOf(device, call.output, { start: 0, length: call.output.length });
   let tileOffset = 0;
   const plans: SegmentPlan[] = segments.map((seg) => {

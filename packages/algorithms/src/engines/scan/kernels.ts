@@ -76,30 +76,98 @@ export interface ElementHook {
   readonly index?: boolean;
 }
 
+/** The key stream an 'adjacent' hook compares instead of the elements (the by-key family). */
+export interface AdjacentKeys {
+  /** The keys' element type K. */
+  readonly type: NumericType;
+  /**
+   * 'head': element i starts a run (i == 0 or not equal to i - 1); 'tail': it ends one (the range's
+   * last, or not equal to i + 1). @default 'head'
+   */
+  readonly edge?: 'head' | 'tail';
+  /**
+   * Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type); the
+   * combiner must be `segmentedCombiner(value)`, the scan restarts at every head, 'exclusive' writes
+   * the init at heads and starts each run from `op(init, x)`.
+   */
+  readonly scan?: { readonly op: WgslFragment };
+}
+
+/**
+ * The neighbour "generate input" hook: whether element i starts a run, from it and its predecessor
+ * through an open equality of the fixed signature `fn <fn.name>(prev: K, x: K) -> bool` (true: the
+ * two are in one run). Element i is a head when it is the range's first or `!fn(prev, x)`. Without
+ * `keys` K is the input's type T and the compared values are the elements themselves (without
+ * `fn`: JS `===`, floats bitwise so NaN never equals, +0 equals -0; unique and unique with an
+ * equality); in compactions the heads are kept. With `keys` (`fn` required) K is the keys' type and
+ * the compared values are a second array of the input's length, bound at SCN's `st_v` / `st_s` and
+ * read at the element's index and its neighbours; the kept elements are the heads (or tails), and
+ * with `keys.scan` the hook drives a scan by key (see `AdjacentKeys`).
+ * 'adjacent-different' and 'by-key' are its built-in forms (`neighboursOf`, `keysOf`).
+ */
+export interface AdjacentHook {
+  readonly kind: 'adjacent';
+  /** The equality of neighbours; without it (no `keys` only) JS `===` over the elements. */
+  readonly fn?: WgslFragment;
+  /** Compare a key stream instead of the elements. @default none */
+  readonly keys?: AdjacentKeys;
+}
+
+/**
+ * By key (the reduce_by_segment family): `{ kind: 'adjacent', fn: keyEq, keys: { type: keyType,
+ * edge, scan } }` (see `AdjacentHook`): heads or tails of runs of keys under
+ * `fn <keyEq.name>(a: K, b: K) -> bool`.
+ */
+export interface ByKeyHook {
+  readonly kind: 'by-key';
+  readonly keyType: NumericType;
+  readonly keyEq: WgslFragment;
+  readonly edge: 'head' | 'tail';
+  /** Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type). */
+  readonly scan?: { readonly op: WgslFragment };
+}
+
 /** How each element becomes the value scanned ("generate input" hook). */
 export type GenerateHook =
   /** Element-wise: the element, its streamed inputs and index through an open function. */
   | ElementHook
-  /** unique: keep element i when i == 0 or x[i] differs from x[i-1] (floats: JS `!==`). */
+  /** Neighbours: whether an element and its predecessor (or their keys) are in one run. */
+  | AdjacentHook
+  /** unique: keep element i when i == 0 or x[i] differs from x[i-1] (floats: JS `!==`): `{ kind: 'adjacent' }`. */
   | { readonly kind: 'adjacent-different' }
-  /**
-   * By key (the reduce_by_segment family): the keys are a second array of the input's length, bound
-   * at SCN's `st_v` / `st_s` and read at the element's index and its neighbour. Element i starts a run
-   * (a 'head') when it is the range's first or `!keyEq(key[i - 1], key[i])`, ends one (a 'tail')
-   * when it is the range's last or `!keyEq(key[i], key[i + 1])` (`keyEq` declares
-   * `fn <keyEq.name>(a: K, b: K) -> bool`). With a compaction write the kept elements are the
-   * heads (or tails). With a scan write (`scan` given, 'head' only) the combiner must be
-   * `segmentedCombiner(value)` and the values the input's elements: the scan restarts at every head;
-   * 'exclusive' writes the init at heads and starts each run from `op(init, x)`.
-   */
-  | {
-      readonly kind: 'by-key';
-      readonly keyType: NumericType;
-      readonly keyEq: WgslFragment;
-      readonly edge: 'head' | 'tail';
-      /** Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type). */
-      readonly scan?: { readonly op: WgslFragment };
-    };
+  /** By key: an 'adjacent' hook over keys. */
+  | ByKeyHook;
+
+const BUILT_IN_NEIGHBOURS: AdjacentHook = { kind: 'adjacent' };
+const keyForms = new WeakMap<AdjacentHook, ByKeyHook>();
+
+/**
+ * A hook comparing each element with its predecessor ('adjacent-different', or 'adjacent' without
+ * keys): its equality in `fn` (none: JS `===`); undefined for other hooks.
+ */
+export function neighboursOf(g: GenerateHook): AdjacentHook | undefined {
+  if (g.kind === 'adjacent-different') return BUILT_IN_NEIGHBOURS;
+  return g.kind === 'adjacent' && !g.keys ? g : undefined;
+}
+
+/** A hook comparing a key stream ('by-key', or 'adjacent' with keys) in its 'by-key' form; else undefined. */
+export function keysOf(g: GenerateHook): ByKeyHook | undefined {
+  if (g.kind === 'by-key') return g;
+  if (g.kind !== 'adjacent' || !g.keys) return undefined;
+  let f = keyForms.get(g);
+  if (!f) {
+    if (!g.fn) throw new Error("scan engine: an 'adjacent' hook over keys needs fn (the keys' equality)");
+    f = { kind: 'by-key', keyType: g.keys.type, keyEq: g.fn, edge: g.keys.edge ?? 'head', scan: g.keys.scan };
+    keyForms.set(g, f);
+  }
+  return f;
+}
+
+/** The hook's kind in kernel names and cache keys: 'element', 'adjacent-different' or 'by-key'. */
+export function genKind(g: GenerateHook): 'element' | 'adjacent-different' | 'by-key' {
+  if (g.kind === 'element') return 'element';
+  return keysOf(g) ? 'by-key' : 'adjacent-different';
+}
 
 /** The most outputs a 'scatter' write stores into (SCN's `out_s`, `out1_s`, `out2_s`). */
 export const SCAN_MAX_OUTPUTS = 3;
@@ -360,8 +428,9 @@ export function tileUse(
   }
   // By key on the vec path the keys are bound as vec4s (loaded like the values) and read one by one
   // through `scn_key`; else as scalars.
-  if (p.gen.kind === 'by-key' && p.vec) use.st_v = true;
-  else if (p.gen.kind === 'by-key' || streamedInputs(p.gen).length >= 1) use.st_s = true;
+  const keyed = keysOf(p.gen) !== undefined;
+  if (keyed && p.vec) use.st_v = true;
+  else if (keyed || streamedInputs(p.gen).length >= 1) use.st_s = true;
   if (streamedInputs(p.gen).length >= 2) use.st1_s = true;
   if (p.phase !== 'reduce' || p.inPlace) {
     if (p.vec && vecStored(p.write)) use.out_v = true;
@@ -403,7 +472,7 @@ function streamLoad(k: number, at: (base: string) => string): string {
 export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adjacent' | undefined {
   const sc = scatterOf(write);
   if (g.kind === 'element' && g.fn !== undefined && sc) return 'element';
-  if (g.kind === 'adjacent-different' && sc && !sc.fn) return 'adjacent';
+  if (neighboursOf(g) && sc && !sc.fn) return 'adjacent';
   return undefined;
 }
 
@@ -458,20 +527,28 @@ fn scn_f32_same(a: f32, b: f32) -> bool {
   });
 }
 
-/** The WGSL expression `a differs from b` for unique(). */
-function differs(t: NumericType, a: string, b: string): string {
-  return t === 'f32' ? `!scn_f32_same(${a}, ${b})` : `(${a} != ${b})`;
+/**
+ * The WGSL expression `x differs from prev` of a neighbours hook over elements of type `t`: not its
+ * equality `fn(prev, x)`, or without one JS `!==` (unique).
+ */
+function differs(g: AdjacentHook, t: NumericType, x: string, prev: string): string {
+  if (g.fn) return `!${g.fn.name}(${prev}, ${x})`;
+  return t === 'f32' ? `!scn_f32_same(${x}, ${prev})` : `(${x} != ${prev})`;
 }
 
 /** The name of the generate hook's function (for names and cache keys). */
 export function genFnName(g: GenerateHook): string {
-  if (g.kind === 'adjacent-different') return '';
-  if (g.kind === 'by-key') return `${g.keyEq.name}_${g.scan ? g.scan.op.name : 'flags'}`;
-  return g.fn?.name ?? 'id';
+  const k = keysOf(g);
+  if (k) return `${k.keyEq.name}_${k.scan ? k.scan.op.name : 'flags'}`;
+  const nb = neighboursOf(g);
+  if (nb) return nb.fn?.name ?? '';
+  return g.kind === 'element' ? (g.fn?.name ?? 'id') : '';
 }
 
 /** The argument list of an 'element' hook's function for names and cache keys: x, inputs, i. */
 export function genSignature(g: GenerateHook): string {
+  const k = keysOf(g);
+  if (k) return `${k.keyType}_${k.edge}`;
   if (g.kind !== 'element') return '';
   return [g.element === false ? '' : 'x', ...(g.inputs ?? []), g.index ? 'i' : ''].filter((a) => a).join('_');
 }
@@ -513,9 +590,9 @@ export function tileKernelName(p: TileKernelParams): string {
     p.phase,
     p.inType,
     p.combiner.name,
-    p.gen.kind,
+    genKind(p.gen),
     genFnName(p.gen),
-    p.gen.kind === 'element' ? genSignature(p.gen) : p.gen.kind === 'by-key' ? `${p.gen.keyType}_${p.gen.edge}` : '',
+    genSignature(p.gen),
     writeName(p.write),
     p.vec ? 'vec' : 'scalar',
     p.inPlace ? 'inplace' : 'apart',
@@ -538,6 +615,8 @@ interface StripedParams {
   /** The input's scalar binding. */
   readonly inS: string;
   readonly elem: ElementHook | undefined;
+  /** The neighbours hook ('adjacent'). */
+  readonly nbr: AdjacentHook | undefined;
   readonly scatter: ScatterWrite;
   /** The element hook's streamed inputs. */
   readonly streams: number;
@@ -596,7 +675,7 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       const at = cat(j);
       return `(full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)}`;
     }
-    const head = differs(T, `cx${j}`, `cv${j}`);
+    const head = differs(p.nbr as AdjacentHook, T, `cx${j}`, `cv${j}`);
     return `(full || ${ce(j)} < prm.n) && (prm.seg_start + ${ce(j)} == 0u || ${head})`;
   };
   for (let j = 0; j < k; j++) {
@@ -671,7 +750,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const comb = c.combine.name;
   const id = c.identity;
   const compaction = isCompaction(p.write);
-  const byKey = p.gen.kind === 'by-key' ? p.gen : undefined;
+  const byKey = keysOf(p.gen);
+  // A neighbours hook over the elements (unique): its equality.
+  const nbr = neighboursOf(p.gen);
   // A scan by key: V is the (head, value bits) pair, the output holds the values (the input's type).
   const pair = byKey !== undefined && !compaction;
   // A scan's write (the open scan hook; 'inclusive' / 'exclusive' its built-in forms).
@@ -740,7 +821,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   };
   const decls = SCN.wgsl(use, types);
   const declared = SCN.names(use);
-  const needsScalarIn = !p.vec || p.gen.kind === 'adjacent-different' || p.phase === 'chained';
+  const needsScalarIn = !p.vec || nbr !== undefined || p.phase === 'chained';
   if (p.inPlace && needsScalarIn && vecStores) {
     // In place with vec4 stores there is no scalar view of the data: the fallback and unique never
     // run in place, and a non-vec in-place kernel has the scalar view as `out_s`.
@@ -770,7 +851,9 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
   const striped =
-    sgc && scatter ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, scatter, streams: streams.length }) : undefined;
+    sgc && scatter
+      ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, nbr, scatter, streams: streams.length })
+      : undefined;
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = striped ? striped.load : [];
   if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`);
@@ -871,10 +954,12 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         foldLines.push(`var xp${r} = ${x0};`);
         foldLines.push(`let first${r} = prm.seg_start + b${r} == 0u;`);
         foldLines.push(`if (ok${item(r, 0)} && !first${r}) { xp${r} = ${inS}[prm.in_base + b${r} - 1u]; }`);
-        foldLines.push(`let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(T, x0, `xp${r}`)});`);
+        foldLines.push(
+          `let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(nbr as AdjacentHook, T, x0, `xp${r}`)});`,
+        );
         for (let j = 1; j < C; j++) {
           foldLines.push(
-            `let k${item(r, j)} = ok${item(r, j)} && ${differs(T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
+            `let k${item(r, j)} = ok${item(r, j)} && ${differs(nbr as AdjacentHook, T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
           );
         }
       }
@@ -1006,7 +1091,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       body = compaction ? `return select(0u, 1u, ${v});` : `return ${v};`;
     } else {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
-  return select(0u, 1u, ${differs(T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
+  return select(0u, 1u, ${differs(nbr as AdjacentHook, T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
     }
     genScalar = `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
   ${body}
@@ -1202,7 +1287,7 @@ ${lb.walk}`;
   ${writeLines.join('\n  ')}`;
 
   const name = tileKernelName(p);
-  const floatEq = p.gen.kind === 'adjacent-different' && T === 'f32' ? floatEqualFragment() : undefined;
+  const floatEq = nbr && !nbr.fn && T === 'f32' ? floatEqualFragment() : undefined;
   return fragment({
     name,
     deps: [
@@ -1212,7 +1297,7 @@ ${lb.walk}`;
       rowScan,
       red,
       sgRed,
-      p.gen.kind === 'adjacent-different' || p.gen.kind === 'by-key' ? byKey?.keyEq : p.gen.fn,
+      p.gen.kind === 'element' ? p.gen.fn : (byKey?.keyEq ?? nbr?.fn),
       byKey?.scan?.op,
       storeFn,
       floatEq,
