@@ -4,7 +4,8 @@
  * equality: compaction and partition, u32 and f32, on the striped layout with subgroups and the rows
  * layout without, the look-back fallback's `scn_gen_at` at every wait, reduce-then-scan, and binding
  * segments whose input windows start one element early), and the same hook over a key stream
- * (`keys`: the 'by-key' form's heads and tails, and a scan by key), at edge sizes.
+ * (`keys`: the 'by-key' form's heads and tails, a 'scatter' fragment given each element's key, and
+ * a scan by key), at edge sizes.
  */
 import { combinerOf, DeviceArray, fragment, type GpuDevice, plus } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,11 @@ const bucketEq = fragment({
 const closeEq = fragment({
   name: 'test_adj_close',
   code: 'fn test_adj_close(a: f32, b: f32) -> bool { return b - a < 0.25; }',
+});
+// over keys: the element, and the key xor the index into a second output
+const keyStore = fragment({
+  name: 'test_adj_kstore',
+  code: 'fn test_adj_kstore(at: u32, x: u32, k: u32, i: u32) { scn_store0(at, x); scn_store1(at, k ^ i); }',
 });
 const keyEq = fragment({ name: 'test_adj_keq', code: 'fn test_adj_keq(a: u32, b: u32) -> bool { return a == b; }' });
 const U32 = combinerOf(plus, 'u32');
@@ -123,6 +129,37 @@ describe.skipIf(!testDevice)("scan engine: the 'adjacent' hook", () => {
                 );
                 expectSameArray(new Uint32Array(r.bytes as ArrayBuffer).subarray(0, r.count), want, `${edge}s n=${n}`);
               }
+              // A scatter fragment over keys (the key is its s0): heads first, the others from the end.
+              const o1 = DeviceArray.create(device, 'u32', n);
+              try {
+                const r = await compactDevice(device, {
+                  label: 'test adjacent keys scatter',
+                  input: du,
+                  keys: dk,
+                  output: ou,
+                  more: [{ output: o1, readBack: true }],
+                  keep: { kind: 'adjacent', fn: keyEq, keys: { type: 'u32' } },
+                  write: { kind: 'scatter', fn: keyStore, outputs: ['u32', 'u32'], rejected: true },
+                  readBack: true,
+                  tuning: v.tuning,
+                });
+                const at = Array.from({ length: n }, (_, i) => i);
+                const hd = at.filter((i) => i === 0 || keys[i] !== keys[i - 1]);
+                const order = [...hd, ...at.filter((i) => !hd.includes(i)).reverse()];
+                expect(r.count, `scatter over keys count n=${n}`).toBe(hd.length);
+                expectSameArray(
+                  new Uint32Array(r.bytes as ArrayBuffer),
+                  order.map((i) => xu[i] as number),
+                  `scatter over keys out0 n=${n}`,
+                );
+                expectSameArray(
+                  new Uint32Array(r.moreBytes?.[0] as ArrayBuffer),
+                  order.map((i) => ((keys[i] as number) ^ i) >>> 0),
+                  `scatter over keys out1 n=${n}`,
+                );
+              } finally {
+                o1.destroy();
+              }
               const bytes = await scanDevice(device, {
                 label: 'test adjacent scan by key',
                 input: du,
@@ -152,7 +189,7 @@ describe.skipIf(!testDevice)("scan engine: the 'adjacent' hook", () => {
     }, 120_000);
   }
 
-  it("the built-in forms' kernels are the open hook's; an equality names its kernel; keys need fn", () => {
+  it("the built-in forms' kernels are the open hooks'; an equality names its kernel; keys need fn", () => {
     const base = {
       phase: 'chained',
       inType: 'u32',
@@ -175,5 +212,9 @@ describe.skipIf(!testDevice)("scan engine: the 'adjacent' hook", () => {
       name({ kind: 'by-key', keyType: 'u32', keyEq, edge: 'head' }),
     );
     expect(() => name({ kind: 'adjacent', keys: { type: 'u32' } })).toThrow(/needs fn/);
+    const byKey = { kind: 'by-key', keyType: 'u32', keyEq, edge: 'head' } as const;
+    expect(tileKernelName({ ...base, gen: byKey, write: { kind: 'scatter', keysOut: true } })).toBe(
+      tileKernelName({ ...base, gen: byKey, write: 'by-key-firsts' }),
+    );
   });
 });

@@ -178,7 +178,7 @@ export const SCAN_MAX_OUTPUTS = 3;
  * one at n_total - 1 - the number rejected before it. Without `fn` the element x goes to output 0
  * (`out_s[at]`). With `fn` the kernel calls a fragment of the fixed signature
  * `fn <fn.name>(at: u32, x: T, [s0: S0, s1: S1,] i: u32)` (x the element, s0.. the generate hook's
- * streamed inputs at the element's index, i its global index), which stores into up to
+ * streamed inputs at the element's index, or over keys its key, i its global index), which stores into up to
  * `SCAN_MAX_OUTPUTS` outputs through the kernel's `fn scn_store<k>(j: u32, v: O<k>)` (output k at
  * index j; bound whole: SCN's `out_s`, `out1_s`, `out2_s`, the bases of outputs 1.. in the `obase`
  * uniform) at `at` or anywhere, or not at all.
@@ -191,6 +191,12 @@ export interface ScatterWrite {
   readonly outputs?: readonly NumericType[];
   /** Rejected elements are written too (partition). @default false */
   readonly rejected?: boolean;
+  /**
+   * Without `fn`, over keys ('by-key' / 'adjacent' with keys): each written element's key goes to
+   * the keys output (SCN's `kout_s`) at the same position, and both only below the outputs' length
+   * (`prm.cap`): uniqueByKey's 'by-key-firsts'. @default false
+   */
+  readonly keysOut?: boolean;
 }
 
 /**
@@ -243,19 +249,22 @@ export type WriteHook =
   | 'by-key-runs'
   /**
    * uniqueByKey in one pass: a compaction of the heads of a 'by-key' hook (u32 plus over 1/0) that
-   * writes each head's element to output[number of heads before it] and its key to keysOut[same].
+   * writes each head's element to output[number of heads before it] and its key to keysOut[same]:
+   * `{ kind: 'scatter', keysOut: true }`.
    */
   | 'by-key-firsts';
 
 const COMPACT: ScatterWrite = { kind: 'scatter' };
 const PARTITION: ScatterWrite = { kind: 'scatter', rejected: true };
+const FIRSTS: ScatterWrite = { kind: 'scatter', keysOut: true };
 const INCLUSIVE: ScanWrite = { kind: 'scan', exclusive: false };
 const EXCLUSIVE: ScanWrite = { kind: 'scan', exclusive: true };
 
-/** A compaction's write as a scatter hook ('compact' and 'partition' are its built-in forms). */
+/** A compaction's write as a scatter hook ('compact', 'partition' and 'by-key-firsts' are its built-in forms). */
 export function scatterOf(write: WriteHook): ScatterWrite | undefined {
   if (write === 'compact') return COMPACT;
   if (write === 'partition') return PARTITION;
+  if (write === 'by-key-firsts') return FIRSTS;
   return typeof write === 'object' && write.kind === 'scatter' ? write : undefined;
 }
 
@@ -286,6 +295,7 @@ export function storeOf(
  */
 export function writeName(write: WriteHook): string {
   if (typeof write === 'string') return write;
+  if (write.kind === 'scatter' && write.keysOut && !write.fn) return 'by-key-firsts';
   const base =
     write.kind === 'scan' ? (write.exclusive ? 'exclusive' : 'inclusive') : write.rejected ? 'partition' : 'compact';
   return write.fn ? `${base}_${write.fn.name}_${(write.outputs ?? []).join('_')}` : base;
@@ -399,7 +409,13 @@ export function runsCountWord(seg: number, segments: number): number {
 }
 
 export function isCompaction(write: WriteHook): boolean {
-  return scatterOf(write) !== undefined || write === 'by-key-firsts';
+  return scatterOf(write) !== undefined;
+}
+
+/** Whether a compaction writes each element's key to the keys output ('by-key-firsts'). */
+export function keysWritten(write: WriteHook): boolean {
+  const sc = scatterOf(write);
+  return sc?.keysOut === true && !sc.fn;
 }
 
 /** The outputs a write stores into beyond output 0 (a 'scatter' or 'scan' write with a fragment). */
@@ -436,7 +452,7 @@ export function tileUse(
     if (p.vec && vecStored(p.write)) use.out_v = true;
     else use.out_s = true;
   }
-  if (isRuns(p.write) || p.write === 'by-key-firsts') use.kout_s = true;
+  if (isRuns(p.write) || keysWritten(p.write)) use.kout_s = true;
   if (p.phase !== 'reduce') {
     extraOutputs(p.write).forEach((_, k) => {
       use[OUTPUTS[k] as (typeof OUTPUTS)[number]] = true;
@@ -478,7 +494,8 @@ export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adj
 
 /**
  * The scatter write's statement storing element `x` at output position `to`: the hook's fragment
- * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index) or `out_s[to] = x`.
+ * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index, or over keys
+ * the element's key `key`) or `out_s[to] = x`.
  */
 function scatterStore(
   scatter: ScatterWrite,
@@ -486,9 +503,10 @@ function scatterStore(
   to: string,
   x: string,
   at: { readonly stream: (base: string) => string; readonly index: string },
+  key?: string,
 ): string {
   if (!scatter.fn) return `out_s[prm.out_base + ${to}] = ${x};`;
-  const ins = Array.from({ length: streams }, (_, q) => streamLoad(q, at.stream));
+  const ins = key !== undefined ? [key] : Array.from({ length: streams }, (_, q) => streamLoad(q, at.stream));
   return `${scatter.fn.name}(${[to, x, ...ins, at.index].join(', ')});`;
 }
 
@@ -799,8 +817,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
 
   // ---- bindings (SCN)
   const vecKeys = byKey !== undefined && p.vec;
-  const firstsW = p.write === 'by-key-firsts';
-  if (firstsW && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
+  if (keysWritten(p.write) && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
   const use = tileUse(p);
   const streams = streamedInputs(p.gen);
   const scatter = scatterOf(p.write);
@@ -845,7 +862,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const item = (r: number, j: number) => `${r}_${j}`;
   const elem = p.gen.kind === 'element' ? p.gen : undefined;
   if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
-  if (scatter?.fn && !elem) throw new Error("scan engine: a scatter write's fragment needs the 'element' hook");
+
   if (scanW?.fn && compaction) throw new Error('scan engine: a scan write in a compaction');
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
@@ -1172,19 +1189,20 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
           const x = `x${it}`;
-          if (scatter) {
-            // The scatter hook: kept elements at their rank, rejected ones (with `rejected`) from the end.
-            const at = elemAt(r, j);
-            const store = (to: string): string => scatterStore(scatter, streams.length, to, x, at);
-            const rejected = scatter.rejected
-              ? ` else if (ok${it}) { ${store(`prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})`)} }`
-              : '';
-            writeLines.push(`if (k${it}) { ${store(`run${r}`)} }${rejected}`);
-          } else {
+          if (keysWritten(p.write)) {
             // 'by-key-firsts': the key too, both only below prm.cap (the outputs' length).
             writeLines.push(
               `if (k${it} && run${r} < prm.cap) { out_s[prm.out_base + run${r}] = ${x}; kout_s[prm.kout_base + run${r}] = ky${it}; }`,
             );
+          } else if (scatter) {
+            // The scatter hook: kept elements at their rank, rejected ones (with `rejected`) from the end.
+            const at = elemAt(r, j);
+            const key = byKey ? `ky${it}` : undefined;
+            const store = (to: string): string => scatterStore(scatter, streams.length, to, x, at, key);
+            const rejected = scatter.rejected
+              ? ` else if (ok${it}) { ${store(`prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})`)} }`
+              : '';
+            writeLines.push(`if (k${it}) { ${store(`run${r}`)} }${rejected}`);
           }
           writeLines.push(`run${r} += v${it};`);
         }
