@@ -4,10 +4,12 @@
  * One tile template (`tileKernel`) in three phases, plus two small kernels:
  *  - 'chained': the single-pass chained scan with decoupled look-back and fallback. A workgroup takes
  *    its tile id from an atomic counter (so every lower tile has started), loads and generates its
- *    values ("generate input" hook), scans them, publishes its aggregate, looks back over its
- *    predecessors, publishes its inclusive prefix, and writes ("write output" hook: scan results; in
- *    compactions the open 'scatter' hook, each written element at its output position, stored by
- *    the engine or by a fragment into up to 3 outputs). Tile 0 starts from the segment's carry and never
+ *    values ("generate input" hook: the open 'element' hook, or the open 'adjacent' hook over each
+ *    element and its predecessor or their keys), scans them, publishes its aggregate, looks back over
+ *    its predecessors, publishes its inclusive prefix, and writes ("write output" hook: in scans the
+ *    open 'scan' hook, each prefix at its element; in compactions the open 'scatter' hook, each
+ *    written element at its output position; each stored by the engine or by a fragment into up to 3
+ *    outputs; reduceByKey's 'by-key-runs' is the one closed write). Tile 0 starts from the segment's carry and never
  *    looks back, so a one-tile segment is one workgroup with no waiting.
  *  - 'reduce': pass 1 of reduce-then-scan, one tile reduction per workgroup into `sums`.
  *  - 'downsweep': pass 3 of reduce-then-scan, a tile scanned from its carry-in read from `sums`
