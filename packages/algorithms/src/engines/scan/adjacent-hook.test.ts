@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { makeData, TINY_SCAN_TILE, testDevice } from '../../testing/matrix';
 import { expectSameArray } from '../../testing/scan-reference';
 import { type AdjacentHook, compactDevice, scanDevice, segmentedCombiner } from './index';
-import { tileKernelName } from './kernels';
+import { tileKernel, tileKernelName } from './kernels';
 
 const tiny = { workgroupSize: 32, itemsPerThread: 4 };
 const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
@@ -216,5 +216,8 @@ describe.skipIf(!testDevice)("scan engine: the 'adjacent' hook", () => {
     expect(tileKernelName({ ...base, gen: byKey, write: { kind: 'scatter', keysOut: true } })).toBe(
       tileKernelName({ ...base, gen: byKey, write: 'by-key-firsts' }),
     );
+    expect(() =>
+      tileKernel({ ...base, gen: byKey, write: { kind: 'scatter', keysOut: true, rejected: true } }),
+    ).toThrow(/no rejected/);
   });
 });

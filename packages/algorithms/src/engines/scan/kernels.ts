@@ -823,6 +823,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const use = tileUse(p);
   const streams = streamedInputs(p.gen);
   const scatter = scatterOf(p.write);
+  if (keysWritten(p.write) && scatter?.rejected)
+    throw new Error("scan engine: 'by-key-firsts' writes no rejected elements");
   const outTypes = storeOf(p.write)?.outputs ?? [];
   if (outTypes.length > SCAN_MAX_OUTPUTS) throw new Error(`scan engine: at most ${SCAN_MAX_OUTPUTS} outputs`);
   const st = byKey ? byKey.keyType : streams[0];
@@ -865,7 +867,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const elem = p.gen.kind === 'element' ? p.gen : undefined;
   if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
 
-  if (scanW?.fn && compaction) throw new Error('scan engine: a scan write in a compaction');
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
