@@ -27,16 +27,19 @@ import { unreadInput } from './transform';
 /** Which elements are kept. */
 export type CpuKeep =
   | { readonly kind: 'predicate'; readonly fn: GpuFunction; readonly type: NumericType }
-  | { readonly kind: 'adjacent-different' };
+  | { readonly kind: 'adjacent-different' }
+  /** unique with an equality: keep x[i] when i == 0 or `!fn(x[i - 1], x[i])` (JS truthiness). */
+  | { readonly kind: 'adjacent-equal'; readonly fn: GpuFunction; readonly type: NumericType };
 
 /** Where rejected elements go: nowhere, or after the kept ones in input order (stable partition). */
 export type CpuCompactMode = 'compact' | 'partition';
 
 /**
  * The source of a compaction kernel (a `Kernel` of kernels.ts) returning how many it kept: x[b, e)
- * -> y from b (kept) and x2 from b (rejected, partition). Adjacent-different keeps x[i] when it
- * differs from x[i - 1]; a chunk after the first gets x[b - 1] as `c` with `h` set (workers may not
- * see it: only their own chunks are staged). With `stencil` (its element type), x2 is the stencil
+ * -> y from b (kept) and x2 from b (rejected, partition). Adjacent-different (no `pred`) keeps x[i]
+ * when it differs from x[i - 1], and with `equal` (then `pred` is a binary equality) when
+ * `!pred(x[i - 1], x[i])`; a chunk after the first gets x[b - 1] as `c` with `h` set (workers may
+ * not see it: only their own chunks are staged). With `stencil` (its element type), x2 is the stencil
  * and the predicate is applied to x2[i] instead of x[i] ('compact' only); a 'counting' stencil
  * (counting(n)) applies it to the index i. With `counting`, the
  * elements are the indices i themselves (counting(n); x is not read).
@@ -47,21 +50,34 @@ export function compactSource(
   mode: CpuCompactMode,
   stencil?: NumericType | 'counting',
   counting = false,
+  equal = false,
 ): string {
-  if (stencil !== undefined && (pred === undefined || mode !== 'compact')) {
+  if (stencil !== undefined && (pred === undefined || equal || mode !== 'compact')) {
     throw new Error('compaction: a stencil needs a predicate and the compact mode');
   }
+  // unique: with the neighbours' equality `pred`, or JS !==.
+  const adjacent = pred === undefined || equal;
   const reject = mode === 'partition' ? 'else r[q++] = v;' : '';
   const test =
-    pred === undefined ? 'v !== prev' : stencil === 'counting' ? 'f(i)' : stencil !== undefined ? 'f(r[i])' : 'f(v)';
-  const track = pred === undefined ? 'prev = v;' : '';
+    pred === undefined
+      ? 'v !== prev'
+      : equal
+        ? '!f(prev, v)'
+        : stencil === 'counting'
+          ? 'f(i)'
+          : stencil !== undefined
+            ? 'f(r[i])'
+            : 'f(v)';
+  const track = adjacent ? 'prev = v;' : '';
+  const kind =
+    pred === undefined ? 'unique' : equal ? 'unique_eq' : stencil === undefined ? 'pred' : `stencil_${stencil}`;
   return `(function () {
   'use strict';
   const f = ${pred ?? 'undefined'};
-  return function compact_${type}_${mode}_${pred === undefined ? 'unique' : stencil === undefined ? 'pred' : `stencil_${stencil}`}(x, r, y, b0, e, h, c) {
+  return function compact_${type}_${mode}_${kind}(x, r, y, b0, e, h, c) {
     let b = b0, k = b0, q = b0;
     let prev = +c;
-    if (${pred === undefined} && b < e && !h) {
+    if (${adjacent} && b < e && !h) {
       prev = x[b];
       y[k++] = prev;
       b++;
@@ -78,6 +94,7 @@ export function compactSource(
 }
 
 function predSource(keep: CpuKeep): string | undefined {
+  if (keep.kind === 'adjacent-equal') return keep.fn.jsSource([keep.type, keep.type]);
   return keep.kind === 'predicate' ? keep.fn.jsSource([keep.type]) : undefined;
 }
 
@@ -139,7 +156,7 @@ export async function cpuCompact(
     // A predicate without a JS source (host-only): the calling thread runs its function.
     return seqCompactFn(keep, counting ? undefined : src, n, dst, mode, stencilArg);
   }
-  const kernelSource = compactSource(pred, type, mode, stencilType, counting);
+  const kernelSource = compactSource(pred, type, mode, stencilType, counting, keep.kind === 'adjacent-equal');
   const kernel = compileOnce<Kernel>(kernelSource);
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
@@ -199,6 +216,10 @@ function seqCompactFn(
   stencil: HostArray | 'counting' | undefined,
 ): number {
   const f = keep.kind === 'predicate' ? (keep.fn.js([keep.type]) as (x: number) => unknown) : undefined;
+  const eq =
+    keep.kind === 'adjacent-equal'
+      ? (keep.fn.js([keep.type, keep.type]) as (a: number, b: number) => unknown)
+      : undefined;
   const r = mode === 'partition' ? (allocHost(src ? typeOf(src) : 'u32', n) as HostArray) : undefined;
   let k = 0;
   let q = 0;
@@ -207,7 +228,7 @@ function seqCompactFn(
     const v = src ? (src[i] as number) : i;
     // (src[i - 1] may already be overwritten when compacting in place: keep the previous in a local.)
     const s = stencil === undefined ? v : stencil === 'counting' ? i : (stencil[i] as number);
-    if (f ? f(s) : i === 0 || v !== prev) dst[k++] = v;
+    if (f ? f(s) : i === 0 || (eq ? !eq(prev, v) : v !== prev)) dst[k++] = v;
     else if (r) r[q++] = v;
     prev = v;
   }

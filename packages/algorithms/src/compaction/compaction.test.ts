@@ -112,6 +112,31 @@ describe.each(policyMatrix())('compaction under $name', ({ policy }) => {
   });
 });
 
+/** unique with an equality: one run while neighbours share x >> 3 (ints) or floor(x) (floats). */
+const sameBucket = lambda((a, b) => a >> 3 === b >> 3);
+const sameFloor = lambda((a: number, b: number) => Math.floor(a) === Math.floor(b));
+
+describe.each(policyMatrix())('unique with an equality under $name', ({ policy }) => {
+  it('u32, i32 and f32 at edge sizes, random and run data; an asymmetric one compares (prev, x)', async () => {
+    for (const n of sizes) {
+      for (const t of ['u32', 'i32', 'f32'] as const) {
+        const d = t === 'f32' ? Float32Array.from(runs('i32', n, n + 7), (x) => (x % 64) / 4) : runs(t, n, n + 5);
+        if (t !== 'f32') for (let i = 0; i < n; i++) d[i] = (d[i] as number) % 64;
+        const eq = t === 'f32' ? sameFloor : sameBucket;
+        const f = eq.js([t, t]) as (a: number, b: number) => boolean;
+        const [u] = refSplit(d, (x, i) => i === 0 || !f(d[i - 1] as number, x));
+        const len = await unique(policy, d, eq);
+        expect(len, `unique ${t} n=${n}`).toBe(u.length);
+        expectSameArray(d.subarray(0, len), u, `unique ${t} n=${n}`);
+      }
+    }
+    // (prev, x): keep x unless it is exactly one more than its predecessor.
+    const d = Uint32Array.of(1, 2, 3, 3, 4, 9, 10, 2, 3);
+    const len = await unique(policy, d, (a: number, b: number) => b === a + 1);
+    expectSameArray(d.subarray(0, len), [1, 3, 9, 2], 'asymmetric');
+  });
+});
+
 const gpuPolicies = policyMatrix().filter((p) => p.gpu && p.name !== 'auto');
 
 describe.each(gpuPolicies)('compaction of DeviceArrays under $name', ({ policy }) => {
@@ -232,6 +257,8 @@ describe('compaction: bad input', () => {
     await expect(removeIf(seq, 5 as never, halfInt)).rejects.toThrow(/data/);
     await expect(unique(null, x)).rejects.toThrow(/policy/);
     await expect(partition(seq, x, undefined as never)).rejects.toThrow(/pred/);
+    await expect(unique(seq, x, 3 as never)).rejects.toThrow(/eq/);
+    await expect(unique(seq, x, (a: number) => a as never)).rejects.toThrow(/eq/);
     expect(Array.from(out)).toEqual([9, 9]);
     expect(Array.from(x)).toEqual([1, 2, 3, 4]);
     if (testDevice) {

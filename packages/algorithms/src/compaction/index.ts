@@ -11,7 +11,8 @@
  * elements from the new length on are unspecified (the GPU leaves the old values). partition puts the
  * elements with a truthy predicate first and returns how many (the other elements follow, in an
  * unspecified order); stablePartition keeps the input order within both groups. unique removes
- * consecutive duplicates compared with `===`: NaNs are never equal (each NaN is kept), +0 equals -0.
+ * consecutive duplicates compared with `===`: NaNs are never equal (each NaN is kept), +0 equals -0;
+ * or with an equality `eq(prev, x)` of neighbours (oneDPL's unique with a binary predicate).
  * Predicates follow JS truthiness on every backend (non-zero and not NaN).
  *
  * Strategy: CPU: one loop (seq), count-then-scatter on the worker pool (par). GPU: the engine's
@@ -19,8 +20,9 @@
  * back in the same submission); the stencil forms read the flags from the stencil (a second
  * binding: the streamed input of the engine's 'element' hook, `stencilKeep`). In-place algorithms
  * compact into a temporary and copy it back with a small kernel in the same command buffer (the
- * chained scan's fallback re-reads predecessor tiles, so it never writes over its own input). Size
- * tiers: n = 0 returns 0 at once; otherwise see the engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
+ * chained scan's fallback re-reads predecessor tiles, so it never writes over its own input).
+ * unique with an equality is the engine's 'adjacent' generate hook with the equality as its
+ * fragment (striped like unique); on the CPU the unique loop with the equality. Size tiers: n = 0 returns 0 at once; otherwise see the engine. The compaction output is bound whole, so on the GPU n is limited by one storage binding
  * (device policies fall back to the CPU beyond it).
  */
 import {
@@ -55,8 +57,14 @@ import { zipPartition, zipUnique } from './zip-reorder';
 /** A predicate argument: a lambda `x => ...` (number or bool result) or a GpuFunction. */
 export type PredicateArg = GpuFunction | ((x: number) => boolean | number) | object;
 
-/** What to keep: a predicate (possibly negated) or "differs from the previous element". */
-type Keep = { readonly pred: GpuFunction; readonly negate: boolean } | undefined;
+/**
+ * What to keep: a predicate (possibly negated), "not equal to the previous element" under an
+ * equality `eq`, or (undefined) "differs from the previous element".
+ */
+type Keep =
+  | { readonly pred: GpuFunction; readonly negate: boolean; readonly eq?: undefined }
+  | { readonly eq: GpuFunction; readonly pred?: undefined }
+  | undefined;
 
 /** Checks a unary predicate over elements of type `t` (named `pred` in errors). */
 export function checkPredicate(pred: unknown, t: NumericType): GpuFunction {
@@ -72,7 +80,7 @@ function compactionBase(algorithm: string, t: NumericType, keep: Keep, n: number
     algorithm,
     engine: SCAN_ENGINE,
     n,
-    functions: keep ? [{ fn: keep.pred, argTypes: [t] }] : [],
+    functions: keep?.eq ? [{ fn: keep.eq, argTypes: [t, t] }] : keep ? [{ fn: keep.pred, argTypes: [t] }] : [],
     gpuCheck: (device: GpuDevice) => compactionLimit(device, n),
     empty: () => 0,
   };
@@ -80,11 +88,14 @@ function compactionBase(algorithm: string, t: NumericType, keep: Keep, n: number
 
 function cpuKeep(keep: Keep, t: NumericType): CpuKeep {
   if (!keep) return { kind: 'adjacent-different' };
+  if (keep.eq) return { kind: 'adjacent-equal', fn: keep.eq, type: t };
   return { kind: 'predicate', fn: keep.negate ? negatePredicate(keep.pred) : keep.pred, type: t };
 }
 
 function gpuKeep(keep: Keep, t: NumericType): CompactDeviceRequest['keep'] {
   if (!keep) return { kind: 'adjacent-different' };
+  // The scan engine's neighbours hook with the equality as its fragment: fn(prev, x) -> bool.
+  if (keep.eq) return { kind: 'adjacent', fn: predicateFragment(keep.eq, [t, t]) };
   return { kind: 'element', fn: predicateFragment(keep.pred, [t], keep.negate) };
 }
 
@@ -371,13 +382,46 @@ export function stablePartition(policy: unknown, data: ArrayArg | Zip, pred: Pre
   );
 }
 
+export function unique(policy: unknown, data: ArrayArg, eq?: EqualityArg): Promise<number>;
 /**
- * Removes consecutive duplicates in place (compared with `===`: NaNs are never equal, +0 equals -0);
- * returns the new length. Elements from the new length on are unspecified. Over `zip(a, b, ..)`
- * tuples are duplicates when every array's elements are, and every array moves together.
- * @throws ArgumentError naming `policy` or `data`
+ * Removes consecutive duplicate tuples of zipped arrays in place (duplicates when every array's
+ * elements are `===`), every array moving together; returns the new length.
  */
-export function unique(policy: unknown, data: ArrayArg | Zip): Promise<number> {
-  if (isZip(data)) return zipUnique(policy, data);
-  return inPlace(policy, 'unique', data, () => undefined, 'compact');
+export function unique(policy: unknown, data: Zip): Promise<number>;
+/**
+ * Removes consecutive duplicates in place and returns the new length (oneDPL's unique): element i
+ * is removed when `eq(data[i - 1], data[i])` is truthy, by default when they are `===` (NaNs are
+ * never equal, +0 equals -0). `eq` should be an equivalence relation (it is applied to neighbours).
+ * Elements from the new length on are unspecified.
+ * @param eq a binary predicate over the elements' type @default `===`
+ * @throws ArgumentError naming `policy`, `data` or `eq`
+ */
+export function unique(policy: unknown, data: ArrayArg | Zip, eq?: EqualityArg): Promise<number> {
+  if (isZip(data)) {
+    if (eq !== undefined) {
+      return dispatch(policy, () => {
+        throw new ArgumentError('eq', 'no equality over a zip (tuples compare with ===)', 'an equality');
+      });
+    }
+    return zipUnique(policy, data);
+  }
+  return inPlace(
+    policy,
+    'unique',
+    data,
+    (t) => (eq === undefined ? undefined : { eq: checkEquality(eq, t) }),
+    'compact',
+  );
+}
+
+/** An equality argument: a lambda `(a, b) => boolean` or a GpuFunction. */
+export type EqualityArg = GpuFunction | ((a: number, b: number) => boolean | number) | object;
+
+/** Checks a binary equality over elements of type `t` (named `eq` in errors). */
+function checkEquality(eq: unknown, t: NumericType): GpuFunction {
+  const fn = checkFunction(eq, 'eq', 2);
+  if (!fn.supports([t, t]))
+    throw new ArgumentError('eq', `an equality (a, b) => boolean defined for ${t}`, `'${fn.name}'`);
+  resultTypeOf(fn, [t, t], 'eq');
+  return fn;
 }

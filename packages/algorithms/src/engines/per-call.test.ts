@@ -14,7 +14,7 @@ import {
 } from '@webdpl/core';
 import { makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
-import { copyIf } from '../compaction/index';
+import { copyIf, unique } from '../compaction/index';
 import { reduce } from '../reduce/index';
 import { inclusiveScan } from '../scans/index';
 import { testDevice } from '../testing/matrix';
@@ -68,12 +68,20 @@ describe.runIf(testDevice)('GPU calls on DeviceArrays: reuse, ordering, errors',
   const host = data(n);
   const triple = lambda((x: number) => x * 3 + 1);
   const even = lambda((x: number) => (x & 1) === 0);
+  const sameHigh = lambda((x: number, y: number) => x >> 6 === y >> 6);
 
   const calls: [string, (a: DeviceArray, o: DeviceArray) => Promise<unknown>][] = [
     ['reduce', (a) => reduce(policy, a)],
     ['inclusiveScan', async (a, o) => inclusiveScan(policy, a, o)],
+    // The scan write hook's converting fragment (memoized): u32 values into o's memory as f32.
+    [
+      'inclusiveScan into f32',
+      async (a, o) => inclusiveScan(policy, a, DeviceArray.fromBuffer(device, o.buffer, 'f32')),
+    ],
     ['transform', async (a, o) => transform(policy, a, o, triple)],
     ['copyIf', (a, o) => copyIf(policy, a, o, even)],
+    // The scan engine's 'adjacent' hook with the equality's fragment (memoized), in place on a.
+    ['unique with an equality', (a) => unique(policy, a, sameHigh)],
   ];
 
   for (const [name, call] of calls) {

@@ -4,7 +4,10 @@
  * init op v0 op ... op v(i-1) (exclusive), where v = transformFn(input[i]) or the element itself.
  * `op` must be associative; it need not be commutative (order is kept on every backend). Results
  * have the value type's semantics (u32/i32 wrap, f32 rounding); float results depend on the order of
- * combination within a tolerance of a few ulps of the running sum of magnitudes.
+ * combination within a tolerance of a few ulps of the running sum of magnitudes. Integer values
+ * (u32, i32, bool results as u32) may go to an output of any element type: each result is stored
+ * as the output's type (between u32 and i32 the bits are kept, into f32 rounded to the nearest),
+ * so counts go straight into an i32 or f32 array; f32 values need an f32 output.
  *
  * In place: `output` may be `input` itself (the same typed array, or a DeviceArray view of the same
  * elements); any other overlap is an error. In-place scans of a DeviceArray run the GPU engine's
@@ -13,7 +16,10 @@
  * Strategy: CPU: cpuInclusiveScan / cpuExclusiveScan of @webdpl/policies (a loop for seq, a chunked
  * scan on the worker pool for par). GPU: the scan-scatter engine (engines/scan), single-pass chained
  * scan with decoupled look-back. Size tiers: n = 0 returns the output at once; otherwise see the
- * engine (one workgroup, chained multi-tile, segmented beyond one storage binding).
+ * engine (one workgroup, chained multi-tile, segmented beyond one storage binding). Integer values
+ * into an f32 output: the engine's 'scan' write hook with a converting fragment
+ * (`convertingWrite`), scalar stores; a DeviceArray output over the input's own memory then reads
+ * the input from a copy.
  */
 import {
   ArgumentError,
@@ -38,7 +44,7 @@ import {
 } from '../common/args';
 import { sameElements } from '../common/overlap';
 import { resultTypeOf, valueFragment, valueTypeOf } from '../common/predicates';
-import { SCAN_ENGINE, scanDevice } from '../engines/scan';
+import { convertingWrite, SCAN_ENGINE, scanDevice } from '../engines/scan';
 import { dispatch } from '../pattern/dispatch';
 
 /** A binary operator argument: a built-in, a lambda `(a, b) => ...`, or a `{ js, wgsl }` pair. */
@@ -76,7 +82,10 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
       throw new ArgumentError('transformFn', `a function defined for ${t}`, `'${tf.name}'`);
     }
     const v: NumericType = tf ? valueTypeOf(resultTypeOf(tf, [t], 'transformFn')) : t;
-    const out = checkOutput(c.output, 'output', inp.length, v);
+    // Integer values may go to an output of any type (stored as it: u32/i32 bits kept, f32
+    // rounded to nearest); f32 values to f32 outputs only.
+    const out = checkOutput(c.output, 'output', inp.length, v === 'f32' ? v : undefined);
+    const o = out.type;
     if (!sameElements(inp, out)) checkNoAlias(inp, out, 'input', 'output');
     const fn = c.op === undefined ? plus : checkFunction(c.op, 'op', 2);
     if (!fn.supports([v, v])) throw new ArgumentError('op', `an operator defined for ${v}`, `'${fn.name}'`);
@@ -94,7 +103,7 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
       // A host scan in place runs from the uploaded copy into a separate temporary: the chained
       // scan's fallback re-reads predecessor tiles' input, so it never runs in place.
       outputs: [{ arg: out, length: n }],
-      types: [v],
+      types: [v, o],
       functions,
       gpuCheck: () => identityReason(fn, v),
       empty: () => result,
@@ -112,7 +121,14 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
           input: x as DeviceArray,
           output: y as DeviceArray,
           gen: { kind: 'element', fn: tf ? valueFragment(tf, [t], v) : undefined },
-          write: c.exclusive ? 'exclusive' : 'inclusive',
+          // Into f32 the values are converted at the write (the scan hook's fragment); between u32
+          // and i32 the bits are the same, so the built-in write stores them.
+          write:
+            o === 'f32' && v !== 'f32'
+              ? convertingWrite(c.exclusive, t, v, o)
+              : c.exclusive
+                ? 'exclusive'
+                : 'inclusive',
           combiner: combinerOf(fn, v),
           initBits: bitsOf(v, start),
           tuning,
@@ -128,7 +144,8 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
 
 /**
  * Inclusive scan: output[i] = init op input[0] op ... op input[i] (init omitted when undefined).
- * `output` may be `input` (in place). Returns `output`.
+ * `output` may be `input` (in place); of integer inputs it may have another type (results stored
+ * as it). Returns `output`.
  * @param op default: plus. GPU runs need an associative operator with an identity.
  * @param init default: none (the scan starts with input[0])
  * @throws ArgumentError naming `policy`, `input`, `output`, `op` or `init`
@@ -155,7 +172,7 @@ export function inclusiveScan<O extends ArrayArg>(
 
 /**
  * Exclusive scan: output[0] = init, output[i] = init op input[0] op ... op input[i-1].
- * `output` may be `input` (in place). Returns `output`.
+ * `output` may be `input` (in place); of integer inputs it may have another type. Returns `output`.
  * @param op default: plus
  * @throws ArgumentError naming `policy`, `input`, `output`, `init` or `op`
  */
@@ -180,8 +197,9 @@ export function exclusiveScan<O extends ArrayArg>(
 }
 
 /**
- * Inclusive scan of transformFn(input[i]). The output's element type is transformFn's result type
- * (a bool result counts as u32 1/0). `output` may be `input` (in place, same type). Returns `output`.
+ * Inclusive scan of transformFn(input[i]). The values have transformFn's result type (a bool result
+ * counts as u32 1/0); the output has that type, or for integer values any type (results stored as
+ * it). `output` may be `input` (in place). Returns `output`.
  * @param init default: none
  * @throws ArgumentError naming `policy`, `input`, `output`, `op`, `transformFn` or `init`
  */

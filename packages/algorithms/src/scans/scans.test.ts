@@ -94,6 +94,42 @@ describe.each(policyMatrix())('scans under $name', ({ policy }) => {
     }
   });
 
+  it('integer values into outputs of another type (u32/i32 bits kept, f32 rounded), at edge sizes', async () => {
+    for (const n of sizes) {
+      const du = makeData('u32', n, 'random', n);
+      const di = makeData('i32', n, 'random', n + 1);
+      const df = makeData('f32', n, 'random', n + 2);
+      const incl = refScan(du, plusOf('u32'), undefined, false);
+      const f = new Float32Array(n);
+      await inclusiveScan(policy, du, f);
+      expectSameArray(f, Float32Array.from(incl), `u32 -> f32 incl n=${n}`);
+      await exclusiveScan(policy, du, f, 9, lastNonZero);
+      expectSameArray(f, Float32Array.from(refScan(du, lnz, 9, true)), `u32 -> f32 excl lnz n=${n}`);
+      const i = new Int32Array(n);
+      await inclusiveScan(policy, du, i, plus, 3);
+      expectSameArray(i, Int32Array.from(refScan(du, plusOf('u32'), 3, false)), `u32 -> i32 n=${n}`);
+      const u = new Uint32Array(n);
+      await exclusiveScan(policy, di, u, -2, maximum);
+      expectSameArray(u, Uint32Array.from(refScan(di, Math.max, -2, true)), `i32 max -> u32 n=${n}`);
+      // Counts of a bool transform straight into i32 and f32 arrays.
+      const counts = refScan(
+        Array.from(df, (x) => (x > 0 ? 1 : 0)),
+        plusOf('u32'),
+        undefined,
+        false,
+      );
+      await transformInclusiveScan(policy, df, i, plus, positive);
+      expectSameArray(i, Int32Array.from(counts), `bool -> i32 n=${n}`);
+      await transformExclusiveScan(policy, du, f, 0, plus, twice);
+      expectSameArray(f, Float32Array.from(refScan(du.map(twice), plusOf('u32'), 0, true)), `t u32 -> f32 n=${n}`);
+      // In place: the output is the input's memory as f32.
+      const same = du.slice();
+      const asF = new Float32Array(same.buffer, same.byteOffset, n);
+      await inclusiveScan(policy, same, asF);
+      expectSameArray(asF, Float32Array.from(incl), `in place u32 -> f32 n=${n}`);
+    }
+  });
+
   it('random sizes with fixed seeds', async () => {
     const r = rng(7);
     for (let k = 0; k < 3; k++) {
@@ -143,6 +179,27 @@ describe.each(gpuPolicies)('scans of DeviceArrays under $name', ({ policy }) => 
           );
           arr.destroy();
         }
+        // Into an f32 output at offsets 0 and 1, and onto the input's own buffer as f32 (in place).
+        const data = host.subarray(1, 1 + n);
+        for (const offset of [0, 1]) {
+          const f = DeviceArray.create(device, 'f32', n + 1);
+          await exclusiveScan(policy, buf.view(1, n), f.view(offset, n), 4);
+          expectSameArray(
+            await f.view(offset, n).read(),
+            Float32Array.from(refScan(data, plusOf('u32'), 4, true)),
+            `f32 output offset ${offset} n=${n}`,
+          );
+          f.destroy();
+        }
+        const own = DeviceArray.from(device, host as Uint32Array);
+        const asF = DeviceArray.fromBuffer(device, own.buffer, 'f32', 4, n);
+        await inclusiveScan(policy, own.view(1, n), asF);
+        expectSameArray(
+          await asF.read(),
+          Float32Array.from(refScan(data, plusOf('u32'), undefined, false)),
+          `in place as f32 n=${n}`,
+        );
+        own.destroy();
         // Distinct, non-overlapping views of one buffer: input first half, output second half.
         const both = DeviceArray.from(device, makeData('i32', 2 * n, 'random') as Int32Array);
         const first = await both.view(0, n).read();
@@ -181,7 +238,7 @@ describe('scans: bad input', () => {
     await expect(inclusiveScan(seq, [1, 2, 3] as unknown as Uint32Array, out)).rejects.toThrow(/input/);
     await expect(inclusiveScan({} as never, x, out)).rejects.toThrow(/policy/);
     await expect(inclusiveScan(seq, x, new Uint32Array(2))).rejects.toThrow(/output.*at least 3/);
-    await expect(inclusiveScan(seq, x, new Float32Array(3))).rejects.toThrow(/output.*u32/);
+    await expect(inclusiveScan(seq, Float32Array.of(1, 2, 3), new Uint32Array(3))).rejects.toThrow(/output.*f32/);
     await expect(inclusiveScan(seq, x, out, 42 as never)).rejects.toThrow(/op/);
     await expect(exclusiveScan(seq, x, out, 'a' as unknown as number)).rejects.toThrow(/init: expected a number/);
     await expect(transformInclusiveScan(seq, x, out, plus, 'f' as never)).rejects.toThrow(/transformFn/);

@@ -29,7 +29,9 @@ import {
   combinerOf,
   DeviceArray,
   dispatchCache,
+  fragment,
   type GpuDevice,
+  mangle,
   type NumericType,
   type Owned,
   paramsBuffer,
@@ -53,16 +55,21 @@ import {
   genFnName,
   genSignature,
   isCompaction,
+  isRuns,
+  keysOf,
+  neighboursOf,
   runsCountWord,
   SCAN_MAX_INPUTS,
   SCAN_MAX_OUTPUTS,
   SCN,
   SCN_FINISH,
+  type ScanWrite,
   type ScatterWrite,
   SPINE_USE,
-  scatterOf,
+  scanOf,
   spineKernel,
   storageBindings,
+  storeOf,
   streamedInputs,
   stripedKind,
   type TileKernelParams,
@@ -70,12 +77,24 @@ import {
   tileKernel,
   tileKernelName,
   tileUse,
+  vecStored,
   type WriteHook,
   writeName,
 } from './kernels';
 import { type ScanKind, type ScanTuning, SELECT_LARGE, scanDefaults } from './tuning';
 
-export type { ElementHook, FinishMode, GenerateHook, ScatterWrite, TilePhase, WriteHook } from './kernels';
+export type {
+  AdjacentHook,
+  AdjacentKeys,
+  ByKeyHook,
+  ElementHook,
+  FinishMode,
+  GenerateHook,
+  ScanWrite,
+  ScatterWrite,
+  TilePhase,
+  WriteHook,
+} from './kernels';
 export { SCAN_MAX_INPUTS, SCAN_MAX_OUTPUTS, segmentedCombiner } from './kernels';
 export { type ScanKind, scanDefaults, scanTuning } from './tuning';
 
@@ -101,13 +120,22 @@ export interface ScanDeviceRequest extends CommonRequest {
    * element, `inputs` and its index); or a scan by key ('by-key' with `scan`, over `keys`, with
    * `segmentedCombiner` of the value combiner: never in place).
    */
-  readonly gen: Extract<GenerateHook, { kind: 'element' | 'by-key' }>;
+  readonly gen: Extract<GenerateHook, { kind: 'element' | 'by-key' | 'adjacent' }>;
   /** The streamed inputs of an 'element' hook, one per entry of its `inputs`: the input's length, on its device. */
   readonly inputs?: readonly DeviceArray[];
   /** The keys of a scan by key: the input's length, on its device. */
   readonly keys?: DeviceArray;
-  readonly write: 'inclusive' | 'exclusive';
-  /** Combiner over the output's element type. */
+  /**
+   * 'inclusive' / 'exclusive' (the built-in scan writes: the prefix to `output`), or a scan hook
+   * whose fragment stores into `output` and the `more` outputs (one per output type after the first).
+   */
+  readonly write: 'inclusive' | 'exclusive' | ScanWrite;
+  /**
+   * A scan fragment's outputs 1.. (SCN's `out1_s`, `out2_s`): each bound whole, at least
+   * input-length elements, not an input, with its own read-back.
+   */
+  readonly more?: readonly MoreOutput[];
+  /** Combiner over the scan's value type (the output's element type unless a fragment stores). */
   readonly combiner: Combiner;
   /** Bits of the value the scan starts from (init, or the operator's identity). */
   readonly initBits: number;
@@ -225,7 +253,7 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
     tuning: req.tuning ?? {},
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
-    more: [],
+    more: req.more ?? [],
   });
   return r.bytes;
 }
@@ -234,7 +262,7 @@ const U32_PLUS = combinerOf(plus, 'u32');
 
 /** The streamed arrays of a call: an 'element' hook's inputs, or the keys by key. */
 function streamsOf(gen: GenerateHook, inputs?: readonly DeviceArray[], keys?: DeviceArray): readonly DeviceArray[] {
-  if (gen.kind === 'by-key') return keys ? [keys] : [];
+  if (keysOf(gen)) return keys ? [keys] : [];
   return inputs ?? [];
 }
 
@@ -244,6 +272,36 @@ function streamsOf(gen: GenerateHook, inputs?: readonly DeviceArray[], keys?: De
  */
 export function stencilKeep(fn: WgslFragment, stencilType: NumericType): ElementHook {
   return { kind: 'element', fn, element: false, inputs: [stencilType] };
+}
+
+const conversions = new Map<string, ScanWrite>();
+
+/**
+ * The scan write storing each result converted to `outType` into output 0 (scans of integer values
+ * into an f32 array: `f32(prefix)`, rounded to the nearest f32; between u32 and i32 the bits are
+ * kept; f32 values to integers convert as WGSL does), for input elements of `inType` and values of
+ * `valueType`. One object per signature, so a call builds nothing on a plan hit.
+ */
+export function convertingWrite(
+  exclusive: boolean,
+  inType: NumericType,
+  valueType: NumericType,
+  outType: NumericType,
+): ScanWrite {
+  const key = `${exclusive}|${inType}|${valueType}|${outType}`;
+  let w = conversions.get(key);
+  if (!w) {
+    const name = mangle('scn_to', outType, valueType, inType);
+    const ints = outType !== 'f32' && valueType !== 'f32';
+    const v = outType === valueType ? 'p' : ints ? `bitcast<${outType}>(p)` : `${outType}(p)`;
+    const fn = fragment({
+      name,
+      code: `fn ${name}(i: u32, p: ${valueType}, x: ${inType}) { scn_store0(i, ${v}); }`,
+    });
+    w = { kind: 'scan', exclusive, fn, outputs: [outType] };
+    conversions.set(key, w);
+  }
+  return w;
 }
 
 export interface RunsByKeyDeviceRequest extends CommonRequest {
@@ -381,11 +439,14 @@ function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boo
 
 function leavesOf(call: EngineCall): WgslFragment[] {
   const leaves = [call.combiner.combine];
-  if (call.gen.kind === 'by-key') {
-    leaves.push(call.gen.keyEq);
-    if (call.gen.scan) leaves.push(call.gen.scan.op);
-  } else if (call.gen.kind === 'element' && call.gen.fn) leaves.push(call.gen.fn);
-  const store = scatterOf(call.write)?.fn;
+  const byKey = keysOf(call.gen);
+  const eq = neighboursOf(call.gen)?.fn;
+  if (byKey) {
+    leaves.push(byKey.keyEq);
+    if (byKey.scan) leaves.push(byKey.scan.op);
+  } else if (eq) leaves.push(eq);
+  else if (call.gen.kind === 'element' && call.gen.fn) leaves.push(call.gen.fn);
+  const store = storeOf(call.write)?.fn;
   if (store) leaves.push(store);
   return leaves;
 }
@@ -426,14 +487,14 @@ function striped(call: EngineCall): boolean {
 async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult & { keyBytes?: ArrayBuffer }> {
   const compaction = isCompaction(call.write);
   // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
-  const counted = compaction || call.write === 'by-key-runs';
+  const counted = compaction || isRuns(call.write);
   const kind: ScanKind = compaction
     ? striped(call)
       ? 'select'
       : 'compaction'
-    : call.write === 'by-key-runs'
+    : isRuns(call.write)
       ? 'runs'
-      : call.gen.kind === 'by-key'
+      : keysOf(call.gen)
         ? 'by-key'
         : 'scan';
   const t: ScanTuning = cachedTuning(
@@ -442,7 +503,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     call.tuning,
   );
   const n = call.input.length;
-  const inPlace = !compaction && sameView(call.input, call.output);
+  // A scan write's fragment never runs in place: the input is read from a copy (below).
+  const inPlace = !compaction && !scanOf(call.write)?.fn && sameView(call.input, call.output);
   // A distinct view of an output's buffer cannot be bound read-only next to it: scan a copy (such
   // calls build their plan each time).
   const outBuffers = [call.output, ...call.more.map((m) => m.output)].map((a) => a.buffer);
@@ -450,7 +512,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   // Likewise streamed arrays (a stencil, keys) in an output's buffer.
   const copyStream = call.streams.map((a) => outBuffers.includes(a.buffer));
   const copied = copyInput || copyStream.includes(true);
-  const wanted = call.gen.kind === 'by-key' ? 1 : streamedInputs(call.gen).length;
+  const byKey = keysOf(call.gen);
+  const wanted = byKey ? 1 : streamedInputs(call.gen).length;
   if (wanted > SCAN_MAX_INPUTS) throw new Error(`${call.label}: at most ${SCAN_MAX_INPUTS} streamed inputs`);
   if (call.streams.length !== wanted || call.streams.some((a) => a.length !== n)) {
     throw new Error(`${call.label}: ${wanted} streamed input(s) (a stencil, keys) of the input's length are needed`);
@@ -459,28 +522,30 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   if (call.streams.some((a, k) => types[k] !== undefined && a.type !== types[k])) {
     throw new Error(`${call.label}: the streamed inputs' types must be the hook's (${types.join(', ')})`);
   }
-  if (call.gen.kind === 'by-key' && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
+  if (byKey && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
   const more = extraOutputs(call.write);
-  const scatter = scatterOf(call.write);
-  if ((scatter?.outputs?.length ?? 0) > SCAN_MAX_OUTPUTS) {
+  const store = storeOf(call.write);
+  if ((store?.outputs.length ?? 0) > SCAN_MAX_OUTPUTS) {
     throw new Error(`${call.label}: at most ${SCAN_MAX_OUTPUTS} outputs`);
   }
   if (
     call.more.length !== more.length ||
     call.more.some((m, k) => m.output.type !== more[k] || m.output.length < n) ||
-    (scatter?.fn && scatter.outputs?.[0] !== undefined && call.output.type !== scatter.outputs[0])
+    (store && store.outputs[0] !== undefined && call.output.type !== store.outputs[0])
   ) {
     throw new Error(
-      `${call.label}: one output per type of the scatter write (${(scatter?.outputs ?? []).join(', ')}), of the input's length at least`,
+      `${call.label}: one output per type of the write's fragment (${(store?.outputs ?? []).join(', ')}), of the input's length at least`,
     );
   }
   const leaves = leavesOf(call);
-  const gen =
-    call.gen.kind === 'adjacent-different'
-      ? 'adj'
-      : call.gen.kind === 'by-key'
-        ? `by-key:${call.gen.edge}:${call.gen.keyType}:${genFnName(call.gen)}`
-        : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
+  const nbr = neighboursOf(call.gen);
+  const gen = nbr
+    ? nbr.fn
+      ? `adj:${nbr.fn.name}`
+      : 'adj'
+    : byKey
+      ? `by-key:${byKey.edge}:${byKey.keyType}:${genFnName(call.gen)}`
+      : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
   let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.rowItems}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
@@ -592,7 +657,7 @@ async function buildPlan(
 ): Promise<ScanPlan> {
   const n = call.input.length;
   const compaction = isCompaction(call.write);
-  const counted = compaction || call.write === 'by-key-runs';
+  const counted = compaction || isRuns(call.write);
   const w = t.workgroupSize;
   const k = t.itemsPerThread;
   const tile = w * k;
@@ -602,16 +667,16 @@ async function buildPlan(
   const vec =
     k % 4 === 0 &&
     input.offset % 4 === 0 &&
-    (counted || call.output.offset % 4 === 0) &&
-    (call.gen.kind !== 'by-key' || (streams[0] as DeviceArray).offset % 4 === 0) &&
+    (!vecStored(call.write) || call.output.offset % 4 === 0) &&
+    (!keysOf(call.gen) || (streams[0] as DeviceArray).offset % 4 === 0) &&
     // The vec4 path binds the input twice: only where the device allows the storage buffers.
     bindingsOf(call.gen, call.write, true) <= device.limits.maxStorageBuffersPerShaderStage;
   // By key: always the chained scan (its look-back carries the pairs' head flags; the tile sums of
   // reduce-then-scan hold 4-byte values).
-  const rts = (t.reduceThenScan || inPlace) && call.gen.kind !== 'by-key';
-  const byKey = call.gen.kind === 'by-key';
+  const byKey = keysOf(call.gen) !== undefined;
+  const rts = (t.reduceThenScan || inPlace) && !byKey;
   const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
-  const adjacent = call.gen.kind === 'adjacent-different';
+  const adjacent = neighboursOf(call.gen) !== undefined;
   const outWhole = windowOf(device, call.output, { start: 0, length: call.output.length });
   let tileOffset = 0;
   const plans: SegmentPlan[] = segments.map((seg) => {
@@ -693,7 +758,7 @@ async function buildPlan(
   const S = plans.length;
   const ctrlBytes = ctrlWords(S) * 4;
   // Two state words per tile; four for 'by-key-runs' (value and head count).
-  const stateWordsPerTile = call.write === 'by-key-runs' ? 4 : 2;
+  const stateWordsPerTile = isRuns(call.write) ? 4 : 2;
   const stateBytes = Math.max(totalTiles, 1) * stateWordsPerTile * 4;
   const koutWin = call.keysOut ? windowOf(device, call.keysOut, { start: 0, length: call.keysOut.length }) : undefined;
   // ctrl and the tile states share one scratch buffer (one clear per call), the states at the
@@ -704,7 +769,8 @@ async function buildPlan(
   const ctrlEntry = { buffer: ctrl, offset: 0, size: ctrlBytes };
   const stateEntry = { buffer: ctrl, offset: stateAt, size: stateBytes };
   const chainedTiles = plans.filter((p) => p.kind === 'chained').reduce((a, p) => a + p.tiles, 0);
-  const tailCount = !counted && vec ? n % 4 : 0;
+  // The last partial vec4 of vec4 stores goes through ctrl (the built-in scan writes).
+  const tailCount = vecStored(call.write) && vec ? n % 4 : 0;
   return device.queue.guard(call.label, () => {
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
@@ -802,7 +868,7 @@ async function buildPlan(
     const rc = call.runsCopy;
     if (rc && runsCopyPipeline && call.keysOut && koutWin) {
       // The runs' count: the last segment's count carry ('by-key-runs') or the compaction count.
-      const slot = call.write === 'by-key-runs' ? runsCountWord(S - 1, S) : 2 * S - 1;
+      const slot = isRuns(call.write) ? runsCountWord(S - 1, S) : 2 * S - 1;
       for (const [src, srcWin, dst] of [
         [call.keysOut, koutWin, rc.keys],
         [call.output, outWhole, rc.values],

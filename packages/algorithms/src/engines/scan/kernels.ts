@@ -4,10 +4,12 @@
  * One tile template (`tileKernel`) in three phases, plus two small kernels:
  *  - 'chained': the single-pass chained scan with decoupled look-back and fallback. A workgroup takes
  *    its tile id from an atomic counter (so every lower tile has started), loads and generates its
- *    values ("generate input" hook), scans them, publishes its aggregate, looks back over its
- *    predecessors, publishes its inclusive prefix, and writes ("write output" hook: scan results; in
- *    compactions the open 'scatter' hook, each written element at its output position, stored by
- *    the engine or by a fragment into up to 3 outputs). Tile 0 starts from the segment's carry and never
+ *    values ("generate input" hook: the open 'element' hook, or the open 'adjacent' hook over each
+ *    element and its predecessor or their keys), scans them, publishes its aggregate, looks back over
+ *    its predecessors, publishes its inclusive prefix, and writes ("write output" hook: in scans the
+ *    open 'scan' hook, each prefix at its element; in compactions the open 'scatter' hook, each
+ *    written element at its output position; each stored by the engine or by a fragment into up to 3
+ *    outputs; reduceByKey's 'by-key-runs' is the one closed write). Tile 0 starts from the segment's carry and never
  *    looks back, so a one-tile segment is one workgroup with no waiting.
  *  - 'reduce': pass 1 of reduce-then-scan, one tile reduction per workgroup into `sums`.
  *  - 'downsweep': pass 3 of reduce-then-scan, a tile scanned from its carry-in read from `sums`
@@ -76,30 +78,98 @@ export interface ElementHook {
   readonly index?: boolean;
 }
 
+/** The key stream an 'adjacent' hook compares instead of the elements (the by-key family). */
+export interface AdjacentKeys {
+  /** The keys' element type K. */
+  readonly type: NumericType;
+  /**
+   * 'head': element i starts a run (i == 0 or not equal to i - 1); 'tail': it ends one (the range's
+   * last, or not equal to i + 1). @default 'head'
+   */
+  readonly edge?: 'head' | 'tail';
+  /**
+   * Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type); the
+   * combiner must be `segmentedCombiner(value)`, the scan restarts at every head, 'exclusive' writes
+   * the init at heads and starts each run from `op(init, x)`.
+   */
+  readonly scan?: { readonly op: WgslFragment };
+}
+
+/**
+ * The neighbour "generate input" hook: whether element i starts a run, from it and its predecessor
+ * through an open equality of the fixed signature `fn <fn.name>(prev: K, x: K) -> bool` (true: the
+ * two are in one run). Element i is a head when it is the range's first or `!fn(prev, x)`. Without
+ * `keys` K is the input's type T and the compared values are the elements themselves (without
+ * `fn`: JS `===`, floats bitwise so NaN never equals, +0 equals -0; unique and unique with an
+ * equality); in compactions the heads are kept. With `keys` (`fn` required) K is the keys' type and
+ * the compared values are a second array of the input's length, bound at SCN's `st_v` / `st_s` and
+ * read at the element's index and its neighbours; the kept elements are the heads (or tails), and
+ * with `keys.scan` the hook drives a scan by key (see `AdjacentKeys`).
+ * 'adjacent-different' and 'by-key' are its built-in forms (`neighboursOf`, `keysOf`).
+ */
+export interface AdjacentHook {
+  readonly kind: 'adjacent';
+  /** The equality of neighbours; without it (no `keys` only) JS `===` over the elements. */
+  readonly fn?: WgslFragment;
+  /** Compare a key stream instead of the elements. @default none */
+  readonly keys?: AdjacentKeys;
+}
+
+/**
+ * By key (the reduce_by_segment family): `{ kind: 'adjacent', fn: keyEq, keys: { type: keyType,
+ * edge, scan } }` (see `AdjacentHook`): heads or tails of runs of keys under
+ * `fn <keyEq.name>(a: K, b: K) -> bool`.
+ */
+export interface ByKeyHook {
+  readonly kind: 'by-key';
+  readonly keyType: NumericType;
+  readonly keyEq: WgslFragment;
+  readonly edge: 'head' | 'tail';
+  /** Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type). */
+  readonly scan?: { readonly op: WgslFragment };
+}
+
 /** How each element becomes the value scanned ("generate input" hook). */
 export type GenerateHook =
   /** Element-wise: the element, its streamed inputs and index through an open function. */
   | ElementHook
-  /** unique: keep element i when i == 0 or x[i] differs from x[i-1] (floats: JS `!==`). */
+  /** Neighbours: whether an element and its predecessor (or their keys) are in one run. */
+  | AdjacentHook
+  /** unique: keep element i when i == 0 or x[i] differs from x[i-1] (floats: JS `!==`): `{ kind: 'adjacent' }`. */
   | { readonly kind: 'adjacent-different' }
-  /**
-   * By key (the reduce_by_segment family): the keys are a second array of the input's length, bound
-   * at SCN's `st_v` / `st_s` and read at the element's index and its neighbour. Element i starts a run
-   * (a 'head') when it is the range's first or `!keyEq(key[i - 1], key[i])`, ends one (a 'tail')
-   * when it is the range's last or `!keyEq(key[i], key[i + 1])` (`keyEq` declares
-   * `fn <keyEq.name>(a: K, b: K) -> bool`). With a compaction write the kept elements are the
-   * heads (or tails). With a scan write (`scan` given, 'head' only) the combiner must be
-   * `segmentedCombiner(value)` and the values the input's elements: the scan restarts at every head;
-   * 'exclusive' writes the init at heads and starts each run from `op(init, x)`.
-   */
-  | {
-      readonly kind: 'by-key';
-      readonly keyType: NumericType;
-      readonly keyEq: WgslFragment;
-      readonly edge: 'head' | 'tail';
-      /** Scans: the value combiner's combine (`fn(a: T, b: T) -> T` over the input's type). */
-      readonly scan?: { readonly op: WgslFragment };
-    };
+  /** By key: an 'adjacent' hook over keys. */
+  | ByKeyHook;
+
+const BUILT_IN_NEIGHBOURS: AdjacentHook = { kind: 'adjacent' };
+const keyForms = new WeakMap<AdjacentHook, ByKeyHook>();
+
+/**
+ * A hook comparing each element with its predecessor ('adjacent-different', or 'adjacent' without
+ * keys): its equality in `fn` (none: JS `===`); undefined for other hooks.
+ */
+export function neighboursOf(g: GenerateHook): AdjacentHook | undefined {
+  if (g.kind === 'adjacent-different') return BUILT_IN_NEIGHBOURS;
+  return g.kind === 'adjacent' && !g.keys ? g : undefined;
+}
+
+/** A hook comparing a key stream ('by-key', or 'adjacent' with keys) in its 'by-key' form; else undefined. */
+export function keysOf(g: GenerateHook): ByKeyHook | undefined {
+  if (g.kind === 'by-key') return g;
+  if (g.kind !== 'adjacent' || !g.keys) return undefined;
+  let f = keyForms.get(g);
+  if (!f) {
+    if (!g.fn) throw new Error("scan engine: an 'adjacent' hook over keys needs fn (the keys' equality)");
+    f = { kind: 'by-key', keyType: g.keys.type, keyEq: g.fn, edge: g.keys.edge ?? 'head', scan: g.keys.scan };
+    keyForms.set(g, f);
+  }
+  return f;
+}
+
+/** The hook's kind in kernel names and cache keys: 'element', 'adjacent-different' or 'by-key'. */
+export function genKind(g: GenerateHook): 'element' | 'adjacent-different' | 'by-key' {
+  if (g.kind === 'element') return 'element';
+  return keysOf(g) ? 'by-key' : 'adjacent-different';
+}
 
 /** The most outputs a 'scatter' write stores into (SCN's `out_s`, `out1_s`, `out2_s`). */
 export const SCAN_MAX_OUTPUTS = 3;
@@ -110,7 +180,7 @@ export const SCAN_MAX_OUTPUTS = 3;
  * one at n_total - 1 - the number rejected before it. Without `fn` the element x goes to output 0
  * (`out_s[at]`). With `fn` the kernel calls a fragment of the fixed signature
  * `fn <fn.name>(at: u32, x: T, [s0: S0, s1: S1,] i: u32)` (x the element, s0.. the generate hook's
- * streamed inputs at the element's index, i its global index), which stores into up to
+ * streamed inputs at the element's index, or over keys its key, i its global index), which stores into up to
  * `SCAN_MAX_OUTPUTS` outputs through the kernel's `fn scn_store<k>(j: u32, v: O<k>)` (output k at
  * index j; bound whole: SCN's `out_s`, `out1_s`, `out2_s`, the bases of outputs 1.. in the `obase`
  * uniform) at `at` or anywhere, or not at all.
@@ -123,13 +193,44 @@ export interface ScatterWrite {
   readonly outputs?: readonly NumericType[];
   /** Rejected elements are written too (partition). @default false */
   readonly rejected?: boolean;
+  /**
+   * Without `fn`, over keys ('by-key' / 'adjacent' with keys): each written element's key goes to
+   * the keys output (SCN's `kout_s`) at the same position, and both only below the outputs' length
+   * (`prm.cap`): uniqueByKey's 'by-key-firsts'. @default false
+   */
+  readonly keysOut?: boolean;
+}
+
+/**
+ * The open "write output" hook of scans: element i's result, the scan's prefix through element i
+ * (inclusive) or before it (`exclusive`; scans by key: the value, the init at heads), is written
+ * at i. Without `fn` the prefix goes to output 0 (`out_s[i]`, vec4 stores where aligned). With
+ * `fn` the kernel calls a fragment of the fixed signature
+ * `fn <fn.name>(i: u32, prefix: V, x: T, [s0: S0, s1: S1])` (i the element's global index, V the
+ * scan's result type: the combiner's, by key the values'; x the element; s0.. the generate hook's
+ * streamed inputs at i), which stores into up to `SCAN_MAX_OUTPUTS` outputs through the kernel's
+ * `fn scn_store<k>(j: u32, v: O<k>)` (output k at global index j: output 0 bound per binding
+ * segment like a scan's, so at j in the element's segment only; outputs 1.. bound whole, SCN's
+ * `out1_s`, `out2_s`, their bases in the `obase` uniform), on the scalar path (scalar stores; the
+ * loads stay vec4 where aligned). Never in place.
+ */
+export interface ScanWrite {
+  readonly kind: 'scan';
+  /** The prefix before the element (else through it). */
+  readonly exclusive: boolean;
+  /** The store fragment; without it the prefix goes to output 0 at i. */
+  readonly fn?: WgslFragment;
+  /** The outputs' element types, in order (at most SCAN_MAX_OUTPUTS). @default [V] */
+  readonly outputs?: readonly NumericType[];
 }
 
 /** What happens with the scan result ("write output" hook). */
 export type WriteHook =
-  /** output[i] = prefix through element i. */
+  /** A scan: the open scan write. */
+  | ScanWrite
+  /** output[i] = prefix through element i: `{ kind: 'scan', exclusive: false }`. */
   | 'inclusive'
-  /** output[i] = prefix before element i. */
+  /** output[i] = prefix before element i: `{ kind: 'scan', exclusive: true }`. */
   | 'exclusive'
   /** A compaction: the open scatter write. */
   | ScatterWrite
@@ -145,33 +246,67 @@ export type WriteHook =
    * pair's first word counts heads), at each head i the exclusive prefix e holds the number of runs
    * before i and the previous run's fold: output[e.x - 1] = e.y (i > 0) and keysOut[e.x] = key[i];
    * the last element writes its own run's fold. Outputs bound whole; the number of runs is the last
-   * segment's count carry.
+   * segment's count carry. A closed kind (`isRuns`).
    */
   | 'by-key-runs'
   /**
    * uniqueByKey in one pass: a compaction of the heads of a 'by-key' hook (u32 plus over 1/0) that
-   * writes each head's element to output[number of heads before it] and its key to keysOut[same].
+   * writes each head's element to output[number of heads before it] and its key to keysOut[same]:
+   * `{ kind: 'scatter', keysOut: true }`.
    */
   | 'by-key-firsts';
 
 const COMPACT: ScatterWrite = { kind: 'scatter' };
 const PARTITION: ScatterWrite = { kind: 'scatter', rejected: true };
+const FIRSTS: ScatterWrite = { kind: 'scatter', keysOut: true };
+const INCLUSIVE: ScanWrite = { kind: 'scan', exclusive: false };
+const EXCLUSIVE: ScanWrite = { kind: 'scan', exclusive: true };
 
-/** A compaction's write as a scatter hook ('compact' and 'partition' are its built-in forms). */
+/** A compaction's write as a scatter hook ('compact', 'partition' and 'by-key-firsts' are its built-in forms). */
 export function scatterOf(write: WriteHook): ScatterWrite | undefined {
   if (write === 'compact') return COMPACT;
   if (write === 'partition') return PARTITION;
-  return typeof write === 'object' ? write : undefined;
+  if (write === 'by-key-firsts') return FIRSTS;
+  return typeof write === 'object' && write.kind === 'scatter' ? write : undefined;
+}
+
+/** A scan's write as a scan hook ('inclusive' and 'exclusive' are its built-in forms). */
+export function scanOf(write: WriteHook): ScanWrite | undefined {
+  if (write === 'inclusive') return INCLUSIVE;
+  if (write === 'exclusive') return EXCLUSIVE;
+  return typeof write === 'object' && write.kind === 'scan' ? write : undefined;
+}
+
+/** reduceByKey's fused write ('by-key-runs'): its own kernel path, tile states and count carry. */
+export function isRuns(write: WriteHook): boolean {
+  return write === 'by-key-runs';
+}
+
+/** An open write's store fragment and its outputs' types (a 'scatter' or 'scan' write with `fn`). */
+export function storeOf(
+  write: WriteHook,
+): { readonly fn: WgslFragment; readonly outputs: readonly NumericType[] } | undefined {
+  const w = scatterOf(write) ?? scanOf(write);
+  return w?.fn ? { fn: w.fn, outputs: w.outputs ?? [] } : undefined;
 }
 
 /**
  * A write hook's name in kernel names and cache keys: the string, or for a scatter 'compact' /
- * 'partition' followed by its fragment and output types when it has a fragment.
+ * 'partition' (a scan 'inclusive' / 'exclusive') followed by its fragment and output types when it
+ * has a fragment.
  */
 export function writeName(write: WriteHook): string {
   if (typeof write === 'string') return write;
-  const base = write.rejected ? 'partition' : 'compact';
+  if (write.kind === 'scatter' && write.keysOut && !write.fn) return 'by-key-firsts';
+  const base =
+    write.kind === 'scan' ? (write.exclusive ? 'exclusive' : 'inclusive') : write.rejected ? 'partition' : 'compact';
   return write.fn ? `${base}_${write.fn.name}_${(write.outputs ?? []).join('_')}` : base;
+}
+
+/** Whether a write stores through the output's vec4 view on the vec path (the built-in scan writes). */
+export function vecStored(write: WriteHook): boolean {
+  const sc = scanOf(write);
+  return sc !== undefined && !sc.fn;
 }
 
 export type TilePhase = 'chained' | 'reduce' | 'downsweep';
@@ -281,13 +416,18 @@ export function runsCountWord(seg: number, segments: number): number {
 }
 
 export function isCompaction(write: WriteHook): boolean {
-  return scatterOf(write) !== undefined || write === 'by-key-firsts';
+  return scatterOf(write) !== undefined;
 }
 
-/** The outputs a write stores into beyond output 0 (a 'scatter' write with a fragment). */
-export function extraOutputs(write: WriteHook): readonly NumericType[] {
+/** Whether a compaction writes each element's key to the keys output ('by-key-firsts'). */
+export function keysWritten(write: WriteHook): boolean {
   const sc = scatterOf(write);
-  return sc?.fn ? (sc.outputs ?? []).slice(1) : [];
+  return sc?.keysOut === true && !sc.fn;
+}
+
+/** The outputs a write stores into beyond output 0 (a 'scatter' or 'scan' write with a fragment). */
+export function extraOutputs(write: WriteHook): readonly NumericType[] {
+  return storeOf(write)?.outputs.slice(1) ?? [];
 }
 
 /** SCN's bindings of a scatter write's outputs 1.., in order (their bases: obase.x, .y). */
@@ -311,14 +451,15 @@ export function tileUse(
   }
   // By key on the vec path the keys are bound as vec4s (loaded like the values) and read one by one
   // through `scn_key`; else as scalars.
-  if (p.gen.kind === 'by-key' && p.vec) use.st_v = true;
-  else if (p.gen.kind === 'by-key' || streamedInputs(p.gen).length >= 1) use.st_s = true;
+  const keyed = keysOf(p.gen) !== undefined;
+  if (keyed && p.vec) use.st_v = true;
+  else if (keyed || streamedInputs(p.gen).length >= 1) use.st_s = true;
   if (streamedInputs(p.gen).length >= 2) use.st1_s = true;
   if (p.phase !== 'reduce' || p.inPlace) {
-    if (p.vec && !isCompaction(p.write) && p.write !== 'by-key-runs') use.out_v = true;
+    if (p.vec && vecStored(p.write)) use.out_v = true;
     else use.out_s = true;
   }
-  if (p.write === 'by-key-runs' || p.write === 'by-key-firsts') use.kout_s = true;
+  if (isRuns(p.write) || keysWritten(p.write)) use.kout_s = true;
   if (p.phase !== 'reduce') {
     extraOutputs(p.write).forEach((_, k) => {
       use[OUTPUTS[k] as (typeof OUTPUTS)[number]] = true;
@@ -354,13 +495,14 @@ function streamLoad(k: number, at: (base: string) => string): string {
 export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adjacent' | undefined {
   const sc = scatterOf(write);
   if (g.kind === 'element' && g.fn !== undefined && sc) return 'element';
-  if (g.kind === 'adjacent-different' && sc && !sc.fn) return 'adjacent';
+  if (neighboursOf(g) && sc && !sc.fn) return 'adjacent';
   return undefined;
 }
 
 /**
  * The scatter write's statement storing element `x` at output position `to`: the hook's fragment
- * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index) or `out_s[to] = x`.
+ * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index, or over keys
+ * the element's key `key`) or `out_s[to] = x`.
  */
 function scatterStore(
   scatter: ScatterWrite,
@@ -368,9 +510,10 @@ function scatterStore(
   to: string,
   x: string,
   at: { readonly stream: (base: string) => string; readonly index: string },
+  key?: string,
 ): string {
   if (!scatter.fn) return `out_s[prm.out_base + ${to}] = ${x};`;
-  const ins = Array.from({ length: streams }, (_, q) => streamLoad(q, at.stream));
+  const ins = key !== undefined ? [key] : Array.from({ length: streams }, (_, q) => streamLoad(q, at.stream));
   return `${scatter.fn.name}(${[to, x, ...ins, at.index].join(', ')});`;
 }
 
@@ -409,20 +552,28 @@ fn scn_f32_same(a: f32, b: f32) -> bool {
   });
 }
 
-/** The WGSL expression `a differs from b` for unique(). */
-function differs(t: NumericType, a: string, b: string): string {
-  return t === 'f32' ? `!scn_f32_same(${a}, ${b})` : `(${a} != ${b})`;
+/**
+ * The WGSL expression `x differs from prev` of a neighbours hook over elements of type `t`: not its
+ * equality `fn(prev, x)`, or without one JS `!==` (unique).
+ */
+function differs(g: AdjacentHook, t: NumericType, x: string, prev: string): string {
+  if (g.fn) return `!${g.fn.name}(${prev}, ${x})`;
+  return t === 'f32' ? `!scn_f32_same(${x}, ${prev})` : `(${x} != ${prev})`;
 }
 
 /** The name of the generate hook's function (for names and cache keys). */
 export function genFnName(g: GenerateHook): string {
-  if (g.kind === 'adjacent-different') return '';
-  if (g.kind === 'by-key') return `${g.keyEq.name}_${g.scan ? g.scan.op.name : 'flags'}`;
-  return g.fn?.name ?? 'id';
+  const k = keysOf(g);
+  if (k) return `${k.keyEq.name}_${k.scan ? k.scan.op.name : 'flags'}`;
+  const nb = neighboursOf(g);
+  if (nb) return nb.fn?.name ?? '';
+  return g.kind === 'element' ? (g.fn?.name ?? 'id') : '';
 }
 
 /** The argument list of an 'element' hook's function for names and cache keys: x, inputs, i. */
 export function genSignature(g: GenerateHook): string {
+  const k = keysOf(g);
+  if (k) return `${k.keyType}_${k.edge}`;
   if (g.kind !== 'element') return '';
   return [g.element === false ? '' : 'x', ...(g.inputs ?? []), g.index ? 'i' : ''].filter((a) => a).join('_');
 }
@@ -464,9 +615,9 @@ export function tileKernelName(p: TileKernelParams): string {
     p.phase,
     p.inType,
     p.combiner.name,
-    p.gen.kind,
+    genKind(p.gen),
     genFnName(p.gen),
-    p.gen.kind === 'element' ? genSignature(p.gen) : p.gen.kind === 'by-key' ? `${p.gen.keyType}_${p.gen.edge}` : '',
+    genSignature(p.gen),
     writeName(p.write),
     p.vec ? 'vec' : 'scalar',
     p.inPlace ? 'inplace' : 'apart',
@@ -491,6 +642,8 @@ interface StripedParams {
   /** The input's scalar binding. */
   readonly inS: string;
   readonly elem: ElementHook | undefined;
+  /** The neighbours hook ('adjacent'). */
+  readonly nbr: AdjacentHook | undefined;
   readonly scatter: ScatterWrite;
   /** The element hook's streamed inputs. */
   readonly streams: number;
@@ -549,7 +702,7 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       const at = cat(j);
       return `(full || ${ce(j)} < prm.n) && ${elementCall(elem, `cx${j}`, at.stream, at.index)}`;
     }
-    const head = differs(T, `cx${j}`, `cv${j}`);
+    const head = differs(p.nbr as AdjacentHook, T, `cx${j}`, `cv${j}`);
     return `(full || ${ce(j)} < prm.n) && (prm.seg_start + ${ce(j)} == 0u || ${head})`;
   };
   for (let j = 0; j < k; j++) {
@@ -624,12 +777,16 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const comb = c.combine.name;
   const id = c.identity;
   const compaction = isCompaction(p.write);
-  const byKey = p.gen.kind === 'by-key' ? p.gen : undefined;
+  const byKey = keysOf(p.gen);
+  // A neighbours hook over the elements (unique): its equality.
+  const nbr = neighboursOf(p.gen);
   // A scan by key: V is the (head, value bits) pair, the output holds the values (the input's type).
   const pair = byKey !== undefined && !compaction;
-  const excl = p.write === 'exclusive';
+  // A scan's write (the open scan hook; 'inclusive' / 'exclusive' its built-in forms).
+  const scanW = scanOf(p.write);
+  const excl = scanW?.exclusive === true;
   // reduceByKey's fused write: head counts in the pair, 4-word tile states, scattered outputs.
-  const runsW = p.write === 'by-key-runs';
+  const runsW = isRuns(p.write);
   if (runsW && !pair) throw new Error("scan engine: 'by-key-runs' needs the 'by-key' hook");
   const OutT = pair ? T : V;
   if (byKey && (p.phase !== 'chained' || p.inPlace)) {
@@ -661,28 +818,30 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const scan = p.phase === 'reduce' || sgRows || sgc || rowScan ? undefined : workgroupExclusiveScan(wgp);
   const red = p.phase === 'reduce' ? workgroupReduce(wgp) : undefined;
   const sgRed = p.subgroups ? subgroupReduce({ combiner: c }) : undefined;
-  const vecStores = p.vec && !compaction && !runsW;
+  const vecStores = p.vec && vecStored(p.write);
   const inV = p.inPlace ? 'out_v' : 'in_v';
   const inS = p.inPlace ? (vecStores ? '' : 'out_s') : 'in_s';
   if (p.inPlace && p.phase === 'chained') throw new Error('scan engine: the chained phase never runs in place');
   if (p.inPlace && compaction) throw new Error('scan engine: compaction never runs in place');
+  if (p.inPlace && scanW?.fn) throw new Error("scan engine: a scan write's fragment never runs in place");
   if (p.vec && k % 4 !== 0) throw new Error('scan engine: the vec4 path needs itemsPerThread % 4 == 0');
 
   // ---- bindings (SCN)
   const vecKeys = byKey !== undefined && p.vec;
-  const firstsW = p.write === 'by-key-firsts';
-  if (firstsW && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
+  if (keysWritten(p.write) && !byKey) throw new Error("scan engine: 'by-key-firsts' needs the 'by-key' hook");
   const use = tileUse(p);
   const streams = streamedInputs(p.gen);
   const scatter = scatterOf(p.write);
-  const outTypes = scatter?.outputs ?? [];
+  if (keysWritten(p.write) && scatter?.rejected)
+    throw new Error("scan engine: 'by-key-firsts' writes no rejected elements");
+  const outTypes = storeOf(p.write)?.outputs ?? [];
   if (outTypes.length > SCAN_MAX_OUTPUTS) throw new Error(`scan engine: at most ${SCAN_MAX_OUTPUTS} outputs`);
   const st = byKey ? byKey.keyType : streams[0];
   const types: InterfaceTypes<typeof SCN.spec> = {
     in_v: T,
     in_s: T,
     out_v: OutT,
-    out_s: compaction ? (outTypes[0] ?? T) : OutT,
+    out_s: compaction ? (outTypes[0] ?? T) : (outTypes[0] ?? OutT),
     st_v: st,
     st_s: st,
     kout_s: byKey?.keyType,
@@ -692,7 +851,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   };
   const decls = SCN.wgsl(use, types);
   const declared = SCN.names(use);
-  const needsScalarIn = !p.vec || p.gen.kind === 'adjacent-different' || p.phase === 'chained';
+  const needsScalarIn = !p.vec || nbr !== undefined || p.phase === 'chained';
   if (p.inPlace && needsScalarIn && vecStores) {
     // In place with vec4 stores there is no scalar view of the data: the fallback and unique never
     // run in place, and a non-vec in-place kernel has the scalar view as `out_s`.
@@ -716,12 +875,14 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   const item = (r: number, j: number) => `${r}_${j}`;
   const elem = p.gen.kind === 'element' ? p.gen : undefined;
   if (elem && compaction && !elem.fn) throw new Error("scan engine: a compaction needs the element hook's fn");
-  if (scatter?.fn && !elem) throw new Error("scan engine: a scatter write's fragment needs the 'element' hook");
+
   /** The WGSL expression of the key at window index `i` (by key). */
   const keyAt = (i: string): string => (vecKeys ? `scn_key(${i})` : `st_s[${i}]`);
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
   const striped =
-    sgc && scatter ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, scatter, streams: streams.length }) : undefined;
+    sgc && scatter
+      ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, nbr, scatter, streams: streams.length })
+      : undefined;
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = striped ? striped.load : [];
   if (sgRows) loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * ${C}u;`);
@@ -822,10 +983,12 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         foldLines.push(`var xp${r} = ${x0};`);
         foldLines.push(`let first${r} = prm.seg_start + b${r} == 0u;`);
         foldLines.push(`if (ok${item(r, 0)} && !first${r}) { xp${r} = ${inS}[prm.in_base + b${r} - 1u]; }`);
-        foldLines.push(`let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(T, x0, `xp${r}`)});`);
+        foldLines.push(
+          `let k${item(r, 0)} = ok${item(r, 0)} && (first${r} || ${differs(nbr as AdjacentHook, T, x0, `xp${r}`)});`,
+        );
         for (let j = 1; j < C; j++) {
           foldLines.push(
-            `let k${item(r, j)} = ok${item(r, j)} && ${differs(T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
+            `let k${item(r, j)} = ok${item(r, j)} && ${differs(nbr as AdjacentHook, T, `x${item(r, j)}`, `x${item(r, j - 1)}`)};`,
           );
         }
       }
@@ -957,7 +1120,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       body = compaction ? `return select(0u, 1u, ${v});` : `return ${v};`;
     } else {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
-  return select(0u, 1u, ${differs(T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
+  return select(0u, 1u, ${differs(nbr as AdjacentHook, T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
     }
     genScalar = `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
   ${body}
@@ -998,12 +1161,21 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
           if (pair) writeLines.push(unpack(j));
           const v = `${pair ? 'w' : 'v'}${item(r, j)}`;
           writeLines.push(
-            p.write === 'inclusive'
+            !excl
               ? `run${r} = ${comb}(run${r}, ${v}); let r${item(r, j)} = run${r};`
               : `let r${item(r, j)} = run${r}; run${r} = ${comb}(run${r}, ${v});`,
           );
         }
-        if (vecStores) {
+        if (scanW?.fn) {
+          // The scan hook's fragment: fn(i, prefix, x, [s0, s1]) for each element in range.
+          for (let j = 0; j < C; j++) {
+            const it = item(r, j);
+            const at = elemAt(r, j);
+            const ins = streams.map((_, q) => streamLoad(q, at.stream));
+            const args = [at.index, outOf(`r${it}`, `h${it}`), `x${it}`, ...ins];
+            writeLines.push(`if (ok${it}) { ${scanW.fn.name}(${args.join(', ')}); }`);
+          }
+        } else if (vecStores) {
           for (let q = 0; q < C / 4; q++) {
             const rs = [0, 1, 2, 3].map((c) => outOf(`r${item(r, 4 * q + c)}`, `h${item(r, 4 * q + c)}`));
             const at = (c: number) => `b${r} + ${4 * q + c}u`;
@@ -1029,19 +1201,20 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
           const x = `x${it}`;
-          if (scatter) {
-            // The scatter hook: kept elements at their rank, rejected ones (with `rejected`) from the end.
-            const at = elemAt(r, j);
-            const store = (to: string): string => scatterStore(scatter, streams.length, to, x, at);
-            const rejected = scatter.rejected
-              ? ` else if (ok${it}) { ${store(`prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})`)} }`
-              : '';
-            writeLines.push(`if (k${it}) { ${store(`run${r}`)} }${rejected}`);
-          } else {
+          if (keysWritten(p.write)) {
             // 'by-key-firsts': the key too, both only below prm.cap (the outputs' length).
             writeLines.push(
               `if (k${it} && run${r} < prm.cap) { out_s[prm.out_base + run${r}] = ${x}; kout_s[prm.kout_base + run${r}] = ky${it}; }`,
             );
+          } else if (scatter) {
+            // The scatter hook: kept elements at their rank, rejected ones (with `rejected`) from the end.
+            const at = elemAt(r, j);
+            const key = byKey ? `ky${it}` : undefined;
+            const store = (to: string): string => scatterStore(scatter, streams.length, to, x, at, key);
+            const rejected = scatter.rejected
+              ? ` else if (ok${it}) { ${store(`prm.n_total - 1u - (prm.seg_start + b${r} + ${j}u - run${r})`)} }`
+              : '';
+            writeLines.push(`if (k${it}) { ${store(`run${r}`)} }${rejected}`);
           }
           writeLines.push(`run${r} += v${it};`);
         }
@@ -1079,10 +1252,14 @@ fn scn_carry_out(v: vec2<u32>) {
 fn scn_carry_out(v: ${V}) {
   atomicStore(&ctrl[prm.num_segs + prm.seg], bitcast<u32>(v));
 }`;
-  // A scatter fragment's stores: output 0 from prm.out_base, outputs 1.. from obase.
-  const storeFn = p.phase === 'reduce' ? undefined : scatter?.fn;
+  // A store fragment's stores: output 0 from prm.out_base (scans: j global, output 0 bound per
+  // segment), outputs 1.. from obase.
+  const storeFn = p.phase === 'reduce' ? undefined : storeOf(p.write)?.fn;
+  const store0 = scanW
+    ? `fn scn_store0(j: u32, v: ${outTypes[0] ?? OutT}) { out_s[prm.out_base + j - prm.seg_start] = v; }`
+    : `fn scn_store0(j: u32, v: ${outTypes[0] ?? T}) { out_s[prm.out_base + j] = v; }`;
   const stores = storeFn
-    ? [`fn scn_store0(j: u32, v: ${outTypes[0] ?? T}) { out_s[prm.out_base + j] = v; }`]
+    ? [store0]
         .concat(
           extraOutputs(p.write).map(
             (t, q) => `fn scn_store${q + 1}(j: u32, v: ${t}) { ${OUTPUTS[q]}[obase.${'xy'[q]} + j] = v; }`,
@@ -1140,7 +1317,7 @@ ${lb.walk}`;
   ${writeLines.join('\n  ')}`;
 
   const name = tileKernelName(p);
-  const floatEq = p.gen.kind === 'adjacent-different' && T === 'f32' ? floatEqualFragment() : undefined;
+  const floatEq = nbr && !nbr.fn && T === 'f32' ? floatEqualFragment() : undefined;
   return fragment({
     name,
     deps: [
@@ -1150,7 +1327,7 @@ ${lb.walk}`;
       rowScan,
       red,
       sgRed,
-      p.gen.kind === 'adjacent-different' || p.gen.kind === 'by-key' ? byKey?.keyEq : p.gen.fn,
+      p.gen.kind === 'element' ? p.gen.fn : (byKey?.keyEq ?? nbr?.fn),
       byKey?.scan?.op,
       storeFn,
       floatEq,
