@@ -23,7 +23,8 @@
  * runs into scratch at the chunk's offset (each run by the chunk where it starts, reduceByKey reading
  * past the chunk's end while the run continues: a run longer than a chunk is folded by one thread)
  * and the calling thread checks the total and copies the runs into place. Plain (non-shared) arrays
- * stay seq on par unless the tuning sets parallelThreshold, as for the scans.
+ * stay seq on par unless the tuning sets parallelThreshold, as for the scans, except reduceByKey's
+ * (`parChunks`). Nothing runs on the pool below BY_KEY_PAR_MIN elements.
  *
  * The loops are unrolled by 4 with the previous key in a local: see `unrolled`.
  *
@@ -35,7 +36,7 @@ import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAva
 import { sharedView } from './compaction';
 import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { plainArraysSeq, runChunks, runPar, stage } from './staging';
+import { belowParMin, plainArraysSeq, runChunks, runPar, stage } from './staging';
 
 /** The functions of a by-key call and the types they run on. */
 export interface ByKeyFunctions {
@@ -225,19 +226,29 @@ function kernelOf(kind: Kind, fns: ByKeyFunctions): { kernel: Kernel; source: st
 }
 
 /**
- * Chunks of a par run over n elements of `arrays`, or undefined (seq). Like the plain scans, plain
- * (non-shared) arrays stay seq unless the tuning sets parallelThreshold: staging them in shared
- * memory (and the output back) cost more than the second thread saved (reduceByKey u32 at 2^22 on
- * the loaded 2-core VM: par 41 ms, seq 30 ms; scan by key 55 vs 45 ms).
+ * Elements from which by-key calls use the pool under the default tuning: below, the pool's round
+ * trip costs more than the second thread saves (par on allocShared arrays at 2^16: reduceByKey 0.6x,
+ * uniqueByKey 0.9x seq; from 2^17 1.1-1.4x; docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
+ */
+export const BY_KEY_PAR_MIN = 1 << 17;
+
+/**
+ * Chunks of a par run over n elements of `arrays`, or undefined (seq). Plain (non-shared) arrays
+ * stay seq unless the tuning sets parallelThreshold or `plainOk` (reduceByKey, from BY_KEY_PAR_MIN):
+ * scans by key stage their arrays whole and copy the output back, which cost what the second thread
+ * saved (0.85-1.1x seq at 2^17-2^22), and uniqueByKey reads too little per element to pay for
+ * copying the workers' share (0.9-1.0x); reduceByKey's `runSplit` (the calling thread on the
+ * caller's arrays, only the workers' chunks copied) ran 1.1-1.5x seq from 2^17 (same doc).
  */
 function parChunks(
   backend: CpuBackend,
   n: number,
   source: string | undefined,
   arrays: readonly HostArray[],
+  plainOk = false,
 ): readonly Chunk[] | undefined {
   if (backend.kind !== 'par' || source === undefined || !sharedMemoryAvailable()) return undefined;
-  if (plainArraysSeq(backend, arrays)) return undefined;
+  if (belowParMin(backend, n, BY_KEY_PAR_MIN) || (!plainOk && plainArraysSeq(backend, arrays))) return undefined;
   const chunks = planParallel(backend, n);
   return chunks && chunks.length > 1 ? chunks : undefined;
 }
@@ -358,7 +369,7 @@ export async function cpuRunsByKey(
   if (n === 0) return 0;
   const write = kernelOf(reduce ? 'reduce' : 'unique', fns);
   const room = Math.min(keysOut.length, valuesOut.length);
-  const chunks = parChunks(backend, n, write.source, [keys, values]);
+  const chunks = parChunks(backend, n, write.source, [keys, values], reduce);
   const countRuns = () => kernelOf('count', fns).kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
   if (!chunks || backend.kind !== 'par' || write.source === undefined) {
     // n runs at most: outputs of n elements hold them all.

@@ -6,12 +6,22 @@
  * binary-search the edges. seq: the loop over the whole input into the
  * counts. par: chunks on the pool, each counting into its own bins of one shared array (per-thread
  * privatized bins; with plain arrays the calling thread counts its chunks in place, `runPar`), summed
- * at the end; bins x chunks beyond PAR_BIN_WORDS stay seq.
+ * at the end, from HISTOGRAM_PAR_MIN elements (plain input: HISTOGRAM_PLAIN_MIN); bins x chunks
+ * beyond PAR_BIN_WORDS stay seq.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
-import { plainMemoryBoundSeq, runPar } from './staging';
+import { belowParMin, plainMemoryBoundSeq, runPar } from './staging';
+
+/**
+ * Elements from which par counts on the pool (allocShared input; par at 2^16 ran 0.6-0.9x seq, from
+ * 2^17 1.0-1.65x), and from which a plain input goes to the pool (the calling thread counts its
+ * chunks in place, the workers' share is copied, `runPar`: 1.3x seq at 2^18, 1.55-1.8x from 2^19;
+ * 1.0x at 2^17). docs/benchmarks/cpu-catalogue-par-2026-11-24.md.
+ */
+export const HISTOGRAM_PAR_MIN = 1 << 17;
+export const HISTOGRAM_PLAIN_MIN = 1 << 18;
 
 /** Most words of per-chunk bins a par call allocates (16 MiB); beyond it the call runs seq. */
 export const PAR_BIN_WORDS = 1 << 22;
@@ -106,8 +116,8 @@ export async function cpuHistogram(
   if (n === 0 || params[2] === 0) return;
   const source = histogramSource(type, kind);
   const kernel = compileOnce<Kernel>(source);
-  // Memory-bound like reduce: on plain arrays the pool pays from large n only (staging.ts).
-  const chunks = plainMemoryBoundSeq(backend, n, [x]) ? undefined : planParallel(backend, n);
+  const seq = belowParMin(backend, n, HISTOGRAM_PAR_MIN) || plainMemoryBoundSeq(backend, n, [x], HISTOGRAM_PLAIN_MIN);
+  const chunks = seq ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable() || chunks.length * bins > PAR_BIN_WORDS) {
     kernel(x, params as unknown as HostArray, undefined, 0, n, false, 0, counts);
     return;

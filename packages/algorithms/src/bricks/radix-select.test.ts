@@ -3,7 +3,7 @@
  * stable partition around it (before, equal, after, each in input order), for u32, i32 and f32 with
  * -0, +0 and NaN under less and greater, at sizes around RADIX_SELECT_MIN and the chunk boundaries;
  * par (workers alone, with the calling thread, plain and shared data) gives seq's arrangement exactly;
- * nthElement and partialSort through the brick; without SharedArrayBuffer nothing reaches the pool.
+ * nthElement, partialSort and topK through the brick; without SharedArrayBuffer nothing reaches the pool.
  */
 import type { NumericType } from '@webdpl/core';
 import { type CpuBackend, createPool } from '@webdpl/policies';
@@ -12,7 +12,7 @@ import { checkComparator, cpuComparator } from '../sort/comparator-arg';
 import { greater } from '../sort/comparators';
 import { rng } from '../testing/matrix';
 import { cpuRadixSelect, RADIX_SELECT_MIN } from './radix-select';
-import { cpuNthElement, cpuPartialSort } from './select';
+import { cpuNthElement, cpuPartialSort, cpuTopK } from './select';
 import type { KeyArray } from './sort/index';
 import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
 
@@ -78,7 +78,7 @@ describe('radix select', () => {
     }
   }
 
-  it('nthElement and partialSort take it for built-in orders from RADIX_SELECT_MIN', async () => {
+  it('nthElement, partialSort and topK take it for built-in orders from RADIX_SELECT_MIN', async () => {
     const comp = cpuComparator(checkComparator(undefined, 'comp'), 'f32');
     const a = data('f32', 3 * M + 5, 9, 500);
     const sorted = a.slice().sort();
@@ -89,6 +89,13 @@ describe('radix select', () => {
       const y = sharedCopy(a);
       await cpuPartialSort(backend, y, 1000, 'f32', comp);
       expect(diff(y.subarray(0, 1000), sorted.subarray(0, 1000))).toBe('');
+      // topK copies its (plain) input, into shared scratch under par: the input stays as it was.
+      const input = a.slice() as KeyArray;
+      const out = new Float32Array(M + 1).fill(5);
+      await cpuTopK(backend, input, M, out, 'f32', comp);
+      expect(diff(out.subarray(0, M), sorted.subarray(0, M))).toBe('');
+      expect(out[M]).toBe(5);
+      expect(diff(input, a)).toBe('');
     }
   });
 

@@ -14,8 +14,8 @@
  *  4.   the stable partition: each chunk scatters its keys before / equal to / after the k-th into
  *       scratch at its offsets; 5. the scratch is copied back.
  * par (from SELECT_PAR_MIN elements) runs every pass over chunks on the pool and the calling thread
- * (`runChunks`); plain (non-shared) arrays stay seq unless the tuning sets parallelThreshold (then
- * they are copied into shared scratch first and back at the end: staging.ts `plainArraysSeq`). ~5 reads and 2 writes of n words against the introselect's
+ * (`runChunks`); plain (non-shared) data from SELECT_PLAIN_MIN elements (or under an explicit
+ * parallelThreshold) is copied into shared scratch first and back at the end. ~5 reads and 2 writes of n words against the introselect's
  * 2-3 passes of data-dependent swaps and branches: faster on seq too (docs/benchmarks/
  * cpu-catalogue-par-2026-11-24.md).
  */
@@ -32,7 +32,7 @@ import type { Kernel, KernelJob } from './kernels';
 import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { borrow, giveBack } from './sort/scratch';
-import { belowParMin, plainArraysSeq, runChunks } from './staging';
+import { belowParMin, plainMemoryBoundSeq, runChunks } from './staging';
 
 /** From this many elements the built-in orders select by radix (below, the introselect). */
 export const RADIX_SELECT_MIN = 1 << 12;
@@ -99,8 +99,13 @@ const COPY_SOURCE = `(function () {
   return function select_copy(x, P, y, b, e) { y.set(x.subarray(b, e), b); return 0; };
 })() /* webdpl radix select */`;
 
-/** Elements from which par selects on the pool under the default tuning (see the benchmark above). */
+/**
+ * Elements from which par selects on the pool under the default tuning, and from which plain data is
+ * copied into shared memory for it (nthElement at 2^18 on allocShared data 1.2x seq; plain data
+ * copied in and back: 1.1x at 2^18, 1.3x at 2^19, 1.35-1.5x from 2^20; see the file comment's doc).
+ */
 export const SELECT_PAR_MIN = 1 << 18;
+export const SELECT_PLAIN_MIN = 1 << 20;
 
 /** Bins of each round: digits of 11, 11 and 10 bits. */
 const BINS = [2048, 2048, 1024] as const;
@@ -121,7 +126,7 @@ export async function cpuRadixSelect(
   const par =
     backend.kind === 'par' &&
     sharedMemoryAvailable() &&
-    !plainArraysSeq(backend, [a]) &&
+    !plainMemoryBoundSeq(backend, n, [a], SELECT_PLAIN_MIN) &&
     !belowParMin(backend, n, SELECT_PAR_MIN)
       ? planParallel(backend, n)
       : undefined;

@@ -17,9 +17,11 @@
  * caller's array is as it was when it throws.
  */
 import type { NumericType } from '@webdpl/core';
-import { type CpuBackend, compileOnce } from '@webdpl/policies';
-import { cpuRadixSelect, RADIX_SELECT_MIN } from './radix-select';
+import { type CpuBackend, compileOnce, sharedMemoryAvailable } from '@webdpl/policies';
+import { cpuRadixSelect, RADIX_SELECT_MIN, SELECT_PAR_MIN } from './radix-select';
 import { type CpuComparator, cpuSort, type KeyArray } from './sort/index';
+import { borrow, giveBack } from './sort/scratch';
+import { belowParMin } from './staging';
 
 /**
  * Places the k-th element (0-based) of a[lo, hi) at k: before it nothing after it, after it nothing
@@ -203,7 +205,17 @@ export async function cpuTopK(
     out.set(h as never);
     return;
   }
-  const x = input.slice() as KeyArray;
-  await cpuPartialSort(backend, x, k, type, comp);
-  out.set(x.subarray(0, k) as never);
+  // The copy that topK makes anyway goes to shared scratch under par, so the selection and the sort
+  // of k run on the pool whether the input is shared or not (a plain copy kept them seq).
+  const n = input.length;
+  const shared = backend.kind === 'par' && sharedMemoryAvailable() && !belowParMin(backend, n, SELECT_PAR_MIN);
+  const Ctor = input.constructor as new (buffer: ArrayBufferLike, offset: number, length: number) => KeyArray;
+  const x = shared ? new Ctor(borrow(n * 4, true), 0, n) : (input.slice() as KeyArray);
+  try {
+    if (shared) x.set(input as never);
+    await cpuPartialSort(backend, x, k, type, comp);
+    out.set(x.subarray(0, k) as never);
+  } finally {
+    if (shared) giveBack(x);
+  }
 }

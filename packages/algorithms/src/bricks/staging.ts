@@ -99,19 +99,24 @@ function anyPlain(arrays: readonly (HostArray | undefined)[]): boolean {
   return arrays.some((a) => a !== undefined && !isShared(a));
 }
 
-/** Whether a memory-bound par step over `n` elements of these arrays should run seq (see above). */
+/**
+ * Whether a memory-bound par step over `n` elements of these arrays should run seq: a plain array
+ * among them and n below `min` (default PLAIN_MEMORY_BOUND_MIN, see above; other steps pass their
+ * own measured minimum).
+ */
 export function plainMemoryBoundSeq(
   backend: CpuBackend,
   n: number,
   arrays: readonly (HostArray | undefined)[],
+  min = PLAIN_MEMORY_BOUND_MIN,
 ): boolean {
-  if (backend.kind !== 'par' || explicitThreshold(backend) || n >= PLAIN_MEMORY_BOUND_MIN) return false;
+  if (backend.kind !== 'par' || explicitThreshold(backend) || n >= min) return false;
   return anyPlain(arrays);
 }
 
 /**
  * Whether a par step over these arrays should run seq: any plain array (see above). Scans, scans by
- * key, merges, set operations and the radix select, whose plain-array staging copies more than the
+ * key, uniqueByKey, merges and set operations, whose plain-array staging copies about what the
  * second thread saves on two cores (docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
  */
 export function plainArraysSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
