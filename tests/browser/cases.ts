@@ -69,6 +69,7 @@ import {
   topK,
   transform,
   transformExclusiveScan,
+  transformIf,
   transformInclusiveScan,
   transformReduce,
   unique,
@@ -556,6 +557,63 @@ export const FAMILIES: readonly Family[] = [
       const rt = a.slice();
       eq('rotate returns', await rotate(policy, rt, m), n - m);
       same('rotate in place', rt, [...a.subarray(m), ...a.subarray(0, m)]);
+    },
+  },
+  {
+    name: 'transformIf',
+    covers: ['transformIf'],
+    async run({ policy, name, gpu }, n) {
+      const a = u32(n, 10);
+      const keep = (x: number) => x % 3 === 0;
+      // Written only where pred holds: the rest keeps its (odd) values.
+      const o = Uint32Array.from({ length: n }, (_, i) => 2 * i + 1);
+      await readOnly(a, (x) => transformIf(policy, x, o, (v: number) => v * 7 + 2, keep));
+      same(
+        'transformIf into output',
+        o,
+        Uint32Array.from(a, (x, i) => (keep(x) ? x * 7 + 2 : 2 * i + 1)),
+      );
+      const f = f32(n);
+      const st = i32(n);
+      const fo = Float32Array.from({ length: n }, (_, i) => -i);
+      await transformIf(policy, f, st, fo, (v: number, i: number) => v * 2 + i);
+      same(
+        'transformIf with a stencil and an index lambda',
+        fo,
+        Float32Array.from(f, (v, i) => (st[i] !== 0 ? Math.fround(Math.fround(v * 2) + i) : -i)),
+      );
+      const ip = f.slice();
+      await transformIf(
+        policy,
+        ip,
+        ip,
+        (v: number) => v > 0,
+        (v: number) => v < 100,
+      );
+      same(
+        'transformIf in place, bool result',
+        ip,
+        Float32Array.from(f, (v) => (v < 100 ? (v > 0 ? 1 : 0) : v)),
+      );
+      if (name === 'seq' || name === 'par') return; // DeviceArrays pin calls to their GPU
+      const d = DeviceArray.from(gpu, a);
+      const padded = DeviceArray.from(gpu, new Uint32Array(n + 2).fill(5));
+      try {
+        await transformIf(
+          policy,
+          d,
+          counting(n),
+          padded.view(1, n),
+          (v: number) => v + 1,
+          (i: number) => i % 2 === 0,
+        );
+        const want = new Uint32Array(n + 2).fill(5);
+        for (let i = 0; i < n; i += 2) want[i + 1] = (a[i] as number) + 1;
+        same('transformIf on DeviceArrays, a counting stencil', await padded.read(), want);
+      } finally {
+        d.destroy();
+        padded.destroy();
+      }
     },
   },
   {

@@ -49,5 +49,6 @@ export { greater, less, sort } from './sort/index';
 export { sortByKey } from './sort-by-key/index';
 export { stableSort } from './stable-sort/index';
 export { transform } from './transform/index';
+export { transformIf } from './transform-if/index';
 export type { FunctionArg } from './transform-reduce/index';
 export { transformReduce } from './transform-reduce/index';

@@ -3,7 +3,9 @@
  * overrides apply), `n` elements written to the output (a longer output keeps the rest), and on the
  * GPU the map engine over the staged arrays: a host output that is one of the host inputs is
  * computed in place on the device copy, and host outputs are read back in the engine's own
- * submission.
+ * submission. With the 'masked' write only the elements whose element function sets ok are
+ * written: a host output is uploaded first (a host output that is an input uses that input's
+ * copy), so the others keep the caller's values when it is read back.
  */
 import type { WgslFragment } from '@webdpl/core';
 import type { CheckedArray } from '../../common/args';
@@ -21,6 +23,11 @@ export interface MapPatternCall {
   readonly functions?: readonly FunctionUse[];
   /** The map engine's element function (see MapRequest.elem). */
   readonly elem: () => WgslFragment;
+  /**
+   * 'value': out[i] = elem(...) for every i; 'masked': only where elem sets its `ok` (see MapWrite),
+   * the other elements keep their values. @default 'value'
+   */
+  readonly write?: 'value' | 'masked';
   /** Two u32 words handed to every element. */
   readonly constants?: readonly [number, number];
   readonly cpu: (call: CpuCall) => void | Promise<void>;
@@ -33,7 +40,12 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
     engine: 'map',
     n: c.n,
     inputs: c.inputs,
-    outputs: [c.output, ...(c.extraOutputs ?? [])].map((arg) => ({ arg, shareInput: true, length: c.n })),
+    outputs: [c.output, ...(c.extraOutputs ?? [])].map((arg) => ({
+      arg,
+      shareInput: true,
+      upload: c.write === 'masked',
+      length: c.n,
+    })),
     functions: c.functions,
     empty: () => undefined,
     recordable: true,
@@ -43,7 +55,9 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
         label: c.algorithm,
         n: c.n,
         inputs,
-        output: output as NonNullable<typeof output>,
+        // An uploaded host output has the caller's length: the call writes its first n elements.
+        output: output && output.length !== c.n ? output.view(0, c.n) : (output as NonNullable<typeof output>),
+        write: c.write,
         elem: c.elem(),
         constants: c.constants,
         tuning,
