@@ -2,8 +2,9 @@
  * Merge-path pieces on the pool (merge-path.ts): merge, mergeByKey and the four set operations give
  * seq's results exactly (stable ties, TypedArray#sort order for f32 with -0 and NaN, runs of equal
  * elements across piece boundaries) on plain and shared arrays, with pieces of 1 and 16 elements
- * (workers alone and with the calling thread) and the default tuning; plain arrays stay on the
- * calling thread under the default tuning; without SharedArrayBuffer nothing reaches the pool.
+ * (workers alone and with the calling thread) and the default tuning; set operations over plain
+ * arrays stay on the calling thread under the default tuning (merges stage them); without
+ * SharedArrayBuffer nothing reaches the pool.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
 import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
@@ -108,7 +109,7 @@ describe('merge-path pieces', () => {
     }
   }
 
-  it('uses the pool for shared arrays and keeps plain arrays on the calling thread by default', async () => {
+  it('uses the pool for shared arrays, and for merges of plain arrays, by default', async () => {
     const comp = comparatorOf('u32', false);
     // a and b together at MERGE_PAR_MIN, the least the default tuning takes to the pool.
     const n = MERGE_PAR_MIN / 2;
@@ -122,8 +123,9 @@ describe('merge-path pieces', () => {
     counting.reset();
     const out = new Uint32Array(2 * n);
     expect(await cpuSetOp(par, 'union', a, b, out, comp)).toBe(m);
+    expect(counting.runs(), 'plain arrays, set operation').toBe(0);
     await cpuMerge(par, a, b, out, 'u32', comp);
-    expect(counting.runs(), 'plain arrays').toBe(0);
+    expect(counting.runs(), 'plain arrays, merge (staged)').toBe(1);
     const sa = allocShared('u32', n);
     const sb = allocShared('u32', n);
     sa.set(a);
@@ -132,7 +134,7 @@ describe('merge-path pieces', () => {
     expect(await cpuSetOp(par, 'union', sa, sb, so, comp)).toBe(m);
     expect(diff(so.subarray(0, m), want.subarray(0, m))).toBe('');
     await cpuMerge(par, sa, sb, so, 'u32', comp);
-    expect(counting.runs(), 'shared arrays').toBe(2);
+    expect(counting.runs(), 'shared arrays').toBe(3);
   });
 
   it('cuts set-operation pieces only at the starts of classes of equivalent elements', () => {

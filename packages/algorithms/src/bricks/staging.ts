@@ -116,7 +116,7 @@ export function plainMemoryBoundSeq(
 
 /**
  * Whether a par step over these arrays should run seq: any plain array (see above). Scans, scans by
- * key, uniqueByKey, merges and set operations, whose plain-array staging copies about what the
+ * key, uniqueByKey and set operations, whose plain-array staging copies about what the
  * second thread saves on two cores (docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
  */
 export function plainArraysSeq(backend: CpuBackend, arrays: readonly (HostArray | undefined)[]): boolean {
