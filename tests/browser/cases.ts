@@ -595,6 +595,20 @@ export const FAMILIES: readonly Family[] = [
         ip,
         Float32Array.from(f, (v) => (v < 100 ? (v > 0 ? 1 : 0) : v)),
       );
+      const b = u32(n, 10, 5);
+      const zo = Uint32Array.from({ length: n }, (_, i) => i);
+      await transformIf(
+        policy,
+        zip(a, b),
+        zo,
+        (x: number, y: number) => x * 10 + y,
+        (x: number, y: number) => x < y,
+      );
+      same(
+        'transformIf over a zip',
+        zo,
+        Uint32Array.from(a, (x, i) => (x < (b[i] as number) ? x * 10 + (b[i] as number) : i)),
+      );
       if (name === 'seq' || name === 'par') return; // DeviceArrays pin calls to their GPU
       const d = DeviceArray.from(gpu, a);
       const padded = DeviceArray.from(gpu, new Uint32Array(n + 2).fill(5));

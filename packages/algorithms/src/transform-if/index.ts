@@ -13,7 +13,10 @@
  * stencil form: the stencil has the input's length and any element type, or is `counting(n)` (pred
  * gets the index), and `pred` defaults to the stencil's truthiness there. The output may be the
  * input or the stencil itself (in place) but must not otherwise overlap them. Predicates follow JS
- * truthiness on every backend (non-zero and not NaN). Zips are not accepted yet.
+ * truthiness on every backend (non-zero and not NaN). The input may be a zip (`zip(a, b, ...)`): fn
+ * takes one parameter per zipped array (then optionally the index) and so does pred in the form
+ * without a stencil; zips of outputs are not accepted yet (the map engine's masked write stores one
+ * output).
  *
  * Strategy: CPU: one generated loop with a conditional store (bricks/transform-if.ts; par on the
  * pool where other maps go there). GPU: the map engine's 'masked' write, the element function
@@ -22,9 +25,18 @@
  * kernel (a host output that is the input or the stencil uses its device copy), so what is read
  * back holds the caller's values where pred failed. Size tiers: n = 0 returns at once; otherwise
  * those of the map engine (vec4 + scalar tail where every array is 16-byte aligned, segmented
- * beyond one storage binding).
+ * beyond one storage binding). The engine streams 4 arrays: a zip of 4 with a stencil runs on the
+ * CPU (an UnsupportedOnDeviceError for a device policy without a CPU fallback).
  */
-import { ArgumentError, fragment, type GpuFunction, type HostArray, mangle, type NumericType } from '@webdpl/core';
+import {
+  ArgumentError,
+  describe,
+  fragment,
+  type GpuFunction,
+  type HostArray,
+  mangle,
+  type NumericType,
+} from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuTransformIf } from '../bricks/transform-if';
 import {
@@ -39,43 +51,45 @@ import {
 import { type Counting, isCounting } from '../common/counting';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { memoFragment, predicateFragment, resultTypeOf, valueFragment } from '../common/predicates';
+import { checkArrays, checkZipFunction, isZip, tupleParams, type Zip } from '../common/zip';
 import { checkPredicate, type PredicateArg, stencilTruthy } from '../compaction/index';
+import { MAP_MAX_INPUTS } from '../engines/map/kernels';
 import { mapPattern } from '../engines/map/pattern';
 import { dispatch, type Pattern } from '../pattern/dispatch';
 import type { FunctionArg } from '../transform-reduce/index';
 
-/** Where the element function's arguments come from: a streamed input `x<k>`, or the index. */
+/** Where the element function's arguments come from: streamed inputs `x<k>`, or the index. */
 interface Layout {
-  /** Whether the input is streamed (as x0); else counting(n). */
-  readonly input: boolean;
+  /** The input's arrays (streamed as x0, x1, ..): 1, a zip's 2 to 4, or 0 for counting(n). */
+  readonly inputs: number;
   /** The stencil: streamed (after the input), 'index' (counting), or none (pred tests the input). */
   readonly stencil: 'streamed' | 'index' | 'none';
 }
 
 /**
- * The map engine's 'masked' element: `fn([x0: T,] [x1: S,] i, c, ok) -> O { ok = pred(s); fn(..) }`,
- * fn's value computed only where pred holds.
+ * The map engine's 'masked' element: `fn([x0: T0, ..,] [xk: S,] i, c, ok) -> O { ok = pred(..);
+ * fn(..) }`, fn's value computed only where pred holds.
  */
 function transformIfElement(
   fn: GpuFunction,
   fnTypes: readonly NumericType[],
   out: NumericType,
   pred: GpuFunction,
-  predType: NumericType,
-  inType: NumericType | undefined,
+  predTypes: readonly NumericType[],
   layout: Layout,
 ) {
-  const pf = predicateFragment(pred, [predType]);
-  const key = `tif|${out}|${fnTypes.join(',')}|${pf.name}|${layout.input}|${layout.stencil}`;
+  const pf = predicateFragment(pred, predTypes);
+  const key = `tif|${out}|${fnTypes.join(',')}|${pf.name}|${layout.inputs}|${layout.stencil}`;
   return memoFragment(fn, key, () => {
     const val = valueFragment(fn, fnTypes, out);
-    const params: string[] = [];
-    if (layout.input) params.push(`x0: ${inType}`);
-    const s = `x${params.length}`;
-    if (layout.stencil === 'streamed') params.push(`${s}: ${predType}`);
-    const test = layout.stencil === 'streamed' ? s : layout.stencil === 'index' ? 'i' : layout.input ? 'x0' : 'i';
-    const args = layout.input ? (fnTypes.length === 2 ? 'x0, i' : 'x0') : 'i';
-    const name = mangle('elem_tif', val.name, pf.name, layout.input ? 'in' : 'count', layout.stencil);
+    const xs = fnTypes.slice(0, layout.inputs).map((_, k) => `x${k}`);
+    const params = fnTypes.slice(0, layout.inputs).map((t, k) => `x${k}: ${t}`);
+    const s = `x${layout.inputs}`;
+    if (layout.stencil === 'streamed') params.push(`${s}: ${predTypes[0]}`);
+    const test =
+      layout.stencil === 'streamed' ? s : layout.stencil === 'index' || xs.length === 0 ? 'i' : xs.join(', ');
+    const args = [...xs, ...(fnTypes.length > xs.length ? ['i'] : [])].join(', ');
+    const name = mangle('elem_tif', val.name, pf.name, layout.inputs, layout.stencil);
     return fragment({
       name,
       deps: [val, pf],
@@ -98,8 +112,10 @@ function transformIfPattern(
   predArg: unknown,
 ): Pattern<void> {
   const counted = isCounting(inputArg) ? (inputArg as Counting) : undefined;
-  const input = counted ? undefined : checkArray(inputArg, 'input');
-  const n = counted ? counted.length : (input as CheckedArray).length;
+  const zipped = isZip(inputArg);
+  const inputs = counted ? [] : checkArrays(inputArg, 'input');
+  const n = counted ? counted.length : (inputs[0] as CheckedArray).length;
+  const inNames = inputs.map((_, k) => (zipped ? `input[${k}]` : 'input'));
   const stCounted = stenciled && isCounting(stencilArg) ? (stencilArg as Counting) : undefined;
   let stencil: CheckedArray | undefined;
   if (stenciled) {
@@ -107,54 +123,87 @@ function transformIfPattern(
     if (st.length !== n) throw new ArgumentError('stencil', `${n} elements (the length of input)`, `${st.length}`);
     if (!stCounted) stencil = st as CheckedArray;
   }
-  // fn: over counting(n) the index; an index lambda (x, i); else the element.
-  const fnTypes: NumericType[] = !input ? ['u32'] : paramCount(fnArg) === 2 ? [input.type, 'u32'] : [input.type];
-  const fn = checkFunction(fnArg, 'fn', fnTypes.length as 1 | 2);
+  const inTypes = inputs.map((a) => a.type);
+  // fn: over counting(n) the index; over a zip one argument per array; an index lambda (x.., i).
+  let fn: GpuFunction;
+  let fnTypes: NumericType[];
+  if (zipped) {
+    const { shape, argTypes, what } = tupleParams(fnArg, inTypes, true);
+    fn = checkZipFunction(fnArg, 'fn', shape, argTypes, 0, what).parts[0] as GpuFunction;
+    fnTypes = argTypes;
+  } else {
+    fnTypes = counted ? ['u32'] : paramCount(fnArg) === 2 ? [...inTypes, 'u32'] : inTypes;
+    fn = checkFunction(fnArg, 'fn', fnTypes.length as 1 | 2);
+  }
   const r = resultTypeOf(fn, fnTypes, 'fn');
+  if (isZip(outputArg)) {
+    throw new ArgumentError('output', 'one array (transformIf writes no zip of outputs yet)', describe(outputArg));
+  }
   const output = checkOutput(outputArg, 'output', n, r === 'bool' ? undefined : r);
-  if (input) checkInPlaceOrDisjoint(input, output, 'input', 'output');
+  inputs.forEach((a, k) => {
+    checkInPlaceOrDisjoint(a, output, inNames[k] as string, 'output');
+  });
   if (stencil) checkInPlaceOrDisjoint(stencil, output, 'stencil', 'output');
-  const predType: NumericType = stencil ? stencil.type : stenciled || !input ? 'u32' : input.type;
-  const pred = stenciled && predArg === undefined ? stencilTruthy : checkPredicate(predArg, predType);
-  const layout: Layout = { input: input !== undefined, stencil: stencil ? 'streamed' : stenciled ? 'index' : 'none' };
-  return mapPattern({
+  // pred: over the stencil's elements (the index for counting), else over the input's elements.
+  let pred: GpuFunction;
+  let predTypes: NumericType[];
+  if (zipped && !stenciled) {
+    const shape = inTypes.map(() => 0);
+    pred = checkZipFunction(predArg, 'pred', shape, inTypes, 0, 'one per zipped array').parts[0] as GpuFunction;
+    predTypes = inTypes;
+  } else {
+    const t: NumericType = stencil ? stencil.type : stenciled || counted ? 'u32' : (inTypes[0] as NumericType);
+    pred = stenciled && predArg === undefined ? stencilTruthy : checkPredicate(predArg, t);
+    predTypes = [t];
+  }
+  const layout: Layout = { inputs: inputs.length, stencil: stencil ? 'streamed' : stenciled ? 'index' : 'none' };
+  const streamed = [...inputs, ...(stencil ? [stencil] : [])];
+  const pattern = mapPattern({
     algorithm: 'transformIf',
     n,
-    inputs: [...(input ? [input] : []), ...(stencil ? [stencil] : [])],
+    inputs: streamed,
     output,
     write: 'masked',
     functions: [
       { fn, argTypes: fnTypes },
-      { fn: pred, argTypes: [predType] },
+      { fn: pred, argTypes: predTypes },
     ],
-    elem: () => transformIfElement(fn, fnTypes, output.type, pred, predType, input?.type, layout),
+    elem: () => transformIfElement(fn, fnTypes, output.type, pred, predTypes, layout),
     cpu: ({ backend, inputs: hosts, outputs: [out] }) =>
       cpuTransformIf(backend, {
-        input: input ? hosts[0] : undefined,
-        stencil: stencil ? hosts[input ? 1 : 0] : stenciled ? 'counting' : undefined,
+        input: counted ? undefined : zipped ? hosts.slice(0, inputs.length) : hosts[0],
+        stencil: stencil ? hosts[inputs.length] : stenciled ? 'counting' : undefined,
         output: out as HostArray,
         n,
         fn,
         fnTypes,
         pred,
-        predType,
+        predTypes,
       }),
   });
+  if (streamed.length <= MAP_MAX_INPUTS) return pattern;
+  return {
+    ...pattern,
+    gpuCheck: () =>
+      `transformIf streams ${streamed.length} arrays (a zip of ${inputs.length} and a stencil); the map engine streams ${MAP_MAX_INPUTS}`,
+  };
 }
 
 /**
  * Writes `fn(input[i])` to `output[i]` for every i < input.length where `pred(input[i])` is truthy;
  * the other elements of `output` keep their values (Thrust's transform_if).
- * @param input an array, or `counting(n)` (then fn and pred take the index)
+ * @param input an array, `counting(n)` (then fn and pred take the index), or a zip of arrays (fn and
+ *   pred take one parameter per array)
  * @param output at least input.length elements of fn's result type (a bool result may go to any
  *   type, as 1/0); the input itself (in place) or not overlapping it
- * @param fn a unary function of the element type, or an index lambda `(x, i) => ...`
+ * @param fn a unary function of the element type, or an index lambda `(x, i) => ...` (over a zip:
+ *   `(x, y, ..[, i]) => ...`)
  * @param pred a predicate over the element type
  * @throws ArgumentError naming `policy`, `input`, `output`, `fn` or `pred`
  */
 export function transformIf(
   policy: Policy,
-  input: ArrayArg | Counting,
+  input: ArrayArg | Counting | Zip,
   output: ArrayArg,
   fn: FunctionArg,
   pred: PredicateArg,
@@ -169,7 +218,7 @@ export function transformIf(
  */
 export function transformIf(
   policy: Policy,
-  input: ArrayArg | Counting,
+  input: ArrayArg | Counting | Zip,
   stencil: ArrayArg | Counting,
   output: ArrayArg,
   fn: FunctionArg,

@@ -2,6 +2,7 @@ import { DeviceArray, type HostArray } from '@webdpl/core';
 import { allocShared, execution, makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { counting } from '../common/counting';
+import { zip } from '../common/zip';
 import { expectSameArray } from '../testing/arrays';
 import { isEngineVariant, itIf, parPool, place } from '../testing/device-data';
 import { edgeSizes, makeData, policyMatrix, rng, TINY_MAP_TILES, testDevice } from '../testing/matrix';
@@ -172,6 +173,71 @@ describe.each(matrix)('transformIf under $name', ({ name, policy, gpu }) => {
     }
   });
 
+  it('zipped inputs: both forms, index lambdas, in place on a zipped array; a zip of 4 with a stencil', async () => {
+    for (const n of sizes) {
+      if (variant && n % 2 === 1 && n > 16) continue;
+      const a = makeData('i32', n, 'random', n + 1);
+      const b = makeData('i32', n, 'random', n + 2);
+      const out = noise('i32', n, n + 3);
+      const fn = (x: number, y: number) => x - y * 2;
+      const want = out.slice();
+      for (let i = 0; i < n; i++) if ((a[i] as number) > (b[i] as number)) want[i] = fn(a[i] as number, b[i] as number);
+      await transformIf(policy, zip(a, b), out, fn, (x: number, y: number) => x > y);
+      expectSameBits(out, want, `zip n=${n}`);
+      if (variant) continue;
+      // An index lambda over a zip of u32 arrays into u32, with a counting stencil.
+      const u = makeData('u32', n, 'random', n + 4);
+      const v = makeData('u32', n, 'random', n + 11);
+      const uo = noise('u32', n, n + 5);
+      const wantU = uo.slice();
+      for (let i = 0; i < n; i++) if (i % 3 === 0) wantU[i] = (u[i] as number) + (v[i] as number) + i;
+      await transformIf(
+        policy,
+        zip(u, v),
+        counting(n),
+        uo,
+        (x: number, y: number, i: number) => x + y + i,
+        (i: number) => i % 3 === 0,
+      );
+      expectSameBits(uo, wantU, `zip, index lambda, counting stencil n=${n}`);
+      // The stencil form in place on the zip's first array (f32), the default predicate.
+      const f = makeData('f32', n, 'random', n + 6);
+      const g = makeData('f32', n, 'random', n + 7);
+      const st = makeData('u32', n, 'small', n + 8);
+      const wantF = ref(
+        f,
+        n,
+        f,
+        st,
+        (x) => x,
+        (s) => s,
+      );
+      for (let i = 0; i < n; i++) if (st[i]) wantF[i] = Math.fround((f[i] as number) * (g[i] as number));
+      await transformIf(policy, zip(f, g), st, f, (x: number, y: number) => x * y);
+      expectSameBits(f, wantF, `zip stencil form in place n=${n}`);
+      // A zip of 4 and a stencil: 5 streamed arrays, more than the map engine streams.
+      const c = makeData('i32', n, 'small', n + 9);
+      const o4 = noise('i32', n, n + 10);
+      const want4 = o4.slice();
+      for (let i = 0; i < n; i++)
+        if (st[i]) want4[i] = (a[i] as number) + (b[i] as number) + (c[i] as number) + (c[i] as number);
+      const call = transformIf(
+        policy,
+        zip(a, b, c, c),
+        st,
+        o4,
+        (p: number, q: number, r: number, s: number) => p + q + r + s,
+      );
+      if (gpu && name !== 'auto') {
+        await expect(call).rejects.toThrow(/the map engine streams 4/);
+        expectSameBits(o4, noise('i32', n, n + 10), `zip of 4 untouched n=${n}`);
+      } else {
+        await call;
+        expectSameBits(o4, want4, `zip of 4 and a stencil n=${n}`);
+      }
+    }
+  });
+
   itIf(!variant)('JS truthiness of pred; shared memory arrays on the CPU', async () => {
     const t = Float32Array.from([0, 2, Number.NaN, -0, -1]);
     const out = Float32Array.from([5, 5, 5, 5, 5]);
@@ -251,6 +317,23 @@ describe('transformIf: bad input', () => {
     );
     await expect(transformIf(seq, a, a, o, 'x' as never, odd)).rejects.toThrow(/fn/);
     await expect(transformIf(undefined as never, a, o, inc, odd)).rejects.toThrow(/policy/);
+    const b = Uint32Array.from([4, 5, 6]);
+    await expect(transformIf(seq, zip(a, b), zip(o, b) as never, (x: number, y: number) => x + y, odd)).rejects.toThrow(
+      /output: expected one array/,
+    );
+    await expect(transformIf(seq, zip(a, b), o, inc, odd)).rejects.toThrow(/fn: expected a function of 2 parameter/);
+    await expect(transformIf(seq, zip(a, b), o, (x: number, y: number) => x + y, odd)).rejects.toThrow(
+      /pred: expected a function of 2 parameter/,
+    );
+    await expect(
+      transformIf(
+        seq,
+        zip(a, b),
+        o,
+        (x: number, y: number) => x + y,
+        (x: number, y: number) => [x, y] as never,
+      ),
+    ).rejects.toThrow(/pred: expected a function returning a number/);
     expect([...a]).toEqual([1, 2, 3]);
     expect([...o]).toEqual([7, 7, 7]);
   });
