@@ -78,7 +78,7 @@ import {
   zip,
 } from '@webdpl/algorithms';
 import { DeviceArray, type GpuDevice, maximum, multiplies, plus } from '@webdpl/core';
-import { execution, type Policy } from '@webdpl/policies';
+import { allocShared, execution, isShared, type Policy } from '@webdpl/policies';
 
 /** Sizes every family runs at: empty, tiny, around the engines' tiles (map/reduce 2048, compaction 4096, scan 6144), a few thousand, ~1e5. */
 export const SIZES: readonly number[] = [0, 1, 2, 3, 17, 1000, 2047, 2048, 2049, 4097, 6143, 6145, 20_000, 100_003];
@@ -1032,6 +1032,61 @@ export const FAMILIES: readonly Family[] = [
       } finally {
         a.destroy();
         b.destroy();
+      }
+    },
+  },
+  {
+    // Typed arrays over a SharedArrayBuffer (what par users hold) on every policy: the GPU policies
+    // upload them (through core's staging slices; Chromium's writeBuffer would take them as they are,
+    // Dawn's in Node does not) and read results back into them. Only the isolated page has them.
+    name: 'allocShared arrays',
+    covers: ['reduce', 'inclusiveScan', 'copyIf', 'sort', 'transform'],
+    async run({ policy, name, gpu }, n) {
+      if (!(globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated) {
+        eq('SharedArrayBuffer without cross-origin isolation', typeof globalThis.SharedArrayBuffer, 'undefined');
+        return;
+      }
+      const shared = <A extends Uint32Array | Int32Array | Float32Array>(a: A): A => {
+        const s = allocShared(a instanceof Uint32Array ? 'u32' : a instanceof Int32Array ? 'i32' : 'f32', a.length);
+        s.set(a);
+        return s as A;
+      };
+      const x = i32(n);
+      const sx = shared(x);
+      eq('allocShared is shared', isShared(sx), true);
+      eq('reduce', await reduce(policy, sx), await reduce(policy, x));
+      const o = new Int32Array(n);
+      const so = shared(new Int32Array(n));
+      await inclusiveScan(policy, x, o);
+      await inclusiveScan(policy, sx, so);
+      same('inclusiveScan', so, o);
+      const c = new Int32Array(n).fill(-1);
+      const sc = shared(c);
+      const odd = (v: number) => v % 2 !== 0;
+      eq('copyIf count', await copyIf(policy, sx, sc, odd), await copyIf(policy, x, c, odd));
+      same('copyIf', sc, c);
+      const f = f32(n);
+      const sf = shared(f);
+      await sort(policy, f);
+      await sort(policy, sf);
+      same('sort', sf, f);
+      const t = shared(new Float32Array(n));
+      await transform(policy, sf, t, (v: number) => v * 2);
+      same(
+        'transform',
+        t,
+        Float32Array.from(f, (v) => v * 2),
+      );
+      if (name === 'seq' || name === 'par' || n === 0) return;
+      const d = DeviceArray.from(gpu, sx);
+      try {
+        same('DeviceArray.from(shared)', await d.read(), x);
+        d.write(so);
+        const back = shared(new Int32Array(n));
+        back.set(await d.read());
+        same('write(shared) and read into shared', back, o);
+      } finally {
+        d.destroy();
       }
     },
   },

@@ -5,6 +5,7 @@
  */
 import { fromGPUDevice, type GpuDevice } from './device';
 import { ArgumentError, DestroyedArrayError, describe, ForeignArrayError, UnsupportedTypeError } from './errors';
+import { writeHost } from './host-upload';
 import { byteSize, type ElementType, elementTypeOf, isElementType, type TypedArrayOf, viewHost } from './types';
 
 /** The GPU buffer behind one or more DeviceArrays. */
@@ -59,13 +60,14 @@ function allocBytes(type: ElementType, length: number): number {
 
 /**
  * Copies host bytes into `buffer` (queue.writeBuffer: staged by the implementation, ordered before
- * the next submission). Note, measured on an H100 (Dawn/Vulkan, driver 580): after large uploads
+ * the next submission; typed arrays over a SharedArrayBuffer go through `writeHost`'s staging
+ * slices). Note, measured on an H100 (Dawn/Vulkan, driver 580): after large uploads
  * (a 1 GiB one, say) later kernels of the same process ran at ~55% of their bandwidth, whether the
  * upload went in one call, in 16 MiB pieces, or through staging buffers of our own; data created on
  * the GPU did not do it. See docs/benchmarks/h100-notes.md.
  */
 function upload(device: GpuDevice, buffer: GPUBuffer, byteOffset: number, src: ArrayBufferView): void {
-  device.gpu.queue.writeBuffer(buffer, byteOffset, src.buffer, src.byteOffset, src.byteLength);
+  writeHost(device.gpu.queue, buffer, byteOffset, src);
 }
 
 function f32ToF16Bits(x: number): number {

@@ -11,6 +11,7 @@ import {
   UnsupportedOnDeviceError,
   UnsupportedTypeError,
 } from './errors';
+import { isSharedBuffer, SHARED_UPLOAD_SLICE, writeHost } from './host-upload';
 import { getPipeline, pipelineCount } from './pipeline-cache';
 import { gridFor } from './queue';
 import { aspectSelector, cpuSelector, defaultSelector, gpuSelector, selectCandidate, selectDevice } from './selectors';
@@ -121,6 +122,90 @@ describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
     w.write(Uint32Array.from([9, 8, 7]));
     expect(Array.from(await w.read())).toEqual([9, 8, 7]);
     for (const x of [a, i, f, w]) x.destroy();
+  });
+
+  it('uploads typed arrays over a SharedArrayBuffer (from, write, at offsets), reads back into shared arrays', async () => {
+    const n = 1001;
+    const sab = new SharedArrayBuffer(4 * (n + 3));
+    const u = new Uint32Array(sab, 8, n);
+    for (let i = 0; i < n; i++) u[i] = (i * 2654435761) >>> 0;
+    const a = DeviceArray.from(device, u);
+    expect(Array.from(await a.read())).toEqual(Array.from(u));
+    const f = new Float32Array(new SharedArrayBuffer(4 * 5));
+    f.set([1.5, Number.NaN, -0, Number.POSITIVE_INFINITY, -3]);
+    const fr = await DeviceArray.from(device, f).read();
+    expect(new Uint32Array(fr.buffer, fr.byteOffset, 5)).toEqual(new Uint32Array(f.buffer));
+    if (device.features.has('shader-f16')) {
+      const h = DeviceArray.from(device, f, { type: 'f16' });
+      expect(Array.from((await h.read()).subarray(3))).toEqual([Number.POSITIVE_INFINITY, -3]);
+      h.destroy();
+    }
+    // write() into a view at an element offset: the bytes around it stay.
+    const w = DeviceArray.from(device, new Int32Array(n + 2).fill(-7));
+    const s = new Int32Array(new SharedArrayBuffer(4 * n));
+    for (let i = 0; i < n; i++) s[i] = i - 500;
+    w.view(1, n).write(s);
+    const wr = await w.read();
+    expect(wr[0]).toBe(-7);
+    expect(wr[n + 1]).toBe(-7);
+    expect(Array.from(wr.subarray(1, n + 1))).toEqual(Array.from(s));
+    // Results copied into a shared host array.
+    const into = new Int32Array(new SharedArrayBuffer(4 * n));
+    into.set(await w.view(1, n).read());
+    expect(into).toEqual(s);
+    for (const x of [a, w]) x.destroy();
+  });
+
+  it('writeHost: plain views pass through in one writeBuffer; shared ones go in staging slices at increasing offsets', async () => {
+    const queue = device.gpu.queue;
+    const calls: { offset: number; data: unknown; dataOffset: number; size: number }[] = [];
+    const original = queue.writeBuffer;
+    queue.writeBuffer = function (this: GPUQueue, ...args: Parameters<GPUQueue['writeBuffer']>) {
+      calls.push({ offset: args[1], data: args[2], dataOffset: args[3] ?? 0, size: args[4] ?? -1 });
+      return original.apply(this, args);
+    } as GPUQueue['writeBuffer'];
+    try {
+      const n = 1003;
+      const d = DeviceArray.create(device, 'u32', n + 1);
+      const plain = new Uint32Array(n + 2).subarray(1, n + 1);
+      for (let i = 0; i < n; i++) plain[i] = i * 7 + 1;
+      writeHost(queue, d.buffer, 4, plain);
+      expect(calls).toEqual([{ offset: 4, data: plain.buffer, dataOffset: 4, size: 4 * n }]);
+      const shared = new Uint32Array(new SharedArrayBuffer(4 * (n + 2)), 4, n);
+      for (let i = 0; i < n; i++) shared[i] = 0xfffffff0 - i * 3;
+      for (const slice of [4, 40, 4000, 4 * n, SHARED_UPLOAD_SLICE]) {
+        calls.length = 0;
+        writeHost(queue, d.buffer, 4, shared, slice);
+        const k = Math.ceil((4 * n) / slice);
+        expect(calls.length).toBe(k);
+        expect(calls.map((c) => c.offset)).toEqual(Array.from({ length: k }, (_, j) => 4 + j * slice));
+        expect(calls.every((c) => !isSharedBuffer(c.data as ArrayBufferLike))).toBe(true);
+        expect(calls.reduce((t, c) => t + c.size, 0)).toBe(4 * n);
+        expect(Array.from(await d.view(1, n).read())).toEqual(Array.from(shared));
+        writeHost(queue, d.buffer, 4, plain);
+        expect(Array.from(await d.view(1, n).read())).toEqual(Array.from(plain));
+      }
+      d.destroy();
+      // Past one default slice: two writeBuffer calls, the second at SHARED_UPLOAD_SLICE.
+      const m = SHARED_UPLOAD_SLICE / 4 + 3;
+      const big = new Uint32Array(new SharedArrayBuffer(4 * m));
+      for (let i = 0; i < m; i++) big[i] = Math.imul(i, 0x9e3779b1) >>> 0;
+      calls.length = 0;
+      const b = DeviceArray.from(device, big);
+      expect(calls.map((c) => [c.offset, c.size])).toEqual([
+        [0, SHARED_UPLOAD_SLICE],
+        [SHARED_UPLOAD_SLICE, 12],
+      ]);
+      const br = await b.read();
+      let wrong = 0;
+      for (let i = 0; i < m; i++) if (br[i] !== big[i]) wrong++;
+      expect(wrong).toBe(0);
+      b.destroy();
+    } finally {
+      queue.writeBuffer = original;
+    }
+    expect(isSharedBuffer(new ArrayBuffer(4))).toBe(false);
+    expect(isSharedBuffer(new SharedArrayBuffer(4))).toBe(true);
   });
 
   it('wrong host array types, bad lengths, bad views and destroyed arrays are clear typed errors', async () => {

@@ -31,6 +31,7 @@
 import { platform } from '#platform';
 import type { GpuDevice } from './device';
 import { DeviceLostError, GpuInternalError, GpuOutOfMemoryError, GpuValidationError, WebdplError } from './errors';
+import { writeHost } from './host-upload';
 
 /** A copy of a buffer range into a mappable buffer, read once the submission completes. */
 export interface Readback {
@@ -350,7 +351,7 @@ export class Queue {
             });
           const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4 || 4);
           padded.set(bytes);
-          gpu.queue.writeBuffer(b, 0, padded);
+          writeHost(gpu.queue, b, 0, padded);
           r.uniforms.push(b);
           return b;
         }

@@ -138,9 +138,7 @@ describe.each(matrix)('gather and scatter under $name', ({ name, policy, gpu }) 
       await scatterIf(policy, input, perm, st, dst);
       expectSameArray(dst, refScatter(input, perm, filled('f32', n), st), `scatterIf skips n=${n}`);
 
-      // Arrays from allocShared (par runs on the pool). Host policies only: Dawn's writeBuffer
-      // rejects SharedArrayBuffer views (an upload of shared arrays in core fails today).
-      if (gpu) continue;
+      // Arrays from allocShared (par runs on the pool; GPU policies upload them through staging).
       const sm = allocShared('u32', n);
       sm.set(permutation(n, 17));
       const si = allocShared('i32', n);
