@@ -22,6 +22,7 @@ await build({
     'scan-verify': 'scripts/probe/scan-verify.ts',
     'device-check': 'scripts/probe/device-check.ts',
     'compaction-probe': 'scripts/probe/compaction-probe.ts',
+    'runs-micro-probe': 'scripts/probe/runs-micro-probe.ts',
   },
   bundle: true,
   platform: 'node',
