@@ -13,7 +13,11 @@
  * the timing. The load average is printed before and after: on a 2-core machine with another busy
  * process par cannot reach 2x, so read the figures together with the load.
  *
- * Run: ./node_modules/.bin/tsx scripts/probe/cpu-catalogue-par.ts [log2 sizes, default 22] [rounds, default 7] [algorithms]
+ * At the end it lists the rows whose par/seq is below 1.7x on allocShared arrays (issue 16's target)
+ * and the cells below 0.95x (par slower than seq beyond noise; issue 11), to read beside the load.
+ *
+ * Run: ./node_modules/.bin/tsx scripts/probe/cpu-catalogue-par.ts [log2 sizes, default 22,24] [rounds, default 7] [algorithms]
+ * (~70-90 s with the defaults on the 2-core VM; `16,17,18,19,20 9` checks the par minimums in ~10 s)
  */
 import { loadavg } from 'node:os';
 import {
@@ -34,7 +38,7 @@ import {
 } from '../../packages/algorithms/src/index';
 import { allocShared, defaultPool, execution, makeHostPolicy } from '../../packages/policies/src/index';
 
-const sizes = (process.argv[2] ?? '22').split(',').map(Number);
+const sizes = (process.argv[2] ?? '22,24').split(',').map(Number);
 const rounds = Number(process.argv[3] ?? 7);
 const only = process.argv[4]?.split(',');
 
@@ -183,6 +187,8 @@ async function time(c: Case, p: Policy): Promise<number> {
 
 async function main() {
   await defaultPool().run((x: number) => x, [1, 2]);
+  const below17: string[] = [];
+  const belowSeq: string[] = [];
   const t0 = performance.now();
   console.log(
     `cpu-catalogue-par: node ${process.version}, ${defaultPool().size} workers, sizes 2^${sizes.join(',2^')}, ${rounds} rounds, ${new Date().toISOString()}, load ${load()}`,
@@ -214,6 +220,13 @@ async function main() {
         }
       }
       const [sp, pp, st, ss, ps] = t.map(median) as [number, number, number, number, number];
+      if (ss / ps < 1.7) below17.push(`${name} 2^${lg} ${(ss / ps).toFixed(2)}x`);
+      for (const [what, r] of [
+        ['plain', sp / pp],
+        ['shared', ss / ps],
+      ] as const) {
+        if (r < 0.95) belowSeq.push(`${name} 2^${lg} ${what} ${r.toFixed(2)}x`);
+      }
       const f = (x: number, w: number) => x.toFixed(1).padStart(w);
       const r = (x: number, w: number) => `${x.toFixed(2).padStart(w)}x`;
       console.log(
@@ -221,6 +234,8 @@ async function main() {
       );
     }
   }
+  console.log(`allocShared par/seq below 1.7x: ${below17.join('; ') || 'none'}`);
+  console.log(`par below 0.95x seq (default par, plain or shared): ${belowSeq.join('; ') || 'none'}`);
   console.log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s, load ${load()}`);
   await defaultPool().close();
   process.exit(0);
