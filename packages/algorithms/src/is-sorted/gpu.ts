@@ -13,7 +13,7 @@ import {
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
 import { bindingLimit, fitThreads, resolveTuning } from '../common/tuning';
-import { isSortedKernel } from './kernels';
+import { IS_SORTED, isSortedKernel } from './kernels';
 import { type IsSortedTuning, isSortedTuning } from './tuning';
 
 /**
@@ -88,11 +88,11 @@ async function isSortedOne(
         0,
         device.gpu.createBindGroup({
           layout: pipeline.getBindGroupLayout(0),
-          entries: [
-            { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, 0, 0, 0])) } },
-            { binding: 1, resource: { buffer, offset, size: n * 4 } },
-            { binding: 2, resource: { buffer: result } },
-          ],
+          entries: IS_SORTED.entries({
+            is_params: { buffer: rec.uniform(IS_SORTED.pack({ n })) },
+            data: { buffer, offset, size: n * 4 },
+            result: { buffer: result },
+          }),
         }),
       );
       rec.dispatch(pass, Math.ceil(n / (w * t.itemsPerThread)));

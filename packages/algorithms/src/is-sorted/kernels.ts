@@ -1,10 +1,31 @@
 /**
  * The isSortedUntil kernel: every thread checks `itemsPerThread` adjacent pairs (a[i-1], a[i]) for
  * comp(a[i], a[i-1]); the first violation wins through an atomicMax of n - i (0: none) in workgroup
- * memory, then one global atomicMax per workgroup. Bindings: 0 uniform {n}, 1 data, 2 result.
+ * memory, then one global atomicMax per workgroup. Bindings: IS_SORTED.
  * Workgroup memory: 4 bytes. Traffic: one read of the data (each element read twice, cached).
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  kernelInterface,
+  mangle,
+  threadIds,
+  type WgslFragment,
+} from '@webdpl/core';
+
+/**
+ * The isSortedUntil kernel's interface: `n` elements in `data` (element type per kernel);
+ * `result[0]`, cleared before the dispatch, gets n - i of the first unsorted pair (i - 1, i).
+ */
+export const IS_SORTED = kernelInterface({
+  name: 'is-sorted',
+  params: { struct: 'IsParams', name: 'is_params', binding: 0, fields: { n: 'u32' } },
+  bindings: {
+    data: { binding: 1, access: 'read' },
+    result: { binding: 2, access: 'read_write', type: 'u32', form: 'atomic' },
+  },
+});
 
 export function isSortedKernel(p: {
   readonly type: string;
@@ -14,10 +35,7 @@ export function isSortedKernel(p: {
 }): WgslFragment {
   const w = p.workgroupSize;
   const cmp = p.comparator.name;
-  const code = `struct IsParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
-@group(0) @binding(0) var<uniform> is_params: IsParams;
-@group(0) @binding(1) var<storage, read> data: array<${p.type}>;
-@group(0) @binding(2) var<storage, read_write> result: array<atomic<u32>>;
+  const code = `${IS_SORTED.wgsl({}, { data: p.type })}
 var<workgroup> is_best: atomic<u32>;
 
 @compute @workgroup_size(${w})

@@ -12,10 +12,10 @@ import {
   type NumericType,
   type Recorder,
 } from '@webdpl/core';
-import { segmentsFor, windowEntry, windowOf } from '../common/segments';
+import { segmentsFor, windowOf, windowResource } from '../common/segments';
 import { bindingLimit, resolveTuning } from '../common/tuning';
 import type { GpuCall } from '../pattern/dispatch';
-import { reverseKernel } from './kernels';
+import { REV, reverseKernel } from './kernels';
 import { reverseTuning } from './tuning';
 
 /** The input to read: `x` itself, or a temporary holding a copy of it (copied by `before`). */
@@ -66,12 +66,16 @@ export async function gpuReverse(call: GpuCall, x: DeviceArray, y: DeviceArray, 
     for (const s of segments) {
       const wo = windowOf(device, y, s);
       const wi = windowOf(device, src, { start: n - s.start - s.length, length: s.length });
-      const params = rec.uniform(new Uint32Array([s.length, wo.localBase, wi.localBase, 0]));
+      const params = rec.uniform(REV.pack({ count: s.length, base_out: wo.localBase, base_in: wi.localBase }));
       pass.setBindGroup(
         0,
         device.gpu.createBindGroup({
           layout: pipeline.getBindGroupLayout(0),
-          entries: [{ binding: 0, resource: { buffer: params } }, windowEntry(1, src, wi), windowEntry(2, y, wo)],
+          entries: REV.entries({
+            rev: { buffer: params },
+            rev_src: windowResource(src, wi),
+            rev_dst: windowResource(y, wo),
+          }),
         }),
       );
       rec.dispatch(pass, Math.ceil(s.length / tile));

@@ -2,16 +2,35 @@
  * The reverse kernel: dst[base_out + j] = src[base_in + count - 1 - j] for j < count, moving bits
  * (one pipeline for u32, i32 and f32). Each thread moves `itemsPerThread` elements strided by the
  * workgroup size, so reads (descending) and writes (ascending) are both coalesced.
- * Bindings: 0 uniform {count, base_out, base_in}, 1 src (read), 2 dst. Workgroup memory: none.
+ * Bindings: REV. Workgroup memory: none.
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  kernelInterface,
+  mangle,
+  threadIds,
+  type WgslFragment,
+} from '@webdpl/core';
+
+/**
+ * The reverse kernel's interface: `count` elements moved, the output's first element `base_out` and
+ * the input's `base_in` (in their windows); the source `rev_src` and the destination `rev_dst` (u32
+ * bits of any 4-byte type).
+ */
+export const REV = kernelInterface({
+  name: 'reverse',
+  params: { struct: 'RevParams', name: 'rev', binding: 0, fields: { count: 'u32', base_out: 'u32', base_in: 'u32' } },
+  bindings: {
+    rev_src: { binding: 1, access: 'read', type: 'u32' },
+    rev_dst: { binding: 2, access: 'read_write', type: 'u32' },
+  },
+});
 
 export function reverseKernel(p: { readonly workgroupSize: number; readonly itemsPerThread: number }): WgslFragment {
   const w = p.workgroupSize;
-  const code = `struct RevParams { count: u32, base_out: u32, base_in: u32, pad: u32 }
-@group(0) @binding(0) var<uniform> rev: RevParams;
-@group(0) @binding(1) var<storage, read> rev_src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> rev_dst: array<u32>;
+  const code = `${REV.wgsl()}
 
 @compute @workgroup_size(${w})
 fn main(${entryParams(false)}) {
