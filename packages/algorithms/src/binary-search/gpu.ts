@@ -17,7 +17,7 @@ import {
 import { bindingLimit, fitThreads, resolveTuning } from '../common/tuning';
 import { functionElement } from '../engines/map/elements';
 import { mapDevice } from '../engines/map/index';
-import { type SearchKind, searchKernel } from './kernels';
+import { SEARCH, type SearchKind, searchKernel } from './kernels';
 import { type BinarySearchTuning, binarySearchTuning } from './tuning';
 
 /**
@@ -111,25 +111,23 @@ async function searchOne(
     const align = device.limits.minStorageBufferOffsetAlignment;
     // Arrays at offsets the device cannot bind go through aligned temporaries, copied before the
     // pass opens (nothing may be recorded on the encoder while a pass is open).
-    const bind = (binding: number, a: DeviceArray, count: number, copy: boolean): GPUBindGroupEntry => {
+    const bind = (a: DeviceArray, count: number, copy: boolean): GPUBufferBinding => {
       const size = Math.max(4, count * 4);
-      if (a.byteOffset % align === 0) return { binding, resource: { buffer: a.buffer, offset: a.byteOffset, size } };
+      if (a.byteOffset % align === 0) return { buffer: a.buffer, offset: a.byteOffset, size };
       const tmp = rec.temp(size);
       if (copy) rec.encoder.copyBufferToBuffer(a.buffer, a.byteOffset, tmp, 0, count * 4);
-      return { binding, resource: { buffer: tmp, offset: 0, size } };
+      return { buffer: tmp, offset: 0, size };
     };
-    const entries: GPUBindGroupEntry[] = [
-      { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, m, 0, 0])) } },
-      bind(1, sorted, n, true),
-      bind(2, queries, m, true),
-      bind(3, result, m, false),
-    ];
+    const params = { buffer: rec.uniform(SEARCH.pack({ n, m })) };
+    const sortedIn = bind(sorted, n, true);
+    const queriesIn = bind(queries, m, true);
+    const res = bind(result, m, false);
+    const entries = SEARCH.entries({ bs_params: params, sorted: sortedIn, queries: queriesIn, result: res });
     const pass = rec.beginPass('search');
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
     rec.dispatch(pass, Math.ceil(m / w));
     pass.end();
-    const res = (entries[3] as GPUBindGroupEntry).resource as GPUBufferBinding;
     if (res.buffer !== result.buffer) {
       rec.encoder.copyBufferToBuffer(res.buffer, 0, result.buffer, result.byteOffset, m * 4);
     }

@@ -4,9 +4,31 @@
  *  - lower: the first index i with !comp(sorted[i], q) (n if none);
  *  - upper: the first index i with comp(q, sorted[i]) (n if none);
  *  - binary: 1 when the lower bound holds an element equivalent to q, else 0.
- * Bindings: 0 uniform {n, m}, 1 sorted, 2 queries, 3 result (u32). No workgroup memory.
+ * Bindings: SEARCH. No workgroup memory.
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  kernelInterface,
+  mangle,
+  threadIds,
+  type WgslFragment,
+} from '@webdpl/core';
+
+/**
+ * The search kernel's interface: `n` sorted elements, `m` queries; `sorted` and `queries` of the
+ * kernel's type, one u32 `result` per query.
+ */
+export const SEARCH = kernelInterface({
+  name: 'search',
+  params: { struct: 'BsParams', name: 'bs_params', binding: 0, fields: { n: 'u32', m: 'u32' } },
+  bindings: {
+    sorted: { binding: 1, access: 'read' },
+    queries: { binding: 2, access: 'read' },
+    result: { binding: 3, access: 'read_write', type: 'u32' },
+  },
+});
 
 /** Which search. */
 export type SearchKind = 'lower' | 'upper' | 'binary';
@@ -29,11 +51,7 @@ export function searchKernel(p: {
   if (lo < n) { if (!${cmp}(x, sorted[lo])) { found = 1u; } }
   result[q] = found;`
       : 'result[q] = lo;';
-  const code = `struct BsParams { n: u32, m: u32, pad0: u32, pad1: u32 }
-@group(0) @binding(0) var<uniform> bs_params: BsParams;
-@group(0) @binding(1) var<storage, read> sorted: array<${p.type}>;
-@group(0) @binding(2) var<storage, read> queries: array<${p.type}>;
-@group(0) @binding(3) var<storage, read_write> result: array<u32>;
+  const code = `${SEARCH.wgsl({}, { sorted: p.type, queries: p.type })}
 
 @compute @workgroup_size(${w})
 fn main(${entryParams(false)}) {

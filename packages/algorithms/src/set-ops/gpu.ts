@@ -17,7 +17,7 @@ import { compactDevice, stencilKeep } from '../engines/scan';
 import { scanTuning } from '../engines/scan/tuning';
 import { gpuMerge } from '../merge/gpu';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
-import { SET_FLAGS_THREADS, setFlagsKernel } from './kernels';
+import { SET_FLAGS, SET_FLAGS_THREADS, setFlagsKernel } from './kernels';
 
 /** The call's tuning split between the compaction (scan engine) and the merge; other keys are errors. */
 function splitTuning(algorithm: string, tuning: Tuning): { scan: Tuning; merge: Tuning } {
@@ -54,9 +54,10 @@ async function keptOf(
   }
   const flags = call.temp('u32', nx);
   const pipeline = await getPipeline(device, setFlagsKernel({ type: t, comparator: comp.wgsl([t, t]), keep }));
-  const bind = (k: number, a: DeviceArray): GPUBindGroupEntry => ({
-    binding: k,
-    resource: { buffer: a.buffer, offset: a.byteOffset, size: Math.max(a.length, 1) * 4 },
+  const bind = (a: DeviceArray): GPUBufferBinding => ({
+    buffer: a.buffer,
+    offset: a.byteOffset,
+    size: Math.max(a.length, 1) * 4,
   });
   await device.queue.submit(`${algorithm} flags`, (rec) => {
     const pass = rec.beginPass(`${algorithm} flags`);
@@ -65,12 +66,12 @@ async function keptOf(
       0,
       device.gpu.createBindGroup({
         layout: pipeline.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([nx, y.length, 0, 0])) } },
-          bind(1, x),
-          bind(2, y.length ? y : x),
-          bind(3, flags),
-        ],
+        entries: SET_FLAGS.entries({
+          sp: { buffer: rec.uniform(SET_FLAGS.pack({ nx, ny: y.length })) },
+          set_x: bind(x),
+          set_y: bind(y.length ? y : x),
+          set_flags: bind(flags),
+        }),
       }),
     );
     rec.dispatch(pass, Math.ceil(nx / SET_FLAGS_THREADS));

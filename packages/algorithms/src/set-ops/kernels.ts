@@ -4,10 +4,32 @@
  * elements of y (upperBound(y, x[i]) - lowerBound(y, x[i])), both by binary search with the
  * comparator; flags[i] = rank < count ('first': the elements matched in y, intersection) or
  * rank >= count ('rest': the elements left over, difference and the parts of union and symmetric
- * difference). One thread per element. Bindings: 0 uniform {nx, ny}, 1 x, 2 y, 3 flags.
+ * difference). One thread per element. Bindings: SET_FLAGS.
  * Workgroup memory: none.
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  kernelInterface,
+  mangle,
+  threadIds,
+  type WgslFragment,
+} from '@webdpl/core';
+
+/**
+ * The flags kernel's interface: `nx` elements of `set_x` flagged against `ny` of `set_y` (the
+ * kernel's type) into one u32 of `set_flags` each.
+ */
+export const SET_FLAGS = kernelInterface({
+  name: 'set-flags',
+  params: { struct: 'SetParams', name: 'sp', binding: 0, fields: { nx: 'u32', ny: 'u32' } },
+  bindings: {
+    set_x: { binding: 1, access: 'read' },
+    set_y: { binding: 2, access: 'read' },
+    set_flags: { binding: 3, access: 'read_write', type: 'u32' },
+  },
+});
 
 /** Threads per workgroup of the flags kernel. */
 export const SET_FLAGS_THREADS = 64;
@@ -29,11 +51,7 @@ export function setFlagsKernel(p: {
   }
   return lo;
 }`;
-  const code = `struct SetParams { nx: u32, ny: u32, pad0: u32, pad1: u32 }
-@group(0) @binding(0) var<uniform> sp: SetParams;
-@group(0) @binding(1) var<storage, read> set_x: array<${t}>;
-@group(0) @binding(2) var<storage, read> set_y: array<${t}>;
-@group(0) @binding(3) var<storage, read_write> set_flags: array<u32>;
+  const code = `${SET_FLAGS.wgsl({}, { set_x: t, set_y: t })}
 
 ${search('lower_x', 'set_x', `${cmp}(E, v)`)}
 ${search('lower_y', 'set_y', `${cmp}(E, v)`)}
