@@ -6,20 +6,12 @@
  * in one dispatch) or at an offset no binding can start at is filled through a temporary.
  */
 import { ArgumentError, type DeviceArray, getPipeline, type NumericType, UnsupportedOnDeviceError } from '@webdpl/core';
-import { segmentsFor, type Window, windowEntry, windowOf } from '../common/segments';
+import { segmentsFor, type Window, windowOf, windowResource } from '../common/segments';
 import { bindingLimit, resolveTuning, useSubgroups } from '../common/tuning';
 import type { GpuCall } from '../pattern/dispatch';
 import type { BinEdges, ExactBins } from './bins';
-import { type HistogramBinKind, histogramKernel } from './kernels';
+import { HIST, type HistogramBinKind, histogramKernel } from './kernels';
 import { histogramTuning } from './tuning';
-
-const f32 = new Float32Array(1);
-const f32Bits = new Uint32Array(f32.buffer);
-
-function bitsOfF32(v: number): number {
-  f32[0] = v;
-  return f32Bits[0] as number;
-}
 
 /**
  * Counts of `x` per bin of `b` into `y` (b.bins elements, overwritten); `exactOf` is `exactBins(type, b)`,
@@ -114,36 +106,37 @@ export async function gpuHistogram(
         const tiles = vector ? Math.ceil(vcount / (w * loads)) : Math.ceil(s.length / tile);
         const wgs = Math.max(1, Math.min(tiles, t.maxWorkgroups));
         const head = vector ? Math.min(a, end) - first : 0;
-        const params = new Uint32Array([
-          s.length,
-          first,
+        const params = HIST.pack({
+          count: s.length,
+          base: first,
           m,
-          b.open ? 1 : 0,
-          bitsOfF32(b.lo),
-          bitsOfF32(b.scale),
+          open: b.open ? 1 : 0,
+          lo: b.lo,
+          scale: b.scale,
           bins,
-          wgs,
-          tiles,
-          exact?.ulo ?? 0,
-          exact ? (exact.shift >= 0 ? exact.shift : exact.width) : 0,
-          a / 4,
+          num_wg: wgs,
+          num_tiles: tiles,
+          ulo: exact?.ulo ?? 0,
+          width: exact ? (exact.shift >= 0 ? exact.shift : exact.width) : 0,
+          // a is not a multiple of 4 when the segment holds no whole vec4 (a = end): the word truncates.
+          vbase: Math.floor(a / 4),
           vcount,
           head,
-          z,
-          vector ? head + (end - z) : 0,
-        ]);
-        const entries: GPUBindGroupEntry[] = [
-          { binding: 0, resource: { buffer: rec.uniform(params) } },
-          windowEntry(1, x, win),
-          { binding: 3, resource: { buffer: target.buffer, offset: target.byteOffset, size: bins * 4 } },
-        ];
+          tail: z,
+          extra: vector ? head + (end - z) : 0,
+        });
+        const window = windowResource(x, win);
         // The exact kinds read no edges (an unused binding is not in the layout).
-        if (!exact)
-          entries.push({
-            binding: 2,
-            resource: { buffer: (edges as DeviceArray).buffer, offset: (edges as DeviceArray).byteOffset, size: m * 4 },
-          });
-        if (vector) entries.push(windowEntry(4, x, win));
+        const entries = HIST.entries(
+          {
+            hp: { buffer: rec.uniform(params) },
+            h_in: window,
+            h_edges: edges && { buffer: edges.buffer, offset: edges.byteOffset, size: m * 4 },
+            h_counts: { buffer: target.buffer, offset: target.byteOffset, size: bins * 4 },
+            h_in4: vector ? window : undefined,
+          },
+          { h_edges: !exact, h_in4: vector },
+        );
         pass.setBindGroup(0, device.gpu.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
         rec.dispatch(pass, wgs);
       }

@@ -18,12 +18,19 @@
  * / width, counted when k < bins; the wrap of key(x) - ulo puts keys below ulo past every bin; no
  * edge is read); 'even' (k = (f32(x) - lo) * scale, corrected against the edges, exact whatever the
  * estimate's rounding); 'edges' (binary search).
- * Bindings: 0 uniform HistParams, 1 input (a segment's window), 2 edges, 3 counts (atomic u32),
- * 4 the window as vec4<u32> (vector variant).
+ * Bindings: HIST (the input's window, the edges, the counts; the window as vec4s).
  * Workgroup memory: 4 bytes per privatized bin (a power of two >= the bins) per sub-histogram, bins
  * + 1 more for the edges when they are cached there, plus the subgroup id counter with subgroups.
  */
-import { entryParams, entryPrologue, fragment, mangle, threadIds, type WgslFragment } from '@webdpl/core';
+import {
+  entryParams,
+  entryPrologue,
+  fragment,
+  kernelInterface,
+  mangle,
+  threadIds,
+  type WgslFragment,
+} from '@webdpl/core';
 
 /** How the kernel finds an element's bin. */
 export type HistogramBinKind = 'shift' | 'div' | 'even' | 'edges';
@@ -45,25 +52,48 @@ export interface HistogramKernelParams {
   readonly vector: boolean;
 }
 
-/** Uniform parameters (16 u32). */
-export const HIST_PARAMS_STRUCT = `struct HistParams {
-  count: u32,
-  base: u32,
-  m: u32,
-  open: u32,
-  lo: f32,
-  scale: f32,
-  bins: u32,
-  num_wg: u32,
-  num_tiles: u32,
-  ulo: u32,
-  width: u32,
-  vbase: u32,
-  vcount: u32,
-  head: u32,
-  tail: u32,
-  extra: u32,
-}`;
+/**
+ * The histogram kernel's interface. Uniform (16 words): `count` elements of the segment from `base`
+ * in its window, `m` edges, `open` (the last bin runs to the type's end), `lo` and `scale` ('even'),
+ * `bins`, `num_wg` workgroups over `num_tiles` tiles, `ulo` and `width` (the shift, or the width:
+ * 'shift' / 'div'), and for the vector variant the whole vec4s (`vbase`, `vcount`), the `head`
+ * elements before them, the `tail`'s start and the `extra` elements before and after. Bindings:
+ * `h_in` the window (the kernel's type), `h_edges` (the kernel's type; declared by every variant,
+ * bound only by the kinds that read edges: an unused binding is not in the layout), `h_counts`,
+ * `h_in4` the window as vec4<u32> (vector variant).
+ */
+export const HIST = kernelInterface({
+  name: 'histogram',
+  params: {
+    struct: 'HistParams',
+    name: 'hp',
+    binding: 0,
+    fields: {
+      count: 'u32',
+      base: 'u32',
+      m: 'u32',
+      open: 'u32',
+      lo: 'f32',
+      scale: 'f32',
+      bins: 'u32',
+      num_wg: 'u32',
+      num_tiles: 'u32',
+      ulo: 'u32',
+      width: 'u32',
+      vbase: 'u32',
+      vcount: 'u32',
+      head: 'u32',
+      tail: 'u32',
+      extra: 'u32',
+    },
+  },
+  bindings: {
+    h_in: { binding: 1, access: 'read' },
+    h_edges: { binding: 2, access: 'read', optional: true },
+    h_counts: { binding: 3, access: 'read_write', type: 'u32', form: 'atomic' },
+    h_in4: { binding: 4, access: 'read', type: 'vec4<u32>', optional: true },
+  },
+});
 
 export function histogramKernel(p: HistogramKernelParams): WgslFragment {
   const t = p.type;
@@ -140,12 +170,7 @@ ${
   }
   const tile = w * p.loads;
   const code = `const HIST_NONE: u32 = 0xffffffffu;
-${HIST_PARAMS_STRUCT}
-@group(0) @binding(0) var<uniform> hp: HistParams;
-@group(0) @binding(1) var<storage, read> h_in: array<${t}>;
-@group(0) @binding(2) var<storage, read> h_edges: array<${t}>;
-@group(0) @binding(3) var<storage, read_write> h_counts: array<atomic<u32>>;
-${p.vector ? '@group(0) @binding(4) var<storage, read> h_in4: array<vec4<u32>>;' : ''}
+${HIST.wgsl({ h_edges: true, h_in4: p.vector }, { h_in: t, h_edges: t })}
 ${priv ? `var<workgroup> h_bins: array<atomic<u32>, ${priv * copies}>;` : ''}
 ${cache ? `var<workgroup> h_e: array<${t}, ${priv + 1}>;` : ''}
 
