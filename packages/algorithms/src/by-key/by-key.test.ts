@@ -191,6 +191,12 @@ describe.each(matrix)('by-key under $name', ({ name, policy, gpu }) => {
       expect(await reduceByKey(policy, keys, vals, ko, vo)).toBe(8);
       expectSameArray(ko.subarray(0, 8), [0, -0, 0, Number.NaN, 1, Number.NaN, -0, 0], '-0/NaN keys');
       expectSameArray(vo.subarray(0, 8), [1, 5, 4, 11, 15, 9, 10, 23], '-0/NaN sums');
+      // The last run folding to -0 keeps its sign (nothing is folded in past the input's end).
+      const zo = new Float32Array(3);
+      expect(
+        await reduceByKey(policy, Uint32Array.of(1, 2, 2), Float32Array.of(1, -0, -0), new Uint32Array(3), zo),
+      ).toBe(2);
+      expect(Object.is(zo[1], -0), `last run's fold ${zo[1]}`).toBe(true);
       // A user equality: keys in the same decade are equal (so runs merge across different keys).
       const decade = lambda((a: number, b: number) => Math.floor(a / 10) === Math.floor(b / 10));
       const deq: Eq = (a, b) => Math.floor(a / 10) === Math.floor(b / 10);

@@ -1151,10 +1151,16 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     if (prm.seg_start + b${r} + ${j}u > 0u) { ${fold} }
     if (run${r}.x < prm.cap) { kout_s[prm.kout_base + run${r}.x] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
   }`,
-            `run${r} = ${comb}(run${r}, w${it});`,
-            `if (ok${it} && prm.seg_start + b${r} + ${j + 1}u == prm.n_total) { ${fold} }`,
+            // Items past the end leave the run as it is (no identity folded in: -0 stays -0).
+            `run${r} = select(run${r}, ${comb}(run${r}, w${it}), ok${it});`,
           );
         }
+        // The input's last element ends its run: its fold is the run's after the row (the items
+        // after it are past the end), written once per row instead of tested per item.
+        const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
+        writeLines.push(
+          `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u) { ${fold} } }`,
+        );
       } else if (!compaction) {
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
