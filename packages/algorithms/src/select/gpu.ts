@@ -19,7 +19,7 @@ import { keyMode, type RadixKeyType } from '../engines/radix-sort/key-bits';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
 import type { Comparator } from '../sort/comparator-arg';
 import { gpuSort } from '../sort/gpu';
-import { type SelectPhase, STATE, selectKernel } from './kernels';
+import { SEL, SELECT_USE, type SelectPhase, STATE, selectKernel } from './kernels';
 import { type SelectTuning, selectTuning } from './tuning';
 
 type GpuComparator = Exclude<Comparator, { kind: 'host-only' }>;
@@ -72,8 +72,8 @@ function splitTuning(call: GpuCall, algorithm: string): { select: SelectTuning; 
   return { select: t, sort };
 }
 
-function bind(binding: number, a: DeviceArray, length = a.length): GPUBindGroupEntry {
-  return { binding, resource: { buffer: a.buffer, offset: a.byteOffset, size: Math.max(length, 1) * 4 } };
+function bind(a: DeviceArray): GPUBufferBinding {
+  return { buffer: a.buffer, offset: a.byteOffset, size: Math.max(a.length, 1) * 4 };
 }
 
 function bindable(device: GpuCall['device'], a: DeviceArray): boolean {
@@ -145,23 +145,27 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
     rec.encoder.clearBuffer(state.buffer, state.byteOffset, STATE.WORDS * 4);
     // One compute pass per phase: with profiling on, each phase's device time is reported apart
     // (queue.lastPassTimesNs, by label); the phases depend on each other in order anyway.
-    const steps: [GPUComputePipeline | undefined, number, DeviceArray, DeviceArray | undefined][] = [
-      [hist, 0, r.src, undefined],
-      [append, 1, r.src, cand],
-      [cands, 2, cand, undefined],
-      [cands, 3, cand, undefined],
-      [scatter, 4, r.src, r.dst],
+    const steps: [GPUComputePipeline | undefined, number, SelectPhase, DeviceArray][] = [
+      [hist, 0, 'hist', r.src],
+      [append, 1, 'append', r.src],
+      [cands, 2, 'candidates', cand],
+      [cands, 3, 'candidates', cand],
+      [scatter, 4, 'scatter', r.src],
     ];
-    const names = ['hist', 'append', 'candidates', 'candidates', 'scatter'];
-    for (const [pipeline, round, src, third] of steps) {
-      const pass = rec.beginPass(`${r.algorithm} (radix select: ${names[round]} ${round})`);
+    for (const [pipeline, round, phase, src] of steps) {
+      const pass = rec.beginPass(`${r.algorithm} (radix select: ${phase} ${round})`);
       const p = pipeline as GPUComputePipeline;
-      const entries = [
-        { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([n, round, mode, r.rank, r.limit, 0, 0, 0])) } },
-        bind(1, src),
-        bind(2, state),
-      ];
-      if (third) entries.push(bind(3, third));
+      const params = SEL.pack({ n, round, mode, k: r.rank, limit: r.limit });
+      const entries = SEL.entries(
+        {
+          sp: { buffer: rec.uniform(params) },
+          sel_src: bind(src),
+          sel_state: bind(state),
+          sel_cand: phase === 'append' ? bind(cand) : undefined,
+          sel_out: phase === 'scatter' ? bind(r.dst) : undefined,
+        },
+        SELECT_USE[phase],
+      );
       pass.setPipeline(p);
       pass.setBindGroup(0, device.gpu.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
       rec.dispatch(pass, pipeline === cands ? candGroups : groups);

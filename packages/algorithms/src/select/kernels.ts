@@ -45,8 +45,7 @@
  * consecutive words of a class. The staging reuses the barrier after the per-tile atomics (no extra barrier). The candidate
  * rounds run a quarter of the grid (gpu.ts): their input is ~n / 256 keys on spread data.
  *
- * Bindings: 0 uniform {n, round, mode, k, limit}, 1 source (u32 bits), 2 state, 3 candidates or
- * output. Workgroup memory: 256 histogram words, 256 pick words, a few words, the scan's scratch
+ * Bindings: SEL (source, state, candidates or output). Workgroup memory: 256 histogram words, 256 pick words, a few words, the scan's scratch
  * (workgroupSize words, or one per subgroup with subgroups) and, in the tiled phases, the staged
  * tile (workgroupSize x itemsPerThread words).
  */
@@ -55,6 +54,8 @@ import {
   entryParams,
   entryPrologue,
   fragment,
+  type InterfaceUse,
+  kernelInterface,
   mangle,
   plus,
   threadIds,
@@ -67,6 +68,36 @@ import { runtimeKeyBitsFragment } from '../engines/radix-sort/key-bits';
 export const STATE = { CAND: 16, OUT: 20, HIST: 32, WORDS: 32 + 4 * 256 } as const;
 
 export type SelectPhase = 'hist' | 'append' | 'candidates' | 'scatter';
+
+/**
+ * The select kernels' interface: uniform {n keys, round, key mode, k (the rank), limit (writes of the
+ * scatter past it are dropped)}; `sel_src` the keys' bits (the candidates in the candidate rounds),
+ * `sel_state` (see STATE), and at binding 3 `sel_cand` (the candidates: 'append') or `sel_out` (the
+ * output: 'scatter').
+ */
+export const SEL = kernelInterface({
+  name: 'select',
+  params: {
+    struct: 'SelParams',
+    name: 'sp',
+    binding: 0,
+    fields: { n: 'u32', round: 'u32', mode: 'u32', k: 'u32', limit: 'u32' },
+  },
+  bindings: {
+    sel_src: { binding: 1, access: 'read', type: 'u32' },
+    sel_state: { binding: 2, access: 'read_write', type: 'u32', form: 'atomic' },
+    sel_cand: { binding: 3, access: 'read_write', type: 'u32', optional: true },
+    sel_out: { binding: 3, access: 'read_write', type: 'u32', optional: true },
+  },
+});
+
+/** The optional bindings of each phase's kernel. */
+export const SELECT_USE: Readonly<Record<SelectPhase, InterfaceUse<typeof SEL.spec>>> = {
+  hist: {},
+  append: { sel_cand: true },
+  candidates: {},
+  scatter: { sel_out: true },
+};
 
 export interface SelectKernelParams {
   readonly phase: SelectPhase;
@@ -176,12 +207,6 @@ export function selectKernel(p: SelectKernelParams): WgslFragment {
   const { phase, workgroupSize: w, itemsPerThread: ipt, subgroups } = p;
   const tile = w * ipt;
   const tiled = phase === 'append' || phase === 'scatter';
-  const third =
-    phase === 'append'
-      ? '@group(0) @binding(3) var<storage, read_write> sel_cand: array<u32>;'
-      : phase === 'scatter'
-        ? '@group(0) @binding(3) var<storage, read_write> sel_out: array<u32>;'
-        : '';
   const hist = phase !== 'scatter';
   const round = phase === 'hist' ? '0u' : phase === 'append' ? '1u' : phase === 'candidates' ? 'sp.round' : '4u';
   // The slot the kernel works from: the previous round's pick (round 0: the whole range).
@@ -329,11 +354,7 @@ ${slots(
     loop = `var starts = array<u32, 3>(0u, slot.z, slot.z + slot.w);
   ${loop}`;
   }
-  const code = `struct SelParams { n: u32, round: u32, mode: u32, k: u32, limit: u32, pad0: u32, pad1: u32, pad2: u32 }
-@group(0) @binding(0) var<uniform> sp: SelParams;
-@group(0) @binding(1) var<storage, read> sel_src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> sel_state: array<atomic<u32>>;
-${third}
+  const code = `${SEL.wgsl(SELECT_USE[phase])}
 ${hist ? 'var<workgroup> sel_hist: array<atomic<u32>, 256>;' : ''}
 ${tiled ? `var<workgroup> sel_wbase: array<u32, 3>;\nvar<workgroup> sel_tile: array<u32, ${tile}>;` : ''}
 ${phase === 'append' ? 'var<workgroup> sel_wcnt: atomic<u32>;' : ''}
