@@ -55,8 +55,3 @@ export function windowOf(device: GpuDevice, array: DeviceArray, segment: Segment
 export function windowResource(array: DeviceArray, w: Window): GPUBufferBinding {
   return { buffer: array.buffer, offset: w.offset, size: w.size };
 }
-
-/** A bind-group entry for `window` of `array`. */
-export function windowEntry(binding: number, array: DeviceArray, w: Window): GPUBindGroupEntry {
-  return { binding, resource: windowResource(array, w) };
-}
