@@ -36,5 +36,6 @@ export {
   cpuFallback,
   gpuCannotRun,
   selectBackend,
+  selectBackendNow,
   selectHostBackend,
 } from './select-backend';

@@ -11,7 +11,7 @@ import {
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { execution, isPolicy, makeAutoPolicy, makeDevicePolicy, makeHostPolicy } from './policy';
 import { createPool, defaultPool } from './pool';
-import { type BackendRequest, checkPolicy, selectBackend } from './select-backend';
+import { type BackendRequest, checkPolicy, selectBackend, selectBackendNow } from './select-backend';
 
 const gpu = await gpuForTests();
 const pool = createPool({ size: 1 });
@@ -213,6 +213,45 @@ describe.skipIf(!gpu)('device policies and selectBackend on a GPU', () => {
       await expect(selectBackend(makeDevicePolicy(device), { ...req, gpuCheck: () => 'nope' })).rejects.toThrow(
         UnsupportedOnDeviceError,
       );
+    } finally {
+      a.destroy();
+    }
+  });
+
+  it('selectBackendNow answers without a promise where nothing waits, as selectBackend does', async () => {
+    const p = makeDevicePolicy(device, { tuning: { reduce: { workgroupSize: 64 }, scan: { workgroupSize: 32 } } });
+    const now = selectBackendNow(p, REQ);
+    expect(now).toEqual({ kind: 'gpu', device, tuning: { workgroupSize: 64 } });
+    // One backend object per (device, resolved tuning): the same for every call of the shape ...
+    expect(selectBackendNow(p, REQ)).toBe(now);
+    expect(await selectBackend(p, REQ)).toBe(now);
+    // ... and another for another algorithm's, engine's or policy's tuning.
+    expect(selectBackendNow(p, { ...REQ, algorithm: 'scan' })).toEqual({
+      kind: 'gpu',
+      device,
+      tuning: { workgroupSize: 32 },
+    });
+    const tuningOf = (b: ReturnType<typeof selectBackendNow>) => (b?.kind === 'gpu' ? b.tuning : undefined);
+    expect(tuningOf(selectBackendNow(p, { ...REQ, engine: 'scan' }))).toEqual({ workgroupSize: 64 });
+    const other = makeDevicePolicy(device, { tuning: { reduce: { workgroupSize: 128 } } });
+    expect(tuningOf(selectBackendNow(other, REQ))).toEqual({ workgroupSize: 128 });
+    expect(tuningOf(selectBackendNow(makeDevicePolicy(device), REQ))).toEqual({});
+    // The same checks and errors.
+    expect(() => selectBackendNow('par', REQ)).toThrow(/^policy:/);
+    const strict = makeDevicePolicy(device, { fallback: 'error' });
+    expect(() => selectBackendNow(strict, { ...REQ, gpuCheck: () => 'no u64 atomics here' })).toThrow(
+      /reduce cannot run on .*: no u64 atomics here/,
+    );
+    expect(selectBackendNow(makeDevicePolicy(device), { ...REQ, gpuCheck: () => 'no' })?.kind).toBe('par');
+    expect(selectBackendNow(execution.seq, REQ)).toEqual({ kind: 'seq' });
+    // A device not resolved yet, or auto on host arrays: undefined (the caller awaits selectBackend).
+    expect(selectBackendNow(makeDevicePolicy(gpuSelector), REQ)).toBeUndefined();
+    expect(selectBackendNow(execution.auto, REQ)).toBeUndefined();
+    const a = DeviceArray.from(device, new Uint32Array([1, 2, 3]));
+    try {
+      expect(selectBackendNow(execution.auto, { ...REQ, deviceArrays: [a] })?.kind).toBe('gpu');
+      a.destroy();
+      expect(() => selectBackendNow(p, { ...REQ, deviceArrays: [a], deviceArrayNames: ['input'] })).toThrow(/input/);
     } finally {
       a.destroy();
     }

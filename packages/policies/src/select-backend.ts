@@ -17,6 +17,8 @@ import {
 } from '@webdpl/core';
 import { autoRecord, autoSide } from './auto';
 import {
+  type AutoPolicy,
+  type DevicePolicy,
   execution,
   type HostPolicy,
   isPolicy,
@@ -170,6 +172,79 @@ async function bestGpu(): Promise<GpuDevice | undefined> {
   return d;
 }
 
+/** A device policy's backend once its device is known (selectBackend and selectBackendNow). */
+function onDevice(policy: DevicePolicy, device: GpuDevice, req: BackendRequest): Backend {
+  const arrays = req.deviceArrays ?? NO_ARRAYS;
+  // A lost device (a policy made from a device or queue keeps it; selector policies select a new
+  // one) runs the call on the CPU when the policy falls back, else the call says so.
+  if (device.lost && policy.fallback === 'cpu' && !arrays.length) {
+    return hostBackend(policy.fallbackPolicy ?? execution.par, req);
+  }
+  device.queue.checkAlive();
+  checkArrays(device, arrays, req.deviceArrayNames);
+  const why = gpuCannotRun(device, req);
+  if (why === undefined) return gpuBackend(device, policy.tuning, req);
+  if (policy.fallback === 'error' || arrays.length) {
+    throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
+  }
+  return hostBackend(policy.fallbackPolicy ?? execution.par, req);
+}
+
+/** execution.auto with DeviceArray arguments: their device runs the call. */
+function autoOnArrays(policy: AutoPolicy, arrays: readonly DeviceArray[], req: BackendRequest): Backend {
+  const device = (arrays[0] as DeviceArray).device;
+  checkArrays(device, arrays, req.deviceArrayNames);
+  const why = gpuCannotRun(device, req);
+  if (why !== undefined)
+    throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
+  return gpuBackend(device, policy.tuning, req);
+}
+
+const NO_ARRAYS: readonly DeviceArray[] = [];
+
+/** GPU backends by device, per resolved tuning object (the same object for every call of a shape). */
+const gpuBackends = new WeakMap<GpuDevice, WeakMap<object, Backend>>();
+
+/**
+ * The GPU backend of `device` with the tuning of a policy, engine and algorithm: one frozen object
+ * per (device, resolved tuning), so a call allocates none.
+ */
+function gpuBackend(device: GpuDevice, tuning: TuningOverrides, req: BackendRequest): Backend {
+  const t = tuningFor(tuning, req);
+  let byTuning = gpuBackends.get(device);
+  if (!byTuning) {
+    byTuning = new WeakMap();
+    gpuBackends.set(device, byTuning);
+  }
+  let b = byTuning.get(t);
+  if (!b) {
+    b = Object.freeze({ kind: 'gpu', device, tuning: t });
+    byTuning.set(t, b);
+  }
+  return b;
+}
+
+/**
+ * `selectBackend` without a promise, where the answer needs no wait: host policies, device policies
+ * whose device is resolved and not lost, execution.auto on DeviceArrays. Undefined otherwise (the
+ * caller awaits `selectBackend`). Same checks, same errors, same backends as `selectBackend`: the
+ * pattern layer's fast path for calls on a resolved device (issue 12: an await per call cost ~1 us
+ * of host time before the submit).
+ */
+export function selectBackendNow(policyArg: unknown, req: BackendRequest): Backend | undefined {
+  const policy = checkPolicy(policyArg);
+  switch (policy.kind) {
+    case 'host':
+      return selectHostBackend(policy, req);
+    case 'device': {
+      const device = policy.device;
+      return device && !device.lost ? onDevice(policy, device, req) : undefined;
+    }
+    case 'auto':
+      return req.deviceArrays?.length ? autoOnArrays(policy, req.deviceArrays, req) : undefined;
+  }
+}
+
 /** Decides where a call runs. Throws typed errors for foreign/destroyed arrays and, with fallback 'error', for requests the device cannot run. */
 export async function selectBackend(policyArg: unknown, req: BackendRequest): Promise<Backend> {
   const policy = checkPolicy(policyArg);
@@ -177,31 +252,10 @@ export async function selectBackend(policyArg: unknown, req: BackendRequest): Pr
   switch (policy.kind) {
     case 'host':
       return selectHostBackend(policy, req);
-    case 'device': {
-      const device = await policy.resolve();
-      // A lost device (a policy made from a device or queue keeps it; selector policies select a new
-      // one) runs the call on the CPU when the policy falls back, else the call says so.
-      if (device.lost && policy.fallback === 'cpu' && !arrays.length) {
-        return hostBackend(policy.fallbackPolicy ?? execution.par, req);
-      }
-      device.queue.checkAlive();
-      checkArrays(device, arrays, req.deviceArrayNames);
-      const why = gpuCannotRun(device, req);
-      if (why === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
-      if (policy.fallback === 'error' || arrays.length) {
-        throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
-      }
-      return hostBackend(policy.fallbackPolicy ?? execution.par, req);
-    }
+    case 'device':
+      return onDevice(policy, await policy.resolve(), req);
     case 'auto': {
-      if (arrays.length) {
-        const device = (arrays[0] as DeviceArray).device;
-        checkArrays(device, arrays, req.deviceArrayNames);
-        const why = gpuCannotRun(device, req);
-        if (why !== undefined)
-          throw new UnsupportedOnDeviceError(`${req.algorithm} cannot run on '${device.info.name}': ${why}`);
-        return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };
-      }
+      if (arrays.length) return autoOnArrays(policy, arrays, req);
       const device = await bestGpu();
       if (!device || gpuCannotRun(device, req) !== undefined) return hostBackend(execution.par, req);
       if (req.n === undefined) return { kind: 'gpu', device, tuning: tuningFor(policy.tuning, req) };

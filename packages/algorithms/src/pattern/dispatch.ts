@@ -45,6 +45,7 @@ import {
   checkPolicy,
   cpuFallback,
   selectBackend,
+  selectBackendNow,
   selectHostBackend,
 } from '@webdpl/policies';
 import type { CheckedArray } from '../common/args';
@@ -164,25 +165,33 @@ function hostRequest<R>(p: Pattern<R>): BackendRequest {
   return { algorithm: p.algorithm, engine: p.engine, types: NO_TYPES };
 }
 
+const NO_FUNCTIONS: readonly FunctionUse[] = [];
+
+/** Notes array `a`'s type and, for a DeviceArray, the array and its name (once each). */
+function noteArray(a: CheckedArray, types: NumericType[], arrays: DeviceArray[], names: string[]): void {
+  if (!types.includes(a.type)) types.push(a.type);
+  if (a.kind === 'device' && !arrays.includes(a.array)) {
+    arrays.push(a.array);
+    names.push(a.name ?? 'array');
+  }
+}
+
 function requestOf<R>(p: Pattern<R>): BackendRequest {
   const deviceArrays: DeviceArray[] = [];
   const deviceArrayNames: string[] = [];
   const types: NumericType[] = [];
-  const note = (a: CheckedArray) => {
-    if (!types.includes(a.type)) types.push(a.type);
-    if (a.kind === 'device' && !deviceArrays.includes(a.array)) {
-      deviceArrays.push(a.array);
-      deviceArrayNames.push(a.name ?? 'array');
-    }
-  };
-  if (p.inputs) for (const a of p.inputs) note(a);
-  if (p.outputs) for (const o of p.outputs) note(o.arg);
+  const ins = p.inputs;
+  if (ins)
+    for (let k = 0; k < ins.length; k++) noteArray(ins[k] as CheckedArray, types, deviceArrays, deviceArrayNames);
+  const outs = p.outputs;
+  if (outs)
+    for (let k = 0; k < outs.length; k++) noteArray((outs[k] as OutputSpec).arg, types, deviceArrays, deviceArrayNames);
   if (p.types) for (const t of p.types) if (!types.includes(t)) types.push(t);
   return {
     algorithm: p.algorithm,
     engine: p.engine,
     types,
-    functions: p.functions ?? [],
+    functions: p.functions ?? NO_FUNCTIONS,
     deviceArrays,
     deviceArrayNames,
     gpuCheck: p.gpuCheck,
@@ -364,7 +373,8 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
     const encoder = pol.kind === 'device' ? pol.encoder : undefined;
     if (encoder) checkRecordable(p);
     const req = requestOf(p);
-    const backend: Backend = await selectBackend(policy, req);
+    // Without a promise where the device is known (the per-call fast path); else awaited.
+    const backend: Backend = selectBackendNow(pol, req) ?? (await selectBackend(pol, req));
     if (p.n === 0) return p.empty();
     if (backend.kind !== 'gpu') order.release(ticket);
     else {
