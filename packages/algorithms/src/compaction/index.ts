@@ -50,7 +50,7 @@ import {
   SCAN_ENGINE,
   stencilKeep,
 } from '../engines/scan';
-import { dispatch, type Pattern } from '../pattern/dispatch';
+import { dispatch, type FunctionUse, type Pattern } from '../pattern/dispatch';
 import { zipCopyPattern, zipRemovePattern } from './zip';
 import { zipPartition, zipUnique } from './zip-reorder';
 
@@ -74,16 +74,12 @@ export function checkPredicate(pred: unknown, t: NumericType): GpuFunction {
   return fn;
 }
 
-/** The pattern fields every compaction shares: the scan engine, the keep function, the size limit. */
-function compactionBase(algorithm: string, t: NumericType, keep: Keep, n: number) {
-  return {
-    algorithm,
-    engine: SCAN_ENGINE,
-    n,
-    functions: keep?.eq ? [{ fn: keep.eq, argTypes: [t, t] }] : keep ? [{ fn: keep.pred, argTypes: [t] }] : [],
-    gpuCheck: (device: GpuDevice) => compactionLimit(device, n),
-    empty: () => 0,
-  };
+const zero = () => 0;
+const U32_ONLY: readonly NumericType[] = ['u32'];
+
+/** The functions a compaction runs, with their argument types. */
+function compactionFunctions(keep: Keep, t: NumericType): FunctionUse[] {
+  return keep?.eq ? [{ fn: keep.eq, argTypes: [t, t] }] : keep ? [{ fn: keep.pred, argTypes: [t] }] : [];
 }
 
 function cpuKeep(keep: Keep, t: NumericType): CpuKeep {
@@ -116,7 +112,12 @@ function inPlace(
     const keep = keepArg(t);
     const n = data.length;
     return {
-      ...compactionBase(algorithm, t, keep, n),
+      algorithm,
+      engine: SCAN_ENGINE,
+      n,
+      functions: compactionFunctions(keep, t),
+      gpuCheck: (device: GpuDevice) => compactionLimit(device, n),
+      empty: zero,
       inputs: [data],
       cpu: ({ backend, inputs: [x] }) =>
         cpuCompact(
@@ -194,10 +195,20 @@ function copyPattern(
   const n = inp.length;
   const tooShort = (count: number) =>
     new ArgumentError('output', `at least ${count} elements (the number of elements kept)`, `${out.length}`);
+  const inputs: CheckedArray[] = [];
+  if (!counted) inputs.push(inp as CheckedArray);
+  if (stencil) inputs.push(stencil);
+  // A literal with every field, no spread: a pattern object spread from another object was ~5 us of
+  // host time per call on the VM (its creation and the pattern layer's reads of it), issue 12.
   return {
-    ...compactionBase(algorithm, pt, keep, n),
-    inputs: [...(counted ? [] : [inp as CheckedArray]), ...(stencil ? [stencil] : [])],
-    types: counted ? ['u32'] : undefined,
+    algorithm,
+    engine: SCAN_ENGINE,
+    n,
+    functions: compactionFunctions(keep, pt),
+    gpuCheck: (device: GpuDevice) => compactionLimit(device, n),
+    empty: zero,
+    inputs,
+    types: counted ? U32_ONLY : undefined,
     // A host output is backed by an n-element temporary; a DeviceArray output of n or more
     // elements is written directly, a shorter one through a temporary and a capped copy.
     outputs: [{ arg: out, length: Math.min(n, out.length) }],
