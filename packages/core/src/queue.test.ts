@@ -110,6 +110,46 @@ describe.skipIf(!gpu)('queue: ordering, non-waiting calls, errors', () => {
     y.destroy();
   });
 
+  it('turns: ready only while an earlier turn is pending; a chain of three waits in order; finish waits for the last', async () => {
+    // Nothing pending: no promise to wait for.
+    const alone = device.queue.reserve();
+    expect(alone.ready).toBeUndefined();
+    alone.release();
+    const t0 = device.queue.reserve();
+    expect(t0.ready).toBeUndefined();
+    const t1 = device.queue.reserve();
+    expect(t1.ready).toBeDefined();
+    t0.release();
+    await t1.ready;
+    const t2 = device.queue.reserve();
+    const t3 = device.queue.reserve();
+    const seen: string[] = [];
+    const w2 = t2.ready?.then(() => seen.push('t2'));
+    const w3 = t3.ready?.then(() => seen.push('t3'));
+    let finished = false;
+    const fin = device.queue.finish().then(() => {
+      finished = true;
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual([]);
+    expect(finished).toBe(false);
+    t1.release();
+    await w2;
+    expect(seen).toEqual(['t2']);
+    t2.release();
+    t2.release(); // idempotent
+    await w3;
+    expect(seen).toEqual(['t2', 't3']);
+    expect(finished).toBe(false);
+    t3.release();
+    await fin;
+    expect(finished).toBe(true);
+    // All released: the next turn waits for nothing.
+    const after = device.queue.reserve();
+    expect(after.ready).toBeUndefined();
+    after.release();
+  });
+
   it("a non-waiting call's GPU error surfaces once (from the call or the next one), naming the call", async () => {
     const a = DeviceArray.from(device, new Uint32Array(4));
     const errors: unknown[] = [];

@@ -52,6 +52,42 @@ export interface Turn {
   release(): void;
 }
 
+/** A queue's latest turn not released yet. */
+interface TurnOrder {
+  tail: TurnState | undefined;
+}
+
+/**
+ * A turn of `Queue.reserve`: its state and its release. Those waiting for its release get a
+ * promise made on demand (`settled`), so a turn nobody waits for makes none.
+ */
+class TurnState implements Turn {
+  ready: Promise<void> | undefined = undefined;
+  private released = false;
+  private waiting: (() => void)[] | undefined;
+
+  constructor(private readonly order: TurnOrder) {}
+
+  /** Settles once this turn was released (at once when it was). */
+  settled(): Promise<void> {
+    if (this.released) return Promise.resolve();
+    return new Promise((resolve) => {
+      (this.waiting ??= []).push(resolve);
+    });
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    if (this.order.tail === this) this.order.tail = undefined;
+    const w = this.waiting;
+    if (w) {
+      this.waiting = undefined;
+      for (const f of w) f();
+    }
+  }
+}
+
 /** What a recording callback gets. */
 export interface Recorder {
   readonly encoder: GPUCommandEncoder;
@@ -123,8 +159,8 @@ export class Queue {
   /** Rejecters of the waits in progress, all rejected once when the device is lost. */
   private waiters = new Set<(e: Error) => void>();
   private watchingLoss = false;
-  /** Released when the latest turn is; undefined when no turn is pending. */
-  private tail: Promise<void> | undefined;
+  /** The latest turn, until it is released (`tail` undefined when no turn is pending). */
+  private readonly order: TurnOrder = { tail: undefined };
   private profiling = false;
   private querySet: GPUQuerySet | undefined;
   private queryResolve: GPUBuffer | undefined;
@@ -269,22 +305,13 @@ export class Queue {
    * `ready` is undefined and nothing waits.
    */
   reserve(): Turn {
-    const ready = this.tail;
-    let open!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    this.tail = mine;
-    let released = false;
-    return {
-      ready,
-      release: () => {
-        if (released) return;
-        released = true;
-        if (this.tail === mine) this.tail = undefined;
-        open();
-      },
-    };
+    const prev = this.order.tail;
+    const mine = new TurnState(this.order);
+    this.order.tail = mine;
+    // A promise only where there is something to wait for (issue 12: a promise per call was host
+    // time before every submit).
+    if (prev) mine.ready = prev.settled();
+    return mine;
   }
 
   /** Records one command buffer with `record` and submits it; what `submit` and `enqueue` share. */
@@ -626,7 +653,8 @@ export class Queue {
    */
   async finish(): Promise<void> {
     // Calls that took their turn but have not submitted yet (compiling a pipeline) come first.
-    if (this.tail) await this.tail;
+    const tail = this.order.tail;
+    if (tail) await tail.settled();
     this.checkAlive();
     await this.untilLost(this.device.gpu.queue.onSubmittedWorkDone(), 'finish');
     this.throwPending('finish');

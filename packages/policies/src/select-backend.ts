@@ -131,7 +131,10 @@ function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[], names: r
 }
 
 /** Overrides resolved per policy's (frozen) overrides object, by engine and algorithm. */
-const resolvedTunings = new WeakMap<TuningOverrides, Map<string, Readonly<Record<string, number | boolean>>>>();
+const resolvedTunings = new WeakMap<
+  TuningOverrides,
+  Map<string | undefined, Map<string, Readonly<Record<string, number | boolean>>>>
+>();
 
 /**
  * Overrides for a call: the `'*'` entry, then the engine's entry, then the algorithm's own entry on
@@ -139,16 +142,21 @@ const resolvedTunings = new WeakMap<TuningOverrides, Map<string, Readonly<Record
  * resolved tuning by it; a fresh object per call cost a resolution per call).
  */
 function tuningFor(tuning: TuningOverrides, req: BackendRequest): Readonly<Record<string, number | boolean>> {
-  let byKey = resolvedTunings.get(tuning);
-  if (!byKey) {
-    byKey = new Map();
-    resolvedTunings.set(tuning, byKey);
+  let byEngine = resolvedTunings.get(tuning);
+  if (!byEngine) {
+    byEngine = new Map();
+    resolvedTunings.set(tuning, byEngine);
   }
-  const key = `${req.engine ?? ''}|${req.algorithm}`;
-  let t = byKey.get(key);
+  // By engine, then algorithm: no key string built per call (issue 12).
+  let byAlgorithm = byEngine.get(req.engine);
+  if (!byAlgorithm) {
+    byAlgorithm = new Map();
+    byEngine.set(req.engine, byAlgorithm);
+  }
+  let t = byAlgorithm.get(req.algorithm);
   if (!t) {
     t = Object.freeze({ ...tuning['*'], ...(req.engine ? tuning[req.engine] : undefined), ...tuning[req.algorithm] });
-    byKey.set(key, t);
+    byAlgorithm.set(req.algorithm, t);
   }
   return t;
 }

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { makeData, testDevice } from '../../testing/matrix';
 import { expectSameArray } from '../../testing/scan-reference';
 import { compactDevice, compactionFits, type ElementHook, type ScatterWrite, scanDevice } from './index';
-import { storageBindings, tileUse } from './kernels';
+import { genSignature, storageBindings, tileUse } from './kernels';
 
 const tiny = { workgroupSize: 32, itemsPerThread: 4 };
 const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
@@ -63,6 +63,21 @@ function deviceAt(device: GpuDevice, data: Uint32Array | Float32Array, at: numbe
   const arr = DeviceArray.from(device, whole as Uint32Array);
   return { arr, view: arr.view(at, data.length) };
 }
+
+describe('genSignature (part of the plan cache key)', () => {
+  it('names the element, each streamed input and the index, in order, so different hooks differ', () => {
+    const sig = (h: Partial<ElementHook>) => genSignature({ kind: 'element', ...h } as ElementHook);
+    expect(sig({})).toBe('x');
+    expect(sig({ element: false })).toBe('');
+    expect(sig({ index: true })).toBe('x_i');
+    expect(sig({ element: false, index: true })).toBe('i');
+    expect(sig({ inputs: ['u32'] })).toBe('x_u32');
+    expect(sig({ inputs: ['f32', 'i32'], index: true })).toBe('x_f32_i32_i');
+    expect(sig({ element: false, inputs: ['i32'] })).toBe('i32');
+    expect(sig({ element: false, inputs: ['i32', 'u32'], index: true })).toBe('i32_u32_i');
+    expect(genSignature({ kind: 'adjacent-different' })).toBe('');
+  });
+});
 
 describe.skipIf(!testDevice)("scan engine: the 'element' hook over streamed inputs", () => {
   const device = testDevice as GpuDevice;

@@ -455,7 +455,8 @@ function leavesOf(call: EngineCall): WgslFragment[] {
  * Defaults per device, kind of call and whether the call may use subgroups (scanDefaults: a policy
  * that turns subgroups off gets the tiles of the path it runs), one object each so tuning memoizes.
  */
-const defaultsMemo = new WeakMap<GpuDevice, Map<string, ScanTuning>>();
+const defaultsMemo = new WeakMap<GpuDevice, Map<number, ScanTuning>>();
+const KIND_CODES: Readonly<Record<ScanKind, number>> = { scan: 0, 'by-key': 1, compaction: 2, select: 3, runs: 4 };
 
 function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean, n: number): ScanTuning {
   let m = defaultsMemo.get(device);
@@ -465,7 +466,8 @@ function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean, n: n
   }
   // Striped compactions take larger tiles from SELECT_LARGE elements on.
   const large = kind === 'select' && n >= SELECT_LARGE;
-  const key = `${kind}|${subgroups}|${large}`;
+  // A number, not a string, per call (issue 12).
+  const key = KIND_CODES[kind] * 4 + (subgroups ? 2 : 0) + (large ? 1 : 0);
   let d = m.get(key);
   if (!d) {
     d = scanDefaults(device, kind, subgroups, large ? SELECT_LARGE : 0);
@@ -484,6 +486,15 @@ function striped(call: EngineCall): boolean {
  * is built: pipelines, bind groups and parameter buffers come from a per-device cache. A call that
  * reads nothing back (a scan of DeviceArrays) does not wait for the GPU (core's `Queue.enqueue`).
  */
+const NO_FLAGS: readonly boolean[] = [];
+
+/** Whether `buffer` is the buffer of one of the call's outputs. */
+function inOutputBuffers(call: EngineCall, buffer: GPUBuffer): boolean {
+  if (call.output.buffer === buffer) return true;
+  for (const m of call.more) if (m.output.buffer === buffer) return true;
+  return false;
+}
+
 async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult & { keyBytes?: ArrayBuffer }> {
   const compaction = isCompaction(call.write);
   // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
@@ -507,19 +518,18 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
   const inPlace = !compaction && !scanOf(call.write)?.fn && sameView(call.input, call.output);
   // A distinct view of an output's buffer cannot be bound read-only next to it: scan a copy (such
   // calls build their plan each time).
-  const outBuffers = [call.output, ...call.more.map((m) => m.output)].map((a) => a.buffer);
-  const copyInput = !inPlace && outBuffers.includes(call.input.buffer);
+  const copyInput = !inPlace && inOutputBuffers(call, call.input.buffer);
   // Likewise streamed arrays (a stencil, keys) in an output's buffer.
-  const copyStream = call.streams.map((a) => outBuffers.includes(a.buffer));
+  const copyStream = call.streams.length ? call.streams.map((a) => inOutputBuffers(call, a.buffer)) : NO_FLAGS;
   const copied = copyInput || copyStream.includes(true);
   const byKey = keysOf(call.gen);
   const wanted = byKey ? 1 : streamedInputs(call.gen).length;
   if (wanted > SCAN_MAX_INPUTS) throw new Error(`${call.label}: at most ${SCAN_MAX_INPUTS} streamed inputs`);
-  if (call.streams.length !== wanted || call.streams.some((a) => a.length !== n)) {
+  if (call.streams.length !== wanted || (wanted > 0 && call.streams.some((a) => a.length !== n))) {
     throw new Error(`${call.label}: ${wanted} streamed input(s) (a stencil, keys) of the input's length are needed`);
   }
   const types = streamedInputs(call.gen);
-  if (call.streams.some((a, k) => types[k] !== undefined && a.type !== types[k])) {
+  if (wanted > 0 && call.streams.some((a, k) => types[k] !== undefined && a.type !== types[k])) {
     throw new Error(`${call.label}: the streamed inputs' types must be the hook's (${types.join(', ')})`);
   }
   if (byKey && inPlace) throw new Error(`${call.label}: a scan by key never runs in place`);
@@ -572,7 +582,9 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     );
   }
   const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
-  const streams = call.streams.map((a, k) => (copyStream[k] ? DeviceArray.create(device, a.type, n) : a));
+  const streams = copied
+    ? call.streams.map((a, k) => (copyStream[k] ? DeviceArray.create(device, a.type, n) : a))
+    : call.streams;
   if (
     plan &&
     (!sameLeaves(plan.leaves, leaves) ||

@@ -575,7 +575,11 @@ export function genSignature(g: GenerateHook): string {
   const k = keysOf(g);
   if (k) return `${k.keyType}_${k.edge}`;
   if (g.kind !== 'element') return '';
-  return [g.element === false ? '' : 'x', ...(g.inputs ?? []), g.index ? 'i' : ''].filter((a) => a).join('_');
+  // Built without arrays: a per-call cache key (issue 12).
+  let sig = g.element === false ? '' : 'x';
+  for (const t of g.inputs ?? []) sig = sig ? `${sig}_${t}` : t;
+  if (g.index) sig = sig ? `${sig}_i` : 'i';
+  return sig;
 }
 
 /**
