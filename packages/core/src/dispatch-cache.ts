@@ -28,7 +28,9 @@ export function bufferId(buffer: GPUBuffer): number {
  * total (the entry just set always stays, so a caller can use it); `dispose` runs on evicted values.
  */
 export class LruCache<V> {
-  private readonly map = new Map<string, V>();
+  /** Entries with the clock reading of their last use (a hit stamps its entry: no reinsertion). */
+  private readonly map = new Map<string, { value: V; used: number }>();
+  private clock = 0;
   private weight = 0;
 
   constructor(
@@ -48,36 +50,43 @@ export class LruCache<V> {
   }
 
   get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      // Move to the back (most recent).
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    const e = this.map.get(key);
+    if (e === undefined) return undefined;
+    // Most recent now. A stamp, not a delete and a set of the key: this runs on every GPU call
+    // (issue 12), eviction (a miss's set) finds the oldest.
+    e.used = ++this.clock;
+    return e.value;
   }
 
   set(key: string, value: V): void {
     const old = this.map.get(key);
     if (old !== undefined) {
       this.map.delete(key);
-      this.weight -= this.weigh?.(old) ?? 0;
-      if (old !== value) this.dispose?.(old);
+      this.weight -= this.weigh?.(old.value) ?? 0;
+      if (old.value !== value) this.dispose?.(old.value);
     }
-    this.map.set(key, value);
+    this.map.set(key, { value, used: ++this.clock });
     this.weight += this.weigh?.(value) ?? 0;
     while (this.map.size > 1 && (this.map.size > this.capacity || this.weight > this.maxWeight)) {
-      const first = this.map.keys().next().value as string;
-      const v = this.map.get(first) as V;
-      this.map.delete(first);
-      this.weight -= this.weigh?.(v) ?? 0;
-      this.dispose?.(v);
+      // The least recently used entry (never the one just set: it has the newest stamp).
+      let oldestKey: string | undefined;
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const [k, e] of this.map) {
+        if (e.used < oldest) {
+          oldest = e.used;
+          oldestKey = k;
+        }
+      }
+      const e = this.map.get(oldestKey as string) as { value: V; used: number };
+      this.map.delete(oldestKey as string);
+      this.weight -= this.weigh?.(e.value) ?? 0;
+      this.dispose?.(e.value);
     }
   }
 
   /** Drops every entry (disposing it). */
   clear(): void {
-    for (const v of this.map.values()) this.dispose?.(v);
+    for (const e of this.map.values()) this.dispose?.(e.value);
     this.map.clear();
     this.weight = 0;
   }

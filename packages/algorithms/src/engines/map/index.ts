@@ -145,25 +145,20 @@ export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<
   const [c0, c1] = req.constants ?? [0, 0];
   let copyNeeded = false;
   let key = `map|${req.write ?? 'value'}|${req.elem.name}|${n}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${t.maxWorkgroups}|${t.maxBindingBytes}|${c0 >>> 0}|${c1 >>> 0}|${output.type}:${bufferId(output.buffer)}@${output.offset}+${output.length}`;
-  // An array read elsewhere in the output's buffer is read from a copy (WebGPU forbids a buffer
-  // bound both read-only and writable in one dispatch); so is any array in the output's buffer of
-  // a 'store' call (its output is bound whole). Such calls build their plan each time.
-  const needsCopy = (a: DeviceArray, streamed: boolean) =>
-    (a.buffer === output.buffer && (store || !streamed || a.offset !== output.offset)) ||
-    extras.some((o) => o.buffer === a.buffer);
+  // Arrays read from a copy (needsCopy): such calls build their plan each time.
   for (const a of req.inputs) {
-    if (needsCopy(a, true)) copyNeeded = true;
+    if (needsCopy(req, a, true)) copyNeeded = true;
     key += `|${a.type}:${bufferId(a.buffer)}@${a.offset}`;
   }
   for (const a of gathered) {
-    if (needsCopy(a, false)) copyNeeded = true;
+    if (needsCopy(req, a, false)) copyNeeded = true;
     key += `|g${a.type}:${bufferId(a.buffer)}@${a.offset}+${a.length}`;
   }
   for (const a of extras) key += `|o${a.type}:${bufferId(a.buffer)}@${a.offset}`;
   const copyOf = (a: DeviceArray, streamed: boolean) =>
-    needsCopy(a, streamed) ? DeviceArray.create(device, a.type, a.length) : undefined;
-  const copies = copyNeeded ? req.inputs.map((a) => copyOf(a, true)) : [];
-  const gatheredCopies = copyNeeded ? gathered.map((a) => copyOf(a, false)) : [];
+    needsCopy(req, a, streamed) ? DeviceArray.create(device, a.type, a.length) : undefined;
+  const copies = copyNeeded ? req.inputs.map((a) => copyOf(a, true)) : NO_COPIES;
+  const gatheredCopies = copyNeeded ? gathered.map((a) => copyOf(a, false)) : NO_COPIES;
   const cache = dispatchCache<MapPlan>(device, 'map');
   let plan = copyNeeded ? undefined : cache.get(key);
   if (plan && plan.elemCode !== req.elem.code) plan = undefined;
@@ -185,11 +180,13 @@ export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<
     const readExtra = req.readBackExtra ?? [];
     const record = (rec: Recorder) => {
       req.before?.(rec);
-      const copyIn = (a: DeviceArray, copy: DeviceArray | undefined) => {
-        if (copy) rec.encoder.copyBufferToBuffer(a.buffer, a.byteOffset, copy.buffer, 0, a.length * 4);
-      };
-      for (const [k, a] of req.inputs.entries()) copyIn(a, copies[k]);
-      for (const [k, a] of gathered.entries()) copyIn(a, gatheredCopies[k]);
+      if (copyNeeded) {
+        const copyIn = (a: DeviceArray, copy: DeviceArray | undefined) => {
+          if (copy) rec.encoder.copyBufferToBuffer(a.buffer, a.byteOffset, copy.buffer, 0, a.length * 4);
+        };
+        for (const [k, a] of req.inputs.entries()) copyIn(a, copies[k]);
+        for (const [k, a] of gathered.entries()) copyIn(a, gatheredCopies[k]);
+      }
       const pass = rec.beginPass(req.label);
       recordSteps(rec, pass, steps);
       pass.end();
@@ -202,12 +199,29 @@ export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<
     if (req.readBack || readExtra.includes(true) || req.before || req.after) {
       await device.queue.submit(req.label, record, turn);
     } else await device.queue.enqueue(req.label, record, turn);
-    return [rb?.data(), ...extras.map((_, k) => rbs[k]?.data())];
+    const bytes: (ArrayBuffer | undefined)[] = [rb?.data()];
+    for (let k = 0; k < extras.length; k++) bytes.push(rbs[k]?.data());
+    return bytes;
   } finally {
     for (const c of copies) c?.discard();
     for (const c of gatheredCopies) c?.discard();
     if (copyNeeded) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
+}
+
+const NO_COPIES: readonly (DeviceArray | undefined)[] = [];
+const NO_ARRAYS: readonly DeviceArray[] = [];
+
+/**
+ * Whether array `a` of a call is read from a copy: one read elsewhere in the output's buffer
+ * (WebGPU forbids a buffer bound both read-only and writable in one dispatch), any array in the
+ * output's buffer of a 'store' call (its output is bound whole), or one in an extra output's buffer.
+ */
+function needsCopy(req: MapRequest, a: DeviceArray, streamed: boolean): boolean {
+  const output = req.output;
+  if (a.buffer === output.buffer && (req.write === 'store' || !streamed || a.offset !== output.offset)) return true;
+  for (const o of req.extraOutputs ?? NO_ARRAYS) if (o.buffer === a.buffer) return true;
+  return false;
 }
 
 /** Builds the pipelines, bind groups and parameter buffers of a call (the cold path). */

@@ -66,9 +66,7 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
         extraOutputs,
         readBackExtra: extraOutputs.map((_, k) => readBack(k + 1)),
       });
-      bytes.forEach((b, k) => {
-        deliver(k, b, c.n);
-      });
+      for (let k = 0; k < bytes.length; k++) deliver(k, bytes[k], c.n);
     },
   };
 }
