@@ -3,7 +3,8 @@
  * (PROBE_LOG2), the JavaScript time from the call until Dawn's `queue.submit` is entered (the device's
  * GPUQueue.submit wrapped), and the whole call's time, for the raw-WebGPU floor and reduce /
  * inclusiveScan / transform / copyIf, interleaved call by call, medians of PROBE_CALLS (3000) calls
- * each. inclusiveScan and transform are followed by `queue.finish()` as in per-call.ts.
+ * each (PROBE_ONLY: a comma-separated subset; PROBE_BATCH: calls of a variant in a row). inclusiveScan and transform are followed by
+ * `queue.finish()` as in per-call.ts.
  * Bundle: ./node_modules/.bin/esbuild scripts/probe/per-call-host.ts --bundle --platform=node
  * --format=esm --outfile=.probe/per-call-host.mjs --external:webgpu; run: node .probe/per-call-host.mjs
  */
@@ -57,13 +58,18 @@ async function main(): Promise<void> {
     },
     copyIf: () => copyIf(policy, a, out, IS_EVEN),
   };
-  const names = Object.keys(variants);
+  // PROBE_ONLY=transform,copyIf: those variants alone (for CPU profiles of one call).
+  const only = process.env.PROBE_ONLY?.split(',');
+  const names = Object.keys(variants).filter((v) => !only || only.includes(v));
   for (const f of Object.values(variants)) for (let k = 0; k < 50; k++) await f();
   const host: Record<string, number[]> = {};
   const total: Record<string, number[]> = {};
-  for (let i = 0; i < calls; i++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(k + i) % names.length] as string;
+  // PROBE_BATCH=b: b calls of a variant in a row (per-call.ts times batches), else 1 (call by call).
+  const batch = Math.max(1, Number(process.env.PROBE_BATCH ?? 1));
+  for (let i = 0; i < calls; i += batch) {
+    // Rotated each round: no variant always comes first.
+    for (let k = 0; k < names.length * batch; k++) {
+      const name = names[(Math.floor(k / batch) + i / batch) % names.length] as string;
       const f = variants[name] as () => Promise<unknown>;
       firstSubmit = -1;
       start = performance.now();
@@ -80,8 +86,9 @@ async function main(): Promise<void> {
     const t = med(total[name] as number[]);
     return { name, host: h, total: t };
   });
-  const f = rows[0] as { host: number; total: number };
-  console.log(`per call at 2^${Math.log2(n)}, medians of ${calls} calls, interleaved (us):`);
+  const f = (rows.find((r) => r.name === 'floor') ?? rows[0]) as { host: number; total: number };
+  const mode = batch > 1 ? `in batches of ${batch}` : 'call by call';
+  console.log(`per call at 2^${Math.log2(n)}, medians of ${calls} calls of each, interleaved ${mode} (us):`);
   console.log(
     `  ${'variant'.padEnd(14)}${'host'.padStart(8)}${'x floor'.padStart(9)}${'total'.padStart(9)}${'x floor'.padStart(9)}`,
   );
