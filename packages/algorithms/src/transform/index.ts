@@ -37,12 +37,15 @@ import { zipTransformPattern } from './zip';
 
 /** transform over checked inputs, with `names` of the inputs for errors. */
 function transformPattern(inputs: CheckedArray[], names: readonly string[], outputArg: unknown, fn: GpuFunction) {
-  const inTypes = inputs.map((a) => a.type);
+  const inTypes: NumericType[] = [];
+  for (const a of inputs) inTypes.push(a.type);
   checkBuiltinArgTypes(fn, inTypes, names[1] ?? 'input2');
   const r = resultTypeOf(fn, inTypes, 'fn');
   const n = (inputs[0] as CheckedArray).length;
   const output = checkOutput(outputArg, 'output', n, r === 'bool' ? undefined : r);
-  for (const [k, a] of inputs.entries()) checkInPlaceOrDisjoint(a, output, names[k] as string, 'output');
+  for (let k = 0; k < inputs.length; k++) {
+    checkInPlaceOrDisjoint(inputs[k] as CheckedArray, output, names[k] as string, 'output');
+  }
   return mapPattern({
     algorithm: 'transform',
     n,

@@ -157,11 +157,15 @@ function checkCaptures(captures: unknown): Readonly<Record<string, number | bool
 }
 
 /** Argument types for a function of `arity` parameters: missing entries repeat the first. */
+/** Whether every type is one a lambda takes (a loop: this runs on every call's checks). */
+function allSupported(types: readonly NumericType[]): boolean {
+  for (let k = 0; k < types.length; k++) if (!SUPPORTED.includes(types[k] as NumericType)) return false;
+  return true;
+}
+
 function resolveTypes(argTypes: readonly NumericType[], arity: number, what: string): readonly NumericType[] {
   // The common case without allocating: as many valid types as parameters.
-  if (Array.isArray(argTypes) && argTypes.length === arity && argTypes.every((t) => SUPPORTED.includes(t))) {
-    return argTypes;
-  }
+  if (Array.isArray(argTypes) && argTypes.length === arity && allSupported(argTypes)) return argTypes;
   if (!Array.isArray(argTypes) || argTypes.length === 0) {
     throw new ArgumentError('argTypes', `a list of ${arity} element type(s)`, describe(argTypes));
   }
@@ -175,7 +179,8 @@ function resolveTypes(argTypes: readonly NumericType[], arity: number, what: str
 }
 
 function translate(core: LambdaCore, types: readonly NumericType[]): Translation {
-  const key = types.length === 1 ? (types[0] as string) : types.join(',');
+  const key =
+    types.length === 1 ? (types[0] as string) : types.length === 2 ? `${types[0]},${types[1]}` : types.join(',');
   let tr = core.translations.get(key);
   if (!tr) {
     const body = inferTypes(core.parsed, types);
@@ -280,7 +285,8 @@ export function functionOfCore(
   o: { identity?: number; commutative: boolean; captures?: Readonly<Record<string, number | boolean>> },
 ): GpuFunction {
   const arity = core.parsed.params.length;
-  const get = (argTypes: readonly NumericType[]) => translate(core, resolveTypes(argTypes, arity, `lambda ${name}`));
+  const what = `lambda ${name}`;
+  const get = (argTypes: readonly NumericType[]) => translate(core, resolveTypes(argTypes, arity, what));
   const identity = o.identity;
   const f: GpuFunction & { [JS_FROM_SOURCE]: true } = {
     [JS_FROM_SOURCE]: true,

@@ -9,7 +9,7 @@
  */
 import type { WgslFragment } from '@webdpl/core';
 import type { CheckedArray } from '../../common/args';
-import type { CpuCall, FunctionUse, Pattern } from '../../pattern/dispatch';
+import type { CpuCall, FunctionUse, OutputSpec, Pattern } from '../../pattern/dispatch';
 import { mapDeviceAll } from './index';
 
 export interface MapPatternCall {
@@ -33,6 +33,15 @@ export interface MapPatternCall {
   readonly cpu: (call: CpuCall) => void | Promise<void>;
 }
 
+/** The output specs of a map call: its output, then each extra output (a loop: per call). */
+function outputSpecs(c: MapPatternCall): OutputSpec[] {
+  const upload = c.write === 'masked';
+  const specs: OutputSpec[] = [{ arg: c.output, shareInput: true, upload, length: c.n }];
+  const extras = c.extraOutputs;
+  if (extras) for (const arg of extras) specs.push({ arg, shareInput: true, upload, length: c.n });
+  return specs;
+}
+
 /** The pattern of a map call: `output[i] = elem(inputs[..][i], i)` for i in [0, n). */
 export function mapPattern(c: MapPatternCall): Pattern<void> {
   return {
@@ -40,12 +49,7 @@ export function mapPattern(c: MapPatternCall): Pattern<void> {
     engine: 'map',
     n: c.n,
     inputs: c.inputs,
-    outputs: [c.output, ...(c.extraOutputs ?? [])].map((arg) => ({
-      arg,
-      shareInput: true,
-      upload: c.write === 'masked',
-      length: c.n,
-    })),
+    outputs: outputSpecs(c),
     functions: c.functions,
     empty: () => undefined,
     recordable: true,
