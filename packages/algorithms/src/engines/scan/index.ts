@@ -236,6 +236,9 @@ function sameView(a: DeviceArray, b: DeviceArray): boolean {
   return a.buffer === b.buffer && a.offset === b.offset && a.length === b.length;
 }
 
+/** No overrides: one object, so the tuning memo (by overrides object) hits. */
+const NO_TUNING: Readonly<Record<string, number | boolean>> = Object.freeze({});
+
 /**
  * Runs a scan: output[i] = init op v0 op ... op vi (inclusive) or init op v0 op ... op v(i-1)
  * (exclusive), v = gen(input[i]). Returns the output's bytes when `readBack`.
@@ -250,7 +253,7 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
     write: req.write,
     combiner: req.combiner,
     initBits: req.initBits,
-    tuning: req.tuning ?? {},
+    tuning: req.tuning ?? NO_TUNING,
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
     more: req.more ?? [],
@@ -356,7 +359,7 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
     write: req.write ?? 'by-key-runs',
     combiner: req.write === 'by-key-firsts' ? U32_PLUS : (req.combiner as Combiner),
     initBits: 0,
-    tuning: req.tuning ?? {},
+    tuning: req.tuning ?? NO_TUNING,
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
     runsCopy: req.copyTo,
@@ -376,7 +379,7 @@ export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Pro
     write: req.write,
     combiner: U32_PLUS,
     initBits: 0,
-    tuning: req.tuning ?? {},
+    tuning: req.tuning ?? NO_TUNING,
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
     finish: req.finish,
