@@ -111,18 +111,13 @@ interface ReducePlan extends Owned {
  * dispatches and the 4-byte readback into one command buffer (one error scope, one wait).
  */
 export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<ArrayBuffer> {
-  const tuningName = req.tuningName ?? 'reduce';
-  const t = cachedTuning(tuningName, fitThreads(device, transformReduceTuning), req.tuning);
-  const n = req.inputs[0]?.length ?? req.n ?? 0;
-  const subgroups = useSubgroups(device, t.subgroups);
-  const minSubgroupSize = device.info.subgroupMinSize || 4;
-  const path = choosePath(req);
-  const w = t.workgroupSize;
   const stride = req.combiner.bytes;
-  let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${w}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}|${req.tuple?.raw.name ?? ''}`;
-  for (const a of req.inputs) kernelKey += `|${a.type}`;
-  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.maxBindingBytes}`;
-  for (const a of req.inputs) planKey += `|${bufferId(a.buffer)}@${a.offset}`;
+  // A call like the device's last one (the same request fields, arrays and tuning object) takes
+  // its plan key without building it (issue 12); the key is still looked up, so an evicted plan
+  // is rebuilt.
+  const last = lastCalls.get(device);
+  const sameAsLast = last !== undefined && sameCall(last, req);
+  const planKey = sameAsLast ? last.planKey : planKeyOf(device, req).planKey;
   // The call's place in the device's call order, before anything that may wait.
   const turn = device.queue.reserve();
   const cache = dispatchCache<ReducePlan>(device, 'transform-reduce');
@@ -131,19 +126,26 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
     plan &&
     (plan.loadCode !== req.load.code ||
       plan.combineCode !== req.combiner.combine.code ||
-      scratchBuffer(device, `tr-partials-${stride}`, plan.partialBytes) !== plan.partials)
+      scratchBuffer(device, partialsKey(stride), plan.partialBytes) !== plan.partials)
   ) {
     plan = undefined;
   }
   if (!plan) {
+    const k = planKeyOf(device, req);
     try {
-      plan = await buildPlan(device, req, t, kernelKey, { n, path, subgroups, minSubgroupSize });
+      plan = await buildPlan(device, req, k.t, k.kernelKey, {
+        n: k.n,
+        path: k.path,
+        subgroups: k.subgroups,
+        minSubgroupSize: k.minSubgroupSize,
+      });
     } catch (e) {
       turn.release();
       throw e;
     }
     cache.set(planKey, plan);
   }
+  if (!sameAsLast) lastCalls.set(device, lastCallOf(req, planKey));
   const p = plan;
   let rb: { data(): ArrayBuffer } | undefined;
   await device.queue.submit(
@@ -157,6 +159,103 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
     turn,
   );
   return (rb as { data(): ArrayBuffer }).data();
+}
+
+/** A call's tuning, geometry choices and cache keys (the kernel's, and the plan's). */
+function planKeyOf(device: GpuDevice, req: TransformReduceRequest) {
+  const t = cachedTuning(req.tuningName ?? 'reduce', fitThreads(device, transformReduceTuning), req.tuning);
+  const n = req.inputs[0]?.length ?? req.n ?? 0;
+  const subgroups = useSubgroups(device, t.subgroups);
+  const minSubgroupSize = device.info.subgroupMinSize || 4;
+  const path = choosePath(req);
+  let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}|${req.tuple?.raw.name ?? ''}`;
+  for (const a of req.inputs) kernelKey += `|${a.type}`;
+  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.maxBindingBytes}`;
+  for (const a of req.inputs) planKey += `|${bufferId(a.buffer)}@${a.offset}`;
+  return { t, n, subgroups, minSubgroupSize, path, kernelKey, planKey };
+}
+
+/**
+ * What a call's plan key is made of, by identity (fragments, combiners, tuple shapes and policies'
+ * tuning objects are memoized and frozen) and by value (each input's buffer, offset, length and
+ * type; `n`; `commutative`; the tuning entry's name), with the key it gave.
+ */
+interface LastCall {
+  readonly load: WgslFragment;
+  readonly combiner: Combiner;
+  readonly commutative: boolean;
+  readonly tuple: TupleShape | undefined;
+  readonly tuning: object | undefined;
+  readonly tuningName: string | undefined;
+  readonly n: number | undefined;
+  readonly buffers: readonly GPUBuffer[];
+  /** offset, length and type of each input. */
+  readonly shapes: readonly (number | string)[];
+  readonly planKey: string;
+}
+
+/** Per device, its last transform-reduce call (the fast path of a repeated call). */
+const lastCalls = new WeakMap<GpuDevice, LastCall>();
+
+function lastCallOf(req: TransformReduceRequest, planKey: string): LastCall {
+  const buffers: GPUBuffer[] = [];
+  const shapes: (number | string)[] = [];
+  for (const a of req.inputs) {
+    buffers.push(a.buffer);
+    shapes.push(a.offset, a.length, a.type);
+  }
+  return {
+    load: req.load,
+    combiner: req.combiner,
+    commutative: req.commutative,
+    tuple: req.tuple,
+    tuning: req.tuning,
+    tuningName: req.tuningName,
+    n: req.n,
+    buffers,
+    shapes,
+    planKey,
+  };
+}
+
+/** Whether `req` has every part of `last`'s plan key (so the same key). */
+function sameCall(last: LastCall, req: TransformReduceRequest): boolean {
+  if (
+    last.load !== req.load ||
+    last.combiner !== req.combiner ||
+    last.commutative !== req.commutative ||
+    last.tuple !== req.tuple ||
+    last.tuning !== req.tuning ||
+    last.tuningName !== req.tuningName ||
+    last.n !== req.n ||
+    last.buffers.length !== req.inputs.length
+  ) {
+    return false;
+  }
+  for (let k = 0; k < req.inputs.length; k++) {
+    const a = req.inputs[k] as DeviceArray;
+    if (
+      last.buffers[k] !== a.buffer ||
+      last.shapes[3 * k] !== a.offset ||
+      last.shapes[3 * k + 1] !== a.length ||
+      last.shapes[3 * k + 2] !== a.type
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const partialsKeys = new Map<number, string>();
+
+/** The scratch key of the partials of accumulators of `stride` bytes (one string per stride). */
+function partialsKey(stride: number): string {
+  let k = partialsKeys.get(stride);
+  if (k === undefined) {
+    k = `tr-partials-${stride}`;
+    partialsKeys.set(stride, k);
+  }
+  return k;
 }
 
 /** Builds the pipelines, bind groups and parameter buffers of a call (the cold path). */
@@ -217,7 +316,7 @@ async function buildPlan(
     : undefined;
   const stride = req.combiner.bytes;
   const partialBytes = (partialCount + 1) * stride;
-  const partials = scratchBuffer(device, `tr-partials-${stride}`, partialBytes);
+  const partials = scratchBuffer(device, partialsKey(stride), partialBytes);
   return device.queue.guard(req.label, () => {
     const owned: GPUBuffer[] = [];
     const steps: CachedStep[] = [];
