@@ -109,6 +109,43 @@ describe('merge-path pieces', () => {
     }
   }
 
+  it('seq merges match a reference merge (every pair of short lengths, runs of ties, f32 -0 and NaN)', async () => {
+    for (const type of ['u32', 'i32', 'f32'] as const) {
+      for (const descending of [false, true]) {
+        const comp = comparatorOf(type, descending);
+        const pairs: [number, number][] = [];
+        for (let na = 0; na <= 6; na++) for (let nb = 0; nb <= 6; nb++) pairs.push([na, nb]);
+        pairs.push([1000, 33], [17, 4099], [4099, 4099]);
+        for (const [k, [na, nb]] of pairs.entries()) {
+          const spread = k % 2 === 0 ? 5 : 3 * (na + nb) + 3;
+          const a = sortedData(type, na, k + 1, spread, descending);
+          const b = sortedData(type, nb, k + 101, spread, descending);
+          const va = Uint32Array.from({ length: na }, (_, i) => i);
+          const vb = Uint32Array.from({ length: nb }, (_, i) => 1e6 + i);
+          // The reference: the textbook stable merge over comp's `before` (ties: a's element first).
+          const wantK = alloc(type, na + nb) as KeyArray;
+          const wantV = new Uint32Array(na + nb);
+          let i = 0;
+          let j = 0;
+          for (let d = 0; d < na + nb; d++) {
+            const fromB = i >= na || (j < nb && comp.before(b[j] as number, a[i] as number));
+            wantK[d] = fromB ? (b[j] as number) : (a[i] as number);
+            wantV[d] = fromB ? (vb[j++] as number) : (va[i++] as number);
+          }
+          const ko = alloc(type, na + nb) as KeyArray;
+          const vo = new Uint32Array(na + nb);
+          await cpuMerge(seq, a, b, ko, type, comp, { a: va, b: vb, out: vo });
+          const at = `${type} ${descending ? 'greater' : 'less'} na=${na} nb=${nb}`;
+          expect(diff(ko, wantK), at).toBe('');
+          expect(diff(vo, wantV), `${at} values`).toBe('');
+          const keysOnly = alloc(type, na + nb) as KeyArray;
+          await cpuMerge(seq, a, b, keysOnly, type, comp);
+          expect(diff(keysOnly, wantK), `${at} keys only`).toBe('');
+        }
+      }
+    }
+  });
+
   it('uses the pool for shared arrays, and for merges of plain arrays, by default', async () => {
     const comp = comparatorOf('u32', false);
     // a and b together at MERGE_PAR_MIN, the least the default tuning takes to the pool.

@@ -110,6 +110,45 @@ describe.each(all)('order bricks on $name', ({ name, backend }) => {
       }
     });
 
+    it(`cpuMinMaxIndex: each position of the four-element steps and the tail, ${t}`, async () => {
+      hide();
+      // One or two special values (a new least / greatest, NaN, zeros of both signs) at every pair of
+      // positions of short inputs, so each lands in every lane of an unrolled step and in the tail.
+      const specials =
+        t === 'f32' ? [-3, 9, Number.NaN, 0, -0, Number.POSITIVE_INFINITY] : t === 'i32' ? [-3, 9] : [0, 9];
+      for (let n = 1; n <= 13; n++)
+        for (let p = 0; p < n; p++)
+          for (let q = p; q < n; q++)
+            for (const a of specials)
+              for (const z of specials) {
+                const x = alloc(t, n).fill(t === 'u32' ? 5 : 1);
+                x[p] = a;
+                if (q > p) x[q] = z;
+                const [mi, ma] = minMaxReference(x);
+                for (const want of [1, 2, 3] as Want[]) {
+                  const got = await cpuMinMaxIndex(backend, x, t, want);
+                  expect(got, `${Array.from(x)} want=${want}`).toEqual([want & 1 ? mi : -1, want & 2 ? ma : -1]);
+                }
+              }
+      if (t === 'f32') {
+        // A zero least / greatest element with the other zero sign later, past a long run (the
+        // second, unrolled scan), at every lane.
+        for (let pad = 60; pad < 68; pad++)
+          for (const [first, later] of [
+            [0, -0],
+            [-0, 0],
+          ]) {
+            const x = new Float32Array(pad + 9).fill(first === 0 ? 0.5 : -0.5);
+            x[3] = first as number;
+            x[pad] = later as number;
+            const [mi, ma] = minMaxReference(x);
+            expect(await cpuMinMaxIndex(backend, x, t, first === 0 ? 1 : 2), `pad ${pad}`).toEqual(
+              first === 0 ? [mi, -1] : [-1, ma],
+            );
+          }
+      }
+    });
+
     it(`cpuSearch: lower, upper and binary search, ${t}`, async () => {
       hide();
       for (const n of sizes.filter((s) => s < 5000))

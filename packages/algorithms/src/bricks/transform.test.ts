@@ -34,6 +34,19 @@ describe.each(testBackends(pool))('cpuTransform on $name', ({ backend }) => {
       }
     });
 
+    it(`unary ${t}, every length 0..24 (each tail of the eight-store steps), in place too`, async () => {
+      for (let n = 0; n <= 24; n++) {
+        const x = makeData(t, n, 'random', n + 1);
+        const want = alloc(t, n);
+        for (let i = 0; i < n; i++) want[i] = ref3x1(t, x[i] as number);
+        const y = alloc(t, n).fill(0);
+        await cpuTransform(backend, x, y, times3plus1);
+        expect(diff(y, want), `n=${n}`).toBe('');
+        await cpuForEach(backend, x, times3plus1);
+        expect(diff(x, want), `n=${n} in place`).toBe('');
+      }
+    });
+
     it(`binary ${t} (plus over two inputs, the second longer)`, async () => {
       for (const n of [0, 1, 3, 100, 129, 2 ** 17 + 3]) {
         const a = makeData(t, n, 'random', 1);
