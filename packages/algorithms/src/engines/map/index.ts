@@ -128,33 +128,18 @@ export async function mapDevice(device: GpuDevice, req: MapRequest): Promise<Arr
  * (undefined where not read back).
  */
 export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<(ArrayBuffer | undefined)[]> {
-  const t: MapTuning = cachedTuning(req.tuningName ?? 'map', fitThreads(device, mapTuning), req.tuning);
   const { n, output } = req;
   const store = req.write === 'store';
   const gathered = req.gathered ?? [];
   const extras = req.extraOutputs ?? [];
-  if (
-    req.inputs.length > MAP_MAX_INPUTS ||
-    gathered.length > MAP_MAX_GATHERED ||
-    extras.length > MAP_MAX_EXTRA_OUTPUTS
-  ) {
-    throw new Error(
-      `map engine: at most ${MAP_MAX_INPUTS} inputs, ${MAP_MAX_GATHERED} gathered arrays and ${MAP_MAX_EXTRA_OUTPUTS} more outputs`,
-    );
-  }
   const [c0, c1] = req.constants ?? [0, 0];
-  let copyNeeded = false;
-  let key = `map|${req.write ?? 'value'}|${req.elem.name}|${n}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${t.maxWorkgroups}|${t.maxBindingBytes}|${c0 >>> 0}|${c1 >>> 0}|${output.type}:${bufferId(output.buffer)}@${output.offset}+${output.length}`;
-  // Arrays read from a copy (needsCopy): such calls build their plan each time.
-  for (const a of req.inputs) {
-    if (needsCopy(req, a, true)) copyNeeded = true;
-    key += `|${a.type}:${bufferId(a.buffer)}@${a.offset}`;
-  }
-  for (const a of gathered) {
-    if (needsCopy(req, a, false)) copyNeeded = true;
-    key += `|g${a.type}:${bufferId(a.buffer)}@${a.offset}+${a.length}`;
-  }
-  for (const a of extras) key += `|o${a.type}:${bufferId(a.buffer)}@${a.offset}`;
+  // A call like the device's last one (lastMaps) takes its plan key without building it (issue 12);
+  // the key is still looked up, so an evicted plan is rebuilt.
+  const last = lastMaps.get(device);
+  const sameAsLast = last !== undefined && sameMapCall(last, req);
+  const k = sameAsLast ? undefined : mapKeyOf(device, req);
+  const key = k ? k.key : (last as LastMap).key;
+  const copyNeeded = k ? k.copyNeeded : false;
   const copyOf = (a: DeviceArray, streamed: boolean) =>
     needsCopy(req, a, streamed) ? DeviceArray.create(device, a.type, a.length) : undefined;
   const copies = copyNeeded ? req.inputs.map((a) => copyOf(a, true)) : NO_COPIES;
@@ -167,12 +152,15 @@ export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<
   try {
     if (!plan) {
       try {
-        plan = await buildPlan(device, req, t, copies, gatheredCopies, [c0, c1]);
+        plan = await buildPlan(device, req, mapTuningOf(device, req), copies, gatheredCopies, [c0, c1]);
       } catch (e) {
         turn.release();
         throw e;
       }
       if (!copyNeeded) cache.set(key, plan);
+    }
+    if (!sameAsLast && !copyNeeded && gathered.length === 0 && extras.length === 0) {
+      lastMaps.set(device, lastMapOf(req, key));
     }
     const steps = plan.steps;
     let rb: { data(): ArrayBuffer } | undefined;
@@ -207,6 +195,108 @@ export async function mapDeviceAll(device: GpuDevice, req: MapRequest): Promise<
     for (const c of gatheredCopies) c?.discard();
     if (copyNeeded) for (const b of plan?.owned ?? []) device.queue.retire(b);
   }
+}
+
+/** A call's tuning. */
+function mapTuningOf(device: GpuDevice, req: MapRequest): MapTuning {
+  return cachedTuning(req.tuningName ?? 'map', fitThreads(device, mapTuning), req.tuning);
+}
+
+/** A call's plan key, and whether it reads an array from a copy (then it builds its plan each time). */
+function mapKeyOf(device: GpuDevice, req: MapRequest): { readonly key: string; readonly copyNeeded: boolean } {
+  const t = mapTuningOf(device, req);
+  const { n, output } = req;
+  const gathered = req.gathered ?? [];
+  const extras = req.extraOutputs ?? [];
+  if (
+    req.inputs.length > MAP_MAX_INPUTS ||
+    gathered.length > MAP_MAX_GATHERED ||
+    extras.length > MAP_MAX_EXTRA_OUTPUTS
+  ) {
+    throw new Error(
+      `map engine: at most ${MAP_MAX_INPUTS} inputs, ${MAP_MAX_GATHERED} gathered arrays and ${MAP_MAX_EXTRA_OUTPUTS} more outputs`,
+    );
+  }
+  const [c0, c1] = req.constants ?? [0, 0];
+  let copyNeeded = false;
+  let key = `map|${req.write ?? 'value'}|${req.elem.name}|${n}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${t.maxWorkgroups}|${t.maxBindingBytes}|${c0 >>> 0}|${c1 >>> 0}|${output.type}:${bufferId(output.buffer)}@${output.offset}+${output.length}`;
+  // Arrays read from a copy (needsCopy): such calls build their plan each time.
+  for (const a of req.inputs) {
+    if (needsCopy(req, a, true)) copyNeeded = true;
+    key += `|${a.type}:${bufferId(a.buffer)}@${a.offset}`;
+  }
+  for (const a of gathered) {
+    if (needsCopy(req, a, false)) copyNeeded = true;
+    key += `|g${a.type}:${bufferId(a.buffer)}@${a.offset}+${a.length}`;
+  }
+  for (const a of extras) key += `|o${a.type}:${bufferId(a.buffer)}@${a.offset}`;
+  return { key, copyNeeded };
+}
+
+/**
+ * What a plan key of a call without gathered arrays, extra outputs or copies is made of, by
+ * identity (the element fragment, the policy's tuning object) and by value (n, write, constants,
+ * tuning name, the output's and each input's buffer, offset, length and type), with its key.
+ */
+interface LastMap {
+  readonly n: number;
+  readonly write: MapWrite | undefined;
+  readonly elem: WgslFragment;
+  readonly c0: number;
+  readonly c1: number;
+  readonly tuning: object | undefined;
+  readonly tuningName: string | undefined;
+  /** The output's, then each input's: buffer, offset, length, type. */
+  readonly arrays: readonly (GPUBuffer | number | string)[];
+  readonly key: string;
+}
+
+/** Per device, its last map call that may take the fast path. */
+const lastMaps = new WeakMap<GpuDevice, LastMap>();
+
+function lastMapOf(req: MapRequest, key: string): LastMap {
+  const arrays: (GPUBuffer | number | string)[] = [];
+  for (const a of [req.output, ...req.inputs]) arrays.push(a.buffer, a.offset, a.length, a.type);
+  return {
+    n: req.n,
+    write: req.write,
+    elem: req.elem,
+    c0: req.constants?.[0] ?? 0,
+    c1: req.constants?.[1] ?? 0,
+    tuning: req.tuning,
+    tuningName: req.tuningName,
+    arrays,
+    key,
+  };
+}
+
+function sameArray(arrays: readonly (GPUBuffer | number | string)[], at: number, a: DeviceArray): boolean {
+  return (
+    arrays[at] === a.buffer && arrays[at + 1] === a.offset && arrays[at + 2] === a.length && arrays[at + 3] === a.type
+  );
+}
+
+/** Whether `req` has every part of `last`'s plan key (so the same key), and no gathered arrays or extra outputs. */
+function sameMapCall(last: LastMap, req: MapRequest): boolean {
+  if (
+    last.n !== req.n ||
+    last.write !== req.write ||
+    last.elem !== req.elem ||
+    last.c0 !== (req.constants?.[0] ?? 0) ||
+    last.c1 !== (req.constants?.[1] ?? 0) ||
+    last.tuning !== req.tuning ||
+    last.tuningName !== req.tuningName ||
+    last.arrays.length !== 4 * (1 + req.inputs.length) ||
+    (req.gathered?.length ?? 0) > 0 ||
+    (req.extraOutputs?.length ?? 0) > 0 ||
+    !sameArray(last.arrays, 0, req.output)
+  ) {
+    return false;
+  }
+  for (let k = 0; k < req.inputs.length; k++) {
+    if (!sameArray(last.arrays, 4 * (k + 1), req.inputs[k] as DeviceArray)) return false;
+  }
+  return true;
 }
 
 const NO_COPIES: readonly (DeviceArray | undefined)[] = [];
