@@ -636,6 +636,16 @@ export function tileKernelName(p: TileKernelParams): string {
   return mangle(...parts);
 }
 
+/**
+ * WGSL lines defining `below`, the ballot mask (vec4<u32>, 128 lanes) of the lanes below this one
+ * (`lw`: its word, `lt`: the word indices), for ranks and segment starts from subgroup ballots.
+ */
+const BELOW_LANE = [
+  `let lw = ids.lane >> 5u;`,
+  `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
+  `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
+] as const;
+
 /** What the striped compaction needs of its kernel (see `stripedCompaction`). */
 interface StripedParams {
   readonly sgc: 'element' | 'adjacent';
@@ -691,12 +701,7 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
   }
   const masks = Math.ceil(k / 32);
   const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
-  foldLines.push(
-    `let lw = ids.lane >> 5u;`,
-    `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
-    `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
-    'var so = 0u;',
-  );
+  foldLines.push(...BELOW_LANE, 'var so = 0u;');
   for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
   const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
   const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
@@ -1020,12 +1025,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     // subgroups before.
     const op = byKey?.scan?.op.name;
     const opBits = (a: string, b: string) => `bitcast<u32>(${op}(bitcast<${T}>(${a}), bitcast<${T}>(${b})))`;
-    foldLines.push(
-      `let lw = ids.lane >> 5u;`,
-      `let lt = vec4<u32>(0u, 1u, 2u, 3u);`,
-      `let below = select(vec4<u32>(0u), vec4<u32>(0xffffffffu), lt < vec4<u32>(lw)) | select(vec4<u32>(0u), vec4<u32>((1u << (ids.lane & 31u)) - 1u), lt == vec4<u32>(lw));`,
-      `let rb0 = ${id};`,
-    );
+    foldLines.push(...BELOW_LANE, `let rb0 = ${id};`);
     const spans: string[] = [];
     for (let r = 0; r < R; r++) {
       foldLines.push(
@@ -1145,10 +1145,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         // Run j's fold goes to output[j] and its first key to keysOut[j] (the head's key read again
         // from the keys, which the L1/L2 still hold: keeping every item's key in a register until
         // the write measured 0-3% slower on the H100), each only below prm.cap (the outputs' length).
+        // The fold of the run before the current one (index run.x - 1) to the values output.
+        const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
-          const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
           writeLines.push(
             unpack(j),
             `if (h${it}) {
@@ -1161,7 +1162,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         }
         // The input's last element ends its run: its fold is the run's after the row (the items
         // after it are past the end), written once per row instead of tested per item.
-        const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
         writeLines.push(
           `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u) { ${fold} } }`,
         );
