@@ -53,6 +53,7 @@ import {
   finishKernel,
   type GenerateHook,
   genFnName,
+  genKind,
   genSignature,
   isCompaction,
   isRuns,
@@ -551,14 +552,8 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     );
   }
   const leaves = leavesOf(call);
-  const nbr = neighboursOf(call.gen);
-  const gen = nbr
-    ? nbr.fn
-      ? `adj:${nbr.fn.name}`
-      : 'adj'
-    : byKey
-      ? `by-key:${byKey.edge}:${byKey.keyType}:${genFnName(call.gen)}`
-      : `${call.gen.kind}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
+  // The generate hook as the kernel's name has it (kind, function, signature: keys' type and edge).
+  const gen = `${genKind(call.gen)}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
   let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.rowItems}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
