@@ -117,7 +117,8 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
   // is rebuilt.
   const last = lastCalls.get(device);
   const sameAsLast = last !== undefined && sameCall(last, req);
-  const planKey = sameAsLast ? last.planKey : planKeyOf(device, req).planKey;
+  const keyed = sameAsLast ? undefined : planKeyOf(device, req);
+  const planKey = keyed ? keyed.planKey : (last as LastCall).planKey;
   // The call's place in the device's call order, before anything that may wait.
   const turn = device.queue.reserve();
   const cache = dispatchCache<ReducePlan>(device, 'transform-reduce');
@@ -131,7 +132,7 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
     plan = undefined;
   }
   if (!plan) {
-    const k = planKeyOf(device, req);
+    const k = keyed ?? planKeyOf(device, req);
     try {
       plan = await buildPlan(device, req, k.t, k.kernelKey, {
         n: k.n,
