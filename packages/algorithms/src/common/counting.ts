@@ -5,7 +5,8 @@
  * needed. Nothing is allocated for it: kernels use the element's index where they would load the
  * element (on the GPU, the compactions materialize it in a device temporary; see the README).
  */
-import { ArgumentError, describe } from '@webdpl/core';
+import { ArgumentError, describe, type NumericType } from '@webdpl/core';
+import { type CheckedArray, checkArray } from './args';
 
 /** The sequence 0..length-1 of u32 (see `counting`). */
 export class Counting {
@@ -31,4 +32,22 @@ export function counting(n: number): Counting {
 /** Whether `x` is a `counting(n)` sequence. */
 export function isCounting(x: unknown): x is Counting {
   return x instanceof Counting;
+}
+
+/**
+ * A stencil argument of the stencil forms (copyIf, removeIf, transformIf, gatherIf, scatterIf): an
+ * array or `counting(n)` of `n` elements, the length of the array named `of`. Returns the checked
+ * array (none for counting, whose elements are the indices) and the type the predicate takes.
+ * @throws ArgumentError naming `stencil`
+ */
+export function checkStencilArg(
+  x: unknown,
+  n: number,
+  of: string,
+): { readonly array: CheckedArray | undefined; readonly counted: boolean; readonly type: NumericType } {
+  const counted = isCounting(x);
+  const array = counted ? undefined : checkArray(x, 'stencil');
+  const length = counted ? (x as Counting).length : (array as CheckedArray).length;
+  if (length !== n) throw new ArgumentError('stencil', `${n} elements (the length of ${of})`, `${length}`);
+  return { array, counted, type: array ? array.type : 'u32' };
 }

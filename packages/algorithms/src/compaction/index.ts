@@ -36,7 +36,7 @@ import {
 } from '@webdpl/core';
 import { type CpuKeep, cpuCompact, scratchHost } from '../bricks/compaction';
 import { type ArrayArg, type CheckedArray, checkArray, checkFunction, checkNoAlias, isArrayArg } from '../common/args';
-import { type Counting, isCounting } from '../common/counting';
+import { type Counting, checkStencilArg, isCounting } from '../common/counting';
 import { copyInto } from '../common/gpu-io';
 import { negatePredicate, predicateFragment, resultTypeOf } from '../common/predicates';
 import { isZip, type Zip } from '../common/zip';
@@ -172,16 +172,10 @@ function copyPattern(
   const counted = isCounting(inputArg) ? inputArg : undefined;
   const inp: CheckedArray | Counting = counted ?? checkArray(inputArg, 'input');
   // A counting(n) stencil: the predicate gets each element's index (no array on the CPU).
-  const stCounted = isCounting(stencilArg) ? stencilArg : undefined;
-  let stencil: CheckedArray | undefined;
-  if (stencilArg !== undefined) {
-    const st = stCounted ?? checkArray(stencilArg, 'stencil');
-    if (st.length !== inp.length) {
-      throw new ArgumentError('stencil', `${inp.length} elements (the length of input)`, `${st.length}`);
-    }
-    if (!stCounted) stencil = st as CheckedArray;
-  }
-  const stenciled = stencil !== undefined || stCounted !== undefined;
+  const st = stencilArg !== undefined ? checkStencilArg(stencilArg, inp.length, 'input') : undefined;
+  const stCounted = st?.counted === true;
+  const stencil = st?.array;
+  const stenciled = st !== undefined;
   const out = checkArray(outputArg, 'output');
   const t: NumericType = counted ? 'u32' : (inp as CheckedArray).type;
   if (out.type !== t)
@@ -189,7 +183,7 @@ function copyPattern(
   if (!counted) checkNoAlias(inp as CheckedArray, out, 'input', 'output');
   if (stencil) checkNoAlias(stencil, out, 'stencil', 'output');
   // The predicate's argument type: the stencil's elements (u32 indices for counting), or the input's.
-  const pt: NumericType = stencil ? stencil.type : stCounted ? 'u32' : t;
+  const pt: NumericType = st ? st.type : t;
   const pred = stenciled && predArg === undefined ? stencilTruthy : checkPredicate(predArg, pt);
   const keep: Keep = { pred, negate };
   const n = inp.length;

@@ -45,7 +45,7 @@ import {
   checkOutput,
   checkSameLength,
 } from '../common/args';
-import { type Counting, isCounting } from '../common/counting';
+import { type Counting, checkStencilArg } from '../common/counting';
 import { predicateFragment, resultTypeOf } from '../common/predicates';
 import { checkPredicate, type PredicateArg, stencilTruthy } from '../compaction/index';
 import { mapDevice } from '../engines/map/index';
@@ -195,13 +195,7 @@ function gatherPattern(g: GatherArgs): Pattern<void> {
 }
 
 function checkStencil(stencilArg: unknown, predArg: unknown, against: CheckedArray, name: string) {
-  const counted = isCounting(stencilArg) ? stencilArg : undefined;
-  const arg = counted ? undefined : checkArray(stencilArg, 'stencil');
-  const length = counted ? counted.length : (arg as CheckedArray).length;
-  if (length !== against.length) {
-    throw new ArgumentError('stencil', `${against.length} elements (the length of ${name})`, `${length}`);
-  }
-  const type: NumericType = arg ? arg.type : 'u32';
+  const { array: arg, type } = checkStencilArg(stencilArg, against.length, name);
   const pred = predArg === undefined ? stencilTruthy : checkPredicate(predArg, type);
   resultTypeOf(pred, [type], 'pred');
   return { arg, pred, type };

@@ -39,16 +39,8 @@ import {
 } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { cpuTransformIf } from '../bricks/transform-if';
-import {
-  type ArrayArg,
-  type CheckedArray,
-  checkArray,
-  checkFunction,
-  checkOutput,
-  isArrayArg,
-  paramCount,
-} from '../common/args';
-import { type Counting, isCounting } from '../common/counting';
+import { type ArrayArg, type CheckedArray, checkFunction, checkOutput, isArrayArg, paramCount } from '../common/args';
+import { type Counting, checkStencilArg, isCounting } from '../common/counting';
 import { checkInPlaceOrDisjoint } from '../common/overlap';
 import { memoFragment, predicateFragment, resultTypeOf, valueFragment } from '../common/predicates';
 import { checkArrays, checkZipFunction, isZip, tupleParams, type Zip } from '../common/zip';
@@ -116,13 +108,7 @@ function transformIfPattern(
   const inputs = counted ? [] : checkArrays(inputArg, 'input');
   const n = counted ? counted.length : (inputs[0] as CheckedArray).length;
   const inNames = inputs.map((_, k) => (zipped ? `input[${k}]` : 'input'));
-  const stCounted = stenciled && isCounting(stencilArg) ? (stencilArg as Counting) : undefined;
-  let stencil: CheckedArray | undefined;
-  if (stenciled) {
-    const st = stCounted ?? checkArray(stencilArg, 'stencil');
-    if (st.length !== n) throw new ArgumentError('stencil', `${n} elements (the length of input)`, `${st.length}`);
-    if (!stCounted) stencil = st as CheckedArray;
-  }
+  const stencil = stenciled ? checkStencilArg(stencilArg, n, 'input').array : undefined;
   const inTypes = inputs.map((a) => a.type);
   // fn: over counting(n) the index; over a zip one argument per array; an index lambda (x.., i).
   let fn: GpuFunction;
