@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { checkComparator, cpuComparator } from '../sort/comparator-arg';
 import { greater } from '../sort/comparators';
 import { rng } from '../testing/matrix';
-import { cpuRadixSelect, RADIX_SELECT_MIN } from './radix-select';
+import { COMPACT_RATIO, cpuRadixSelect, RADIX_SELECT_MIN } from './radix-select';
 import { cpuNthElement, cpuPartialSort, cpuTopK } from './select';
 import type { KeyArray } from './sort/index';
 import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
@@ -77,6 +77,52 @@ describe('radix select', () => {
       });
     }
   }
+
+  it('copies the candidates of round 1 out (at most n / COMPACT_RATIO of them) and counts round 2 over them', async () => {
+    // m keys share the top 11 bits 0x5a5 (the class of the k-th), the rest lie below or above it;
+    // clustered at the front (later chunks have no candidates), at the back, or spread out; m at
+    // the bound of the copy (n / COMPACT_RATIO), one past it, and few.
+    const n = 8192;
+    const bound = n / COMPACT_RATIO;
+    const top = 0x5a5 << 21;
+    for (const type of ['u32', 'i32'] as const) {
+      for (const descending of [false, true]) {
+        const comp = cpuComparator(checkComparator(descending ? greater : undefined, 'comp'), type);
+        for (const m of [bound, bound + 1, 37, 1]) {
+          for (const place of ['front', 'back', 'spread'] as const) {
+            const r = rng(m * 31 + place.length);
+            const isCand = (i: number) =>
+              place === 'front'
+                ? i < m
+                : place === 'back'
+                  ? i >= n - m
+                  : i % Math.floor(n / m) === 0 && i / Math.floor(n / m) < m;
+            const a = alloc(type, n) as KeyArray;
+            for (let i = 0; i < n; i++) {
+              // Candidates: a few distinct low parts (ties); others: another top digit.
+              const u = isCand(i)
+                ? (top | ((r() % 9) * 0x1234)) >>> 0
+                : (((r() % 2 === 0 ? 0x100 : 0x700) << 21) | (r() & 0x1fffff)) >>> 0;
+              a[i] = type === 'i32' ? u | 0 : u;
+            }
+            const lowSide = Array.from(a).filter(
+              (v, i) => !isCand(i) && comp.before(v, a[isCand(0) ? 0 : n - 1] as number),
+            ).length;
+            for (const k of [lowSide, lowSide + (m >> 1), lowSide + m - 1]) {
+              const want = reference(a, Math.min(k, n - 1), comp.before);
+              for (const { name, backend } of [{ name: 'seq', backend: seq }, ...pars]) {
+                for (const shared of [false, true]) {
+                  const p = shared ? sharedCopy(a) : (a.slice() as KeyArray);
+                  await cpuRadixSelect(backend, p, Math.min(k, n - 1), type, descending);
+                  expect(diff(p, want), `${type} ${descending} ${name} ${shared} m=${m} ${place} k=${k}`).toBe('');
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  });
 
   it('nthElement, partialSort and topK take it for built-in orders from RADIX_SELECT_MIN', async () => {
     const comp = cpuComparator(checkComparator(undefined, 'comp'), 'f32');

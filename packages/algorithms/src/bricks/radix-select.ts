@@ -10,7 +10,11 @@
  *  1-3. histograms of the key bits' digits 31..21, 20..10 and 9..0 (2048 / 2048 / 1024 bins), the
  *       second and third only over the keys whose higher digits are the k-th's; each chunk counts
  *       into its own bins, so the per-chunk counts of keys before the k-th and equal to it fall out
- *       of the three rounds (no counting pass);
+ *       of the three rounds (no counting pass). When the first round leaves at most n / COMPACT_RATIO
+ *       candidates (keys whose digit 31..21 is the k-th's: ~n / 2048 for spread-out keys), the
+ *       second round also copies them, chunk by chunk, into a compact buffer, and the third round
+ *       reads only that buffer (on the calling thread when it is short): one pass over n and one
+ *       pool round trip fewer;
  *  4.   the stable partition: each chunk scatters its keys before / equal to / after the k-th into
  *       scratch at its offsets; 5. the scratch is copied back.
  * par (from SELECT_PAR_MIN elements) runs every pass over chunks on the pool and the calling thread
@@ -24,6 +28,7 @@ import {
   type Chunk,
   type CpuBackend,
   compileOnce,
+  cpuTuning,
   isShared,
   planParallel,
   sharedMemoryAvailable,
@@ -46,9 +51,10 @@ function keyExpr(type: NumericType, descending: boolean, b: string): string {
 }
 
 /**
- * The histogram kernel (x the elements' bits, x2 = P: [round, prefix], f the bins from c): round 0
- * counts digit 31..21 of every key, round 1 digit 20..10 of the keys whose bits 31..21 are the
- * prefix, round 2 digit 9..0 of those whose bits 31..10 are.
+ * The histogram kernel (x the elements' bits, x2 = P: [round, prefix, _, then per chunk where its
+ * candidates go], f the bins from c): round 0 counts digit 31..21 of every key, round 1 digit
+ * 20..10 of the keys whose bits 31..21 are the prefix, round 2 digit 9..0 of those whose bits
+ * 31..10 are; round 3 is round 1 that also copies those keys to y (see the file comment).
  */
 function histSource(type: NumericType, descending: boolean): string {
   const key = keyExpr(type, descending, 'w');
@@ -60,6 +66,13 @@ function histSource(type: NumericType, descending: boolean): string {
       for (let i = b; i < e; i++) { const w = x[i]; const k = ${key}; f[c + (k >>> 21)]++; }
     } else if (r === 1) {
       for (let i = b; i < e; i++) { const w = x[i]; const k = ${key}; if ((k >>> 21) === pre) f[c + ((k >>> 10) & 2047)]++; }
+    } else if (r === 3) {
+      // Round 1 that also copies the candidates to y, chunk c / 2048's from P[3 + c / 2048] on.
+      let o = P[3 + (c >>> 11)];
+      for (let i = b; i < e; i++) {
+        const w = x[i]; const k = ${key};
+        if ((k >>> 21) === pre) { y[o++] = w; f[c + ((k >>> 10) & 2047)]++; }
+      }
     } else {
       for (let i = b; i < e; i++) { const w = x[i]; const k = ${key}; if ((k >>> 10) === pre) f[c + (k & 1023)]++; }
     }
@@ -111,6 +124,13 @@ export const SELECT_PLAIN_MIN = 1 << 20;
 const BINS = [2048, 2048, 1024] as const;
 
 /**
+ * The second round copies its candidates out when there are at most n / COMPACT_RATIO of them: the
+ * copy writes what the third round then saves reading (one sequential word per candidate against
+ * a pass over all n).
+ */
+export const COMPACT_RATIO = 4;
+
+/**
  * Rearranges `a` (of `type`) so that a[k] is the element a stable sort by the built-in order
  * (`descending`: greater) puts there, every element that goes before it first and every element
  * that goes after it last, each group in input order (see the file comment).
@@ -148,52 +168,88 @@ export async function cpuRadixSelect(
       x = words(n);
       x.set(bits);
     }
-    const P = shared ? new Uint32Array(new SharedArrayBuffer(12)) : new Uint32Array(3);
+    const P = shared ? new Uint32Array(new SharedArrayBuffer(4 * (3 + C))) : new Uint32Array(3 + C);
     const bins = words(C * 2048);
     const offsets = words(3 * C);
-    /** Runs `source` over every chunk of `src` (y, f as given; c: the chunk's index times `stride`). */
+    /** Runs `source` over `over` (x as given, y, f; c: the chunk's index times `stride`), on the pool when `pool`. */
     const pass = async (
       source: string,
       src: Uint32Array,
       y: Uint32Array | undefined,
       f: Uint32Array,
       stride: number,
+      over: readonly Chunk[] = chunks,
+      pool = par !== undefined,
     ): Promise<void> => {
-      if (backend.kind === 'par' && par) {
+      if (backend.kind === 'par' && pool) {
         await runChunks(
           backend,
-          chunks,
+          over,
           (ch, i): KernelJob => ({ s: source, x: src, x2: P, y, b: ch.begin, e: ch.end, h: false, c: i * stride, f }),
         );
         return;
       }
       const kernel = compileOnce<Kernel>(source);
-      chunks.forEach((ch, i) => {
+      over.forEach((ch, i) => {
         kernel(src, P, y, ch.begin, ch.end, false, i * stride, f);
       });
     };
     // lt[c] / eq[c]: chunk c's keys before / equal to the k-th (eq known after the last round).
     const lt = new Float64Array(C);
     const eq = new Float64Array(C);
+    // Each chunk's keys in the digit picked last.
+    const inBin = new Float64Array(C);
     let rank = k;
     let prefix = 0;
+    // The keys in the digits picked so far (all of them before round 0), and what the next round
+    // reads: x over the chunks, or the candidates copied out in round 1 over their segments.
+    let candidates = n;
+    let src = x;
+    let over: readonly Chunk[] = chunks;
+    let onPool = par !== undefined;
     for (let r = 0; r < 3; r++) {
       const B = BINS[r] as number;
       bins.fill(0, 0, C * 2048);
-      P[0] = r;
       P[1] = prefix;
-      await pass(hist, x, undefined, bins, 2048);
+      if (r === 1 && candidates * COMPACT_RATIO <= n) {
+        // Round 1 copies the candidates out: chunk c's (inBin[c] of them) after those of the chunks
+        // before it; round 2 then reads each chunk's segment of that buffer, on the pool only when
+        // it is long enough.
+        const cand = words(candidates);
+        let at = 0;
+        const segs: Chunk[] = [];
+        for (let c = 0; c < C; c++) {
+          P[3 + c] = at;
+          segs.push({ begin: at, end: at + (inBin[c] as number) });
+          at += inBin[c] as number;
+        }
+        P[0] = 3;
+        await pass(hist, x, cand, bins, 2048);
+        src = cand;
+        over = segs;
+        onPool =
+          par !== undefined &&
+          candidates >= cpuTuning(backend).parallelThreshold &&
+          !belowParMin(backend, candidates, SELECT_PAR_MIN);
+      } else {
+        P[0] = r;
+        await pass(hist, src, undefined, bins, 2048, over, onPool);
+      }
       // The digit holding the wanted rank, and how many keys of each chunk fall before it.
       let d = 0;
       for (; d < B; d++) {
         let total = 0;
         for (let c = 0; c < C; c++) total += bins[c * 2048 + d] as number;
-        if (rank < total) break;
+        if (rank < total) {
+          candidates = total;
+          break;
+        }
         rank -= total;
         for (let c = 0; c < C; c++) lt[c] = (lt[c] as number) + (bins[c * 2048 + d] as number);
       }
       prefix = r === 0 ? d : (prefix << (r === 1 ? 11 : 10)) | d;
-      if (r === 2) for (let c = 0; c < C; c++) eq[c] = bins[c * 2048 + d] as number;
+      for (let c = 0; c < C; c++) inBin[c] = bins[c * 2048 + d] as number;
+      if (r === 2) eq.set(inBin);
     }
     // Offsets: all chunks' keys before v, then all equal to it, then the rest, chunk by chunk.
     let totalLt = 0;
