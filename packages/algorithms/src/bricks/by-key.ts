@@ -37,6 +37,7 @@ import { sharedView } from './compaction';
 import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { belowParMin, plainArraysSeq, runChunks, runPar, stage } from './staging';
+import { warmArray, warmedSource } from './warm';
 
 /** The functions of a by-key call and the types they run on. */
 export interface ByKeyFunctions {
@@ -47,7 +48,7 @@ export interface ByKeyFunctions {
   readonly valueType: NumericType;
 }
 
-type Kind = 'inclusive' | 'exclusive' | 'count' | 'reduce' | 'unique';
+export type ByKeyKind = 'inclusive' | 'exclusive' | 'count' | 'reduce' | 'unique';
 
 /** `e` coerced to the values' type, so V8 keeps an accumulator seeded from it unboxed (see kernels.ts). */
 function coerce(type: NumericType, e: string): string {
@@ -98,7 +99,7 @@ function unrolled(from: string, values: boolean, step: (j: number, prev: string)
  *   number of runs written, or -1 as soon as a run would fall at or beyond y's length (nothing is
  *   written there).
  */
-function body(kind: Kind, v: NumericType): string {
+function body(kind: ByKeyKind, v: NumericType): string {
   const at = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
   switch (kind) {
     case 'inclusive':
@@ -201,22 +202,60 @@ function body(kind: Kind, v: NumericType): string {
   }
 }
 
-function factory(kind: Kind, v: NumericType): string {
+function factory(kind: ByKeyKind, v: NumericType): string {
   return `(op, eq) => function by_key_${kind}(x, x2, y, b, e, h, c, f) {
     'use strict';
     ${body(kind, v)}
   }`;
 }
 
+/**
+ * Statements that run by-key kernel `k` of `kind` on synthetic arrays (`warmedSource`): keys in runs
+ * of 1 to 5 elements (f32 keys: zeros of both signs and NaN too), ranges with every tail length and both `h`
+ * branches; scans with and without the flags array (seq / workers) and the fix-up path; reduce and
+ * unique with and without an output offset, and into outputs too short (the -1 return).
+ */
+function warmCalls(kind: ByKeyKind, fns: ByKeyFunctions): string {
+  // A new run where a hash of i has its top two bits clear (runs of 1 to 5 elements); run r's key
+  // is r, except +0 / -0 / NaN for some (f32 key equality's special cases; 0 in integer arrays).
+  const runs = `(() => { let r = 0; return (i) => {
+    r += Math.imul(i + 1, 0x9e3779b9) >>> 30 === 0 ? 1 : 0;
+    const m = r % 7;
+    return m === 0 ? (r & 8 ? -0 : 0) : m === 3 ? 0 / 0 : r;
+  }; })()`;
+  const keys = `const wk = ${warmArray(fns.keyType, runs)}, wv = ${warmArray(fns.valueType)};`;
+  const range = 'q & 3, 64 - (q & 7)';
+  switch (kind) {
+    case 'inclusive':
+    case 'exclusive':
+      return `${keys} const wy = ${warmArray(fns.valueType)}, wf = new Int32Array(1);
+  for (let q = 0; q < 32; q++) {
+    k(wk, wv, wy, ${range}, false, q & 2 ? 0.5 : 3, q & 4 ? wf : undefined);
+    k(wk, wv, wy, 8 + (q & 3), 64 - (q & 7), true, 3, undefined);
+  }`;
+    case 'count':
+      return `${keys}
+  for (let q = 0; q < 32; q++) k(wk, undefined, undefined, ${range}, false, 0, undefined);`;
+    case 'reduce':
+    case 'unique':
+      return `${keys} const wko = ${warmArray(fns.keyType)}, wvo = ${warmArray(fns.valueType)}, short = ${warmArray(fns.keyType)}.subarray(0, 4);
+  for (let q = 0; q < 32; q++) {
+    k(wk, wv, wko, ${range}, (q & 1) === 0, q & 2 ? 8 : 0, wvo);
+    k(wk, wv, short, ${range}, true, 0, wvo);
+  }`;
+  }
+}
+
 /** The kernel of `kind` for the calling thread, and its self-contained source for workers (if any). */
-function kernelOf(kind: Kind, fns: ByKeyFunctions): { kernel: Kernel; source: string | undefined } {
+export function byKeyKernel(kind: ByKeyKind, fns: ByKeyFunctions): { kernel: Kernel; source: string | undefined } {
   const kt = [fns.keyType, fns.keyType];
   const vt = [fns.valueType, fns.valueType];
   const tag = `/* webdpl by-key ${kind} k:${fns.keyType} v:${fns.valueType} */`;
   let source: string | undefined;
   try {
     const op = fns.op ? fns.op.jsSource(vt) : 'undefined';
-    source = `(${factory(kind, fns.valueType)})(\n${op},\n${fns.keyEq.jsSource(kt)}\n) ${tag}`;
+    const kernel = `(${factory(kind, fns.valueType)})(\n${op},\n${fns.keyEq.jsSource(kt)}\n)`;
+    source = warmedSource(kernel, warmCalls(kind, fns), tag);
   } catch {
     source = undefined;
   }
@@ -269,8 +308,8 @@ export async function cpuScanByKey(
 ): Promise<void> {
   const n = keys.length;
   if (n === 0) return;
-  const kind = exclusive ? 'exclusive' : 'inclusive';
-  const { kernel, source } = kernelOf(kind, fns);
+  const kind: ByKeyKind = exclusive ? 'exclusive' : 'inclusive';
+  const { kernel, source } = byKeyKernel(kind, fns);
   const chunks = parChunks(backend, n, source, [keys, values, output]);
   if (!chunks || backend.kind !== 'par' || source === undefined) {
     kernel(keys, values, output, 0, n, false, init, undefined);
@@ -367,10 +406,10 @@ export async function cpuRunsByKey(
 ): Promise<number> {
   const n = keys.length;
   if (n === 0) return 0;
-  const write = kernelOf(reduce ? 'reduce' : 'unique', fns);
+  const write = byKeyKernel(reduce ? 'reduce' : 'unique', fns);
   const room = Math.min(keysOut.length, valuesOut.length);
   const chunks = parChunks(backend, n, write.source, [keys, values], reduce);
-  const countRuns = () => kernelOf('count', fns).kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
+  const countRuns = () => byKeyKernel('count', fns).kernel(keys, undefined, undefined, 0, n, false, 0, undefined);
   if (!chunks || backend.kind !== 'par' || write.source === undefined) {
     // n runs at most: outputs of n elements hold them all.
     if (room >= n) return write.kernel(keys, values, keysOut, 0, n, true, 0, valuesOut);

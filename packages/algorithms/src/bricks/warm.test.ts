@@ -1,0 +1,109 @@
+/**
+ * Self-warming kernels (warm.ts): a generated kernel, optimized by V8 right after it is compiled
+ * (on the feedback of its warm-up calls alone), runs real calls without deoptimizing, for every
+ * tail length. Without the warm-up the kernel has no feedback then, and the optimized code
+ * deoptimizes at once (mutation-checked by dropping the warm-up calls).
+ *
+ * Uses V8's natives syntax (`%OptimizeFunctionOnNextCall`), enabled at runtime for this file's
+ * process. Each case has a function source of its own, so its kernel is compiled here, fresh.
+ */
+import v8 from 'node:v8';
+import type { GpuFunction, NumericType } from '@webdpl/core';
+import { describe, expect, it } from 'vitest';
+import { keyEqual } from '../by-key/key-equal';
+import { rng } from '../testing/matrix';
+import { type ByKeyKind, byKeyKernel } from './by-key';
+import type { Kernel } from './kernels';
+import { inlineFunction } from './test-functions';
+
+v8.setFlagsFromString('--allow-natives-syntax');
+const optimizeNext = new Function('f', '%PrepareFunctionForOptimization(f); %OptimizeFunctionOnNextCall(f);') as (
+  f: unknown,
+) => void;
+const status = new Function('f', 'return %GetOptimizationStatus(f);') as (f: unknown) => number;
+/** V8's OptimizationStatus bit: the function runs optimized code. */
+const OPTIMIZED = 16;
+
+/**
+ * Optimizes `kernel` on its current feedback, then makes the calls `calls` passes to `each` (real
+ * data); returns how many ran before the kernel was found deoptimized (all of them: it stayed
+ * optimized). Checked after every call: a deoptimized kernel may be optimized again later.
+ */
+function callsOptimized(kernel: Kernel, calls: (each: (call: () => void) => void) => void): number {
+  optimizeNext(kernel);
+  let ran = 0;
+  let deopted = false;
+  calls((call) => {
+    if (deopted) return;
+    call();
+    if ((status(kernel) & OPTIMIZED) === 0) deopted = true;
+    else ran++;
+  });
+  return ran;
+}
+
+/** An operator with a source of its own (`tag`), so its kernels are compiled by this test. */
+function plusTagged(tag: string): GpuFunction {
+  return inlineFunction({
+    name: `plus_${tag}`,
+    arity: 2,
+    source: (t) =>
+      t[0] === 'f32'
+        ? `(a, b) => Math.fround(a + b) /* ${tag} */`
+        : t[0] === 'u32'
+          ? `(a, b) => (a + b) >>> 0 /* ${tag} */`
+          : `(a, b) => (a + b) | 0 /* ${tag} */`,
+  });
+}
+
+function arrayOf(type: NumericType, n: number, gen: (i: number) => number) {
+  const a = type === 'u32' ? new Uint32Array(n) : type === 'i32' ? new Int32Array(n) : new Float32Array(n);
+  for (let i = 0; i < n; i++) a[i] = gen(i);
+  return a;
+}
+
+describe('warmed kernels stay optimized on their first real calls', () => {
+  const kinds: ByKeyKind[] = ['inclusive', 'exclusive', 'count', 'reduce', 'unique'];
+  const types: [NumericType, NumericType][] = [
+    ['u32', 'u32'],
+    ['i32', 'f32'],
+    ['f32', 'i32'],
+  ];
+  for (const kind of kinds) {
+    for (const [keyType, valueType] of types) {
+      it(`by-key ${kind} k:${keyType} v:${valueType}`, () => {
+        const fns = { op: plusTagged(`${kind}_${keyType}_${valueType}`), keyEq: keyEqual, keyType, valueType };
+        const { kernel, source } = byKeyKernel(kind, fns);
+        expect(source).toBeDefined();
+        const r = rng(7);
+        let calls = 0;
+        const ran = callsOptimized(kernel, (each) => {
+          // Every tail length; runs of 16 (the bench's keys), then runs of 1..40.
+          for (const n of [4096, 4097, 4098, 4099]) {
+            for (const runs of [16, 0]) {
+              let key = 0;
+              const keys = arrayOf(keyType, n, (i) => (runs ? i >>> 4 : r() % 20 === 0 ? ++key : key));
+              const vals = arrayOf(valueType, n, () => (valueType === 'f32' ? r() / 2 ** 32 : r()));
+              const out = arrayOf(valueType, n, () => 0);
+              const kout = arrayOf(keyType, n, () => 0);
+              const call =
+                kind === 'inclusive' || kind === 'exclusive'
+                  ? [
+                      () => kernel(keys, vals, out, 0, n, false, 1, undefined),
+                      () => kernel(keys, vals, out, 1, n, true, 1, undefined),
+                    ]
+                  : kind === 'count'
+                    ? [() => kernel(keys, undefined, undefined, 0, n, false, 0, undefined)]
+                    : [() => kernel(keys, vals, kout, 0, n, true, 0, out)];
+              for (const c of call) {
+                calls++;
+                each(c);
+              }
+            }
+          }
+        });
+        expect(ran).toBe(calls);
+      });
+    }
+  }
+});
