@@ -30,6 +30,7 @@ import { type CpuBackend, compileOnce, isShared, planParallel } from '@webdpl/po
 import type { Kernel } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { explicitThreshold, runPar } from './staging';
+import { warmArray, warmedSource } from './warm';
 
 export type GatherKind = 'gather' | 'scatter';
 
@@ -124,51 +125,84 @@ function body(kind: GatherKind | 'check', map: NumericType, test: ((k: string) =
 }
 
 /**
+ * Statements that run kernel `k` of `kind` on synthetic arrays (`warmedSource`): `arrays` the
+ * kernel's x, x2, y types, `stencil` the stencil's type (undefined: none, or counting(n)). Indices
+ * are a permutation of the 64 positions (gather and scatter read and write in range); the check
+ * also sees a limit below some indices (and a negative i32 index), so it returns a position too.
+ * Every tail length, stencil elements that pass and fail.
+ */
+function warmCalls(
+  kind: GatherKind | 'check',
+  arrays: readonly NumericType[],
+  stencil: NumericType | undefined,
+): string {
+  const perm = '(i) => (i * 5) & 63';
+  const ws = `const ws = ${warmArray(stencil)};`;
+  const range = 'q & 3, 64 - (q & 7)';
+  if (kind === 'check') {
+    const bad = '(i) => (i === 40 ? -1 : (i * 5) & 63)';
+    return `${ws} const wm = ${warmArray(arrays[0], perm)}, wbad = ${warmArray(arrays[0], bad)};
+  for (let q = 0; q < 32; q++) k(q & 1 ? wbad : wm, undefined, undefined, ${range}, false, q & 2 ? 64 : 32, ws);`;
+  }
+  const [x, x2] =
+    kind === 'gather'
+      ? [warmArray(arrays[0], perm), warmArray(arrays[1])]
+      : [warmArray(arrays[0]), warmArray(arrays[1], perm)];
+  return `${ws} const wx = ${x}, wx2 = ${x2}, wy = ${warmArray(arrays[2])};
+  for (let q = 0; q < 32; q++) k(wx, wx2, wy, ${range}, false, 0, ws);`;
+}
+
+/**
  * The factory source `(p) => kernel` of `kind`, with the predicate's source spliced in when it has
- * one (`pred` a JS source; then the result is a self-contained kernel source, usable by workers).
+ * one (`pred` a JS source; then the result is a self-contained kernel source, usable by workers,
+ * that warms itself: `warmCalls`).
  */
 function kernelSource(
   kind: GatherKind | 'check',
-  types: string,
-  map: NumericType,
+  arrays: readonly NumericType[],
+  tagTypes: string,
   pred: string | 'bound' | undefined,
-  counting = false,
+  stencil?: NumericType | 'counting',
 ): string {
+  const counting = stencil === 'counting';
   const test = pred === undefined ? undefined : counting ? (k: string) => `p(${k})` : (k: string) => `p(f[${k}])`;
   const k = `function ${kind}_kernel(x, x2, y, b, e, h, c, f) {
-    ${body(kind, map, test)}
+    ${body(kind, arrays[0] as NumericType, test)}
   }`;
-  const tag = `/* webdpl ${kind} ${types} ${pred === undefined ? 'all' : pred === 'bound' ? 'bound' : 'pred'} */`;
+  const tag = `/* webdpl ${kind} ${tagTypes} ${pred === undefined ? 'all' : pred === 'bound' ? 'bound' : 'pred'} */`;
   if (pred === 'bound') return `((p) => { 'use strict'; return ${k}; }) ${tag}`;
-  return `(() => { 'use strict'; const p = ${pred ?? 'undefined'}; return ${k}; })() ${tag}`;
+  const kernel = `(() => { 'use strict'; const p = ${pred ?? 'undefined'}; return ${k}; })()`;
+  return warmedSource(kernel, warmCalls(kind, arrays, counting ? undefined : stencil), tag);
 }
 
-interface Compiled {
+export interface Compiled {
   readonly kernel: Kernel;
   /** Self-contained source (par), when the predicate has a JS source (or there is none). */
   readonly source: string | undefined;
 }
 
-function compiled(kind: GatherKind | 'check', arrays: readonly HostArray[], stencil: Stencil | undefined): Compiled {
-  const types = arrays.map(typeOf).join(',');
+/** The kernel of `kind` over `arrays` (its x, x2, y) and `stencil`, and its source for workers. */
+export function gatherKernel(
+  kind: GatherKind | 'check',
+  arrays: readonly HostArray[],
+  stencil: Stencil | undefined,
+): Compiled {
+  const types = arrays.map(typeOf);
   if (!stencil) {
-    const source = kernelSource(kind, types, typeOf(arrays[0] as HostArray), undefined);
+    const source = kernelSource(kind, types, types.join(','), undefined);
     return { kernel: compileOnce<Kernel>(source), source };
   }
-  const counting = stencil.array === undefined;
-  const st = stencil.array ? typeOf(stencil.array) : 'u32';
-  const tag = `${types},${counting ? 'counting' : st}`;
+  const st = stencil.array ? typeOf(stencil.array) : 'counting';
+  const tag = `${types.join(',')},${st}`;
   let pred: string | undefined;
   try {
-    pred = stencil.pred.jsSource([st]);
+    pred = stencil.pred.jsSource([st === 'counting' ? 'u32' : st]);
   } catch {
     // A predicate without a JS source (an explicit { js, wgsl } function): bound on this thread.
-    const factory = compileOnce<(p: unknown) => Kernel>(
-      kernelSource(kind, tag, typeOf(arrays[0] as HostArray), 'bound', counting),
-    );
-    return { kernel: factory(stencil.pred.js([st])), source: undefined };
+    const factory = compileOnce<(p: unknown) => Kernel>(kernelSource(kind, types, tag, 'bound', st));
+    return { kernel: factory(stencil.pred.js([st === 'counting' ? 'u32' : st])), source: undefined };
   }
-  const source = kernelSource(kind, tag, typeOf(arrays[0] as HostArray), pred, counting);
+  const source = kernelSource(kind, types, tag, pred, st);
   return { kernel: compileOnce<Kernel>(source), source };
 }
 
@@ -191,10 +225,10 @@ export async function cpuGather(
 ): Promise<number> {
   const n = map.length;
   if (n === 0) return -1;
-  const check = compiled('check', [map], stencil);
+  const check = gatherKernel('check', [map], stencil);
   // The kernel's x and x2: gather reads the map first, scatter the input.
   const [x, x2] = kind === 'gather' ? [map, input] : [input, map];
-  const { kernel, source } = compiled(kind, [x, x2, output], stencil);
+  const { kernel, source } = gatherKernel(kind, [x, x2, output], stencil);
   const s = stencil?.array;
   const chunks = source === undefined ? undefined : planParallel(backend, n);
   // Arrays the workers need whole: the one accessed at any index, the stencil, and the output of a

@@ -8,11 +8,12 @@
  * process. Each case has a function source of its own, so its kernel is compiled here, fresh.
  */
 import v8 from 'node:v8';
-import type { GpuFunction, NumericType } from '@webdpl/core';
+import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { keyEqual } from '../by-key/key-equal';
 import { rng } from '../testing/matrix';
 import { type ByKeyKind, byKeyKernel } from './by-key';
+import { gatherKernel } from './gather';
 import type { Kernel } from './kernels';
 import { inlineFunction } from './test-functions';
 
@@ -104,6 +105,63 @@ describe('warmed kernels stay optimized on their first real calls', () => {
         });
         expect(ran).toBe(calls);
       });
+    }
+  }
+
+  // gather / scatter / the index check, plain and stencil forms (a stencil array, counting(n)).
+  const stencils = ['none', 'f32', 'counting'] as const;
+  const dataTypes: [NumericType, NumericType][] = [
+    ['u32', 'u32'],
+    ['i32', 'f32'],
+  ];
+  for (const kind of ['gather', 'scatter', 'check'] as const) {
+    for (const [mapType, valueType] of dataTypes) {
+      for (const st of stencils) {
+        it(`${kind} map:${mapType} values:${valueType} stencil:${st}`, () => {
+          const pred = inlineFunction({
+            name: 'warm_pred',
+            arity: 1,
+            source: () => `(v) => v % 3 !== 1 /* ${kind} ${mapType} ${valueType} */`,
+            resultType: () => 'bool',
+          });
+          const stencilOf = (n: number) =>
+            st === 'none'
+              ? undefined
+              : { array: st === 'counting' ? undefined : arrayOf('f32', n, (i) => i % 5), pred };
+          const argsOf = (map: HostArray, vals: HostArray, out: HostArray) =>
+            kind === 'check' ? [map] : kind === 'gather' ? [map, vals, out] : [vals, map, out];
+          const one = arrayOf(mapType, 1, () => 0);
+          const { kernel, source } = gatherKernel(
+            kind,
+            argsOf(
+              one,
+              arrayOf(valueType, 1, () => 0),
+              arrayOf(valueType, 1, () => 0),
+            ),
+            stencilOf(1),
+          );
+          expect(source).toBeDefined();
+          const r = rng(11);
+          let calls = 0;
+          const ran = callsOptimized(kernel, (each) => {
+            // Every tail length of the unrolled loops (8), a random permutation.
+            for (let n = 4096; n < 4104; n++) {
+              const map = arrayOf(mapType, n, (i) => (Math.imul(i, 2654435761) >>> 0) % n);
+              const vals = arrayOf(valueType, n, () => (valueType === 'f32' ? r() / 2 ** 32 : r()));
+              const out = arrayOf(valueType, n, () => 0);
+              const f = stencilOf(n)?.array;
+              const [x, x2, y] = argsOf(map, vals, out);
+              calls++;
+              each(() =>
+                kind === 'check'
+                  ? kernel(map, undefined, undefined, 0, n, false, n, f)
+                  : kernel(x as HostArray, x2, y, 0, n, false, 0, f),
+              );
+            }
+          });
+          expect(ran).toBe(calls);
+        });
+      }
     }
   }
 });
