@@ -16,12 +16,13 @@
  *       reads only that buffer (on the calling thread when it is short): one pass over n and one
  *       pool round trip fewer;
  *  4.   the stable partition: each chunk scatters its keys before / equal to / after the k-th into
- *       scratch at its offsets; 5. the scratch is copied back.
+ *       scratch at its offsets (the before / after choice without a branch, see scatterSource);
+ *  5.   the scratch is copied back.
  * par (from SELECT_PAR_MIN elements) runs every pass over chunks on the pool and the calling thread
  * (`runChunks`); plain (non-shared) data from SELECT_PLAIN_MIN elements (or under an explicit
- * parallelThreshold) is copied into shared scratch first and back at the end. ~5 reads and 2 writes of n words against the introselect's
- * 2-3 passes of data-dependent swaps and branches: faster on seq too (docs/benchmarks/
- * cpu-catalogue-par-2026-11-24.md).
+ * parallelThreshold) is copied into shared scratch first and back at the end. 4-5 reads and 2
+ * writes of n words against the introselect's 2-3 passes of data-dependent swaps and branches: faster
+ * on seq too (docs/benchmarks/cpu-catalogue-par-2026-11-24.md and -24b.md).
  */
 import type { NumericType } from '@webdpl/core';
 import {
@@ -91,15 +92,19 @@ function scatterSource(type: NumericType, descending: boolean): string {
   'use strict';
   return function select_scatter_${type}${descending ? '_desc' : ''}(x, P, y, b, e, h, c, f) {
     const v = P[2];
-    // Branch-free: the class (0 before, 1 equal, 2 after) indexes the three cursors (a branch per
-    // element ran 5x slower: the classes of random keys cannot be predicted).
-    const o = new Int32Array(3);
-    o[0] = f[3 * c]; o[1] = f[3 * c + 1]; o[2] = f[3 * c + 2];
+    // Before / after without a branch (a branch per element ran 5x slower: the classes of random
+    // keys cannot be predicted): g = 1 picks the after cursor by arithmetic, and the cursors stay in
+    // registers (three cursors in an array indexed by the class ran 1.5x slower, each store waiting
+    // for the last one's cursor). Keys equal to the k-th take a branch: few, or nearly all.
+    let lt = f[3 * c] | 0, eq = f[3 * c + 1] | 0, gt = f[3 * c + 2] | 0;
     for (let i = b; i < e; i++) {
       const w = x[i];
       const k = ${key};
-      const s = ((k > v) | 0) * 2 + ((k === v) | 0);
-      y[o[s]++] = w;
+      if (k === v) { y[eq++] = w; continue; }
+      const g = (k > v) | 0;
+      y[lt + (gt - lt) * g] = w;
+      lt = (lt + 1 - g) | 0;
+      gt = (gt + g) | 0;
     }
     return 0;
   };
@@ -197,8 +202,9 @@ export async function cpuRadixSelect(
     // lt[c] / eq[c]: chunk c's keys before / equal to the k-th (eq known after the last round).
     const lt = new Float64Array(C);
     const eq = new Float64Array(C);
-    // Each chunk's keys in the digit picked last.
+    // Each chunk's keys in the digit picked last; all chunks' keys per digit.
     const inBin = new Float64Array(C);
+    const totals = new Float64Array(2048);
     let rank = k;
     let prefix = 0;
     // The keys in the digits picked so far (all of them before round 0), and what the next round
@@ -235,20 +241,24 @@ export async function cpuRadixSelect(
         P[0] = r;
         await pass(hist, src, undefined, bins, 2048, over, onPool);
       }
-      // The digit holding the wanted rank, and how many keys of each chunk fall before it.
+      // The digit holding the wanted rank, and how many keys of each chunk fall before it and in it
+      // (row by row: walking the digits across the chunks' rows took 0.11 ms a round at 32 chunks).
+      totals.fill(0);
+      for (let c = 0; c < C; c++) {
+        const row = c * 2048;
+        for (let q = 0; q < B; q++) totals[q] = (totals[q] as number) + (bins[row + q] as number);
+      }
       let d = 0;
-      for (; d < B; d++) {
-        let total = 0;
-        for (let c = 0; c < C; c++) total += bins[c * 2048 + d] as number;
-        if (rank < total) {
-          candidates = total;
-          break;
-        }
-        rank -= total;
-        for (let c = 0; c < C; c++) lt[c] = (lt[c] as number) + (bins[c * 2048 + d] as number);
+      while (rank >= (totals[d] as number)) rank -= totals[d++] as number;
+      candidates = totals[d] as number;
+      for (let c = 0; c < C; c++) {
+        const row = c * 2048;
+        let before = 0;
+        for (let q = 0; q < d; q++) before += bins[row + q] as number;
+        lt[c] = (lt[c] as number) + before;
+        inBin[c] = bins[row + d] as number;
       }
       prefix = r === 0 ? d : (prefix << (r === 1 ? 11 : 10)) | d;
-      for (let c = 0; c < C; c++) inBin[c] = bins[c * 2048 + d] as number;
       if (r === 2) eq.set(inBin);
     }
     // Offsets: all chunks' keys before v, then all equal to it, then the rest, chunk by chunk.
@@ -272,7 +282,9 @@ export async function cpuRadixSelect(
     P[2] = prefix >>> 0;
     const out = words(n);
     await pass(scatter, x, out, offsets, 1);
-    // Back into the data: on the pool where the data is shared, else one copy on this thread.
+    // Back into the data: on the pool where the data is shared (out is still in the cache: copying
+    // the data out in round 0 instead, and partitioning from that copy into the data, took longer
+    // than this pass, 2^22 u32: round 0 5.95 -> 8.5 ms against 0.7 ms here), else one copy here.
     if (x === bits) await pass(COPY_SOURCE, out, bits, offsets, 0);
     else bits.set(out);
   } finally {
