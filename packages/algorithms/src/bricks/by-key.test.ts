@@ -169,3 +169,35 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
     }
   });
 });
+
+describe('scans by key on seq against a reference', () => {
+  it('every length 1..40 (every tail of the unrolled loop), runs of 1..5 and one run, inclusive and exclusive', async () => {
+    const u32Fns: ByKeyFunctions = { op: plus, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
+    for (let n = 1; n <= 40; n++) {
+      for (const maxRun of [1, 5, 0]) {
+        const keys = keysOf(n, maxRun, n * 7 + maxRun);
+        const r = rng(n);
+        const vals = Uint32Array.from({ length: n }, () => r());
+        for (const exclusive of [false, true]) {
+          // Reference: a run starts where the key differs from the one before.
+          const want: number[] = [];
+          let acc = 0;
+          for (let i = 0; i < n; i++) {
+            const head = i === 0 || keys[i] !== keys[i - 1];
+            if (exclusive) {
+              const before = head ? 9 : acc;
+              want.push(before);
+              acc = (before + (vals[i] as number)) >>> 0;
+            } else {
+              acc = head ? (vals[i] as number) : (acc + (vals[i] as number)) >>> 0;
+              want.push(acc);
+            }
+          }
+          const got = new Uint32Array(n);
+          await cpuScanByKey(seq, keys, vals, got, u32Fns, exclusive, 9);
+          expect(Array.from(got), `n ${n} runs ${maxRun} exclusive ${exclusive}`).toEqual(want);
+        }
+      }
+    }
+  });
+});

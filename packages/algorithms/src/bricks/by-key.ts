@@ -105,11 +105,13 @@ function body(kind: ByKeyKind, v: NumericType): string {
     case 'inclusive':
     case 'exclusive': {
       const incl = kind === 'inclusive';
-      // s: the start of the current run (a head after b sets flag 1).
+      // Selects, no head bookkeeping in the loop: tracking the last head's index (for the flags)
+      // in each element's else-branch cost ~10% (u32 plus, runs of 16, 2^20: 1.0 -> 0.9 ms
+      // standalone); the flags find the first head after the loop, and only where asked (par).
       const step = (j: number, prev: string) =>
         incl
-          ? `if (eq(${prev}, k${j})) acc = op(acc, w${j}); else { acc = w${j}; s = ${at(j)}; } y[${at(j)}] = acc;`
-          : `if (eq(${prev}, k${j})) { y[${at(j)}] = acc; acc = op(acc, w${j}); } else { y[${at(j)}] = c0; acc = op(c0, w${j}); s = ${at(j)}; }`;
+          ? `acc = eq(${prev}, k${j}) ? op(acc, w${j}) : w${j}; y[${at(j)}] = acc;`
+          : `{ const a = eq(${prev}, k${j}) ? acc : c0; y[${at(j)}] = a; acc = op(a, w${j}); }`;
       return `const c0 = ${coerce(v, 'c')};
     if (h) {
       let p = x[b];
@@ -131,11 +133,23 @@ function body(kind: ByKeyKind, v: NumericType): string {
       ${incl ? '' : 'y[b] = c0; acc = op(c0, acc);'}
     }
     ${incl ? 'y[b] = acc;' : ''}
-    let s = b;
     ${unrolled('b + 1', true, step)}
-    if (s > b) flags |= 1;
-    if ((flags & 2) !== 0) flags |= 1;
-    if (f !== undefined) f[0] = flags;
+    if (f !== undefined) {
+      // Flag 1: b is a true head, or a head follows it in [b, e) (the first one ends the search).
+      if ((flags & 2) !== 0) flags |= 1;
+      else {
+        let q = x[b];
+        for (let j = b + 1; j < e; j++) {
+          const k = x[j];
+          if (!eq(q, k)) {
+            flags |= 1;
+            break;
+          }
+          q = k;
+        }
+      }
+      f[0] = flags;
+    }
     return acc;`;
     }
     case 'count':
