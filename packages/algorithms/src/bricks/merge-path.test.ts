@@ -146,7 +146,7 @@ describe('merge-path pieces', () => {
     }
   });
 
-  it('uses the pool for shared arrays, and for merges of plain arrays, by default', async () => {
+  it('uses the pool for shared arrays by default, never for plain arrays', async () => {
     const comp = comparatorOf('u32', false);
     // a and b together at MERGE_PAR_MIN, the least the default tuning takes to the pool.
     const n = MERGE_PAR_MIN / 2;
@@ -162,7 +162,7 @@ describe('merge-path pieces', () => {
     expect(await cpuSetOp(par, 'union', a, b, out, comp)).toBe(m);
     expect(counting.runs(), 'plain arrays, set operation').toBe(0);
     await cpuMerge(par, a, b, out, 'u32', comp);
-    expect(counting.runs(), 'plain arrays, merge (staged)').toBe(1);
+    expect(counting.runs(), 'plain arrays, merge').toBe(0);
     const sa = allocShared('u32', n);
     const sb = allocShared('u32', n);
     sa.set(a);
@@ -171,7 +171,22 @@ describe('merge-path pieces', () => {
     expect(await cpuSetOp(par, 'union', sa, sb, so, comp)).toBe(m);
     expect(diff(so.subarray(0, m), want.subarray(0, m))).toBe('');
     await cpuMerge(par, sa, sb, so, 'u32', comp);
-    expect(counting.runs(), 'shared arrays').toBe(3);
+    expect(counting.runs(), 'shared arrays').toBe(2);
+    // Shared keys, one plain array of values: seq, and the same result.
+    const wantV = new Uint32Array(2 * n);
+    const wantK = new Uint32Array(2 * n);
+    const va = Uint32Array.from({ length: n }, (_, i) => i);
+    const vb = Uint32Array.from({ length: n }, (_, i) => n + i);
+    await cpuMerge(seq, a, b, wantK, 'u32', comp, { a: va, b: vb, out: wantV });
+    const vo = new Uint32Array(2 * n);
+    await cpuMerge(par, sa, sb, so, 'u32', comp, { a: sharedCopy(va), b: sharedCopy(vb), out: vo });
+    expect(counting.runs(), 'a plain output of values').toBe(2);
+    expect(diff(so, wantK)).toBe('');
+    expect(diff(vo, wantV)).toBe('');
+    const svo = allocShared('u32', 2 * n);
+    await cpuMerge(par, sa, sb, so, 'u32', comp, { a: sharedCopy(va), b: sharedCopy(vb), out: svo });
+    expect(counting.runs(), 'all shared, merge by key').toBe(3);
+    expect(diff(svo, wantV)).toBe('');
   });
 
   it('cuts set-operation pieces only at the starts of classes of equivalent elements', () => {

@@ -14,8 +14,8 @@
  *    thread publishes a count that completes the chain up to a piece in scratch copies it into place
  *    (from cache: pieces are small). So the output is written once, with no second pass over it.
  * Inputs and outputs must be shared for the workers: plain arrays are copied into shared scratch
- * (outputs copied back): merges do that, set operations only under an explicit parallelThreshold
- * (staging.ts `plainArraysSeq`: their loops are too cheap for the copies).
+ * (outputs copied back), only under an explicit parallelThreshold (staging.ts `plainArraysSeq`: the
+ * loops are too cheap for the copies).
  */
 import { type CpuBackend, compileOnce, cpuTuning, isShared } from '@webdpl/policies';
 import type { KeyArray } from './sort/index';

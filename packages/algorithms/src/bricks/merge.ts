@@ -3,9 +3,10 @@
  * values (any 4-byte elements, as bits) moving with their keys.
  * seq: one merge on the calling thread, reading both inputs where they are (the generated loop of
  * bricks/merge-path.ts; a comparator without a source: the merge sort's merge, `mergeSortTask`).
- * par (a comparator with a source, shared memory, from MERGE_PAR_MIN elements; plain arrays copied
- * into shared scratch and the output back): merge-path pieces merged by the calling thread and the
- * workers straight from the inputs into the output (bricks/merge-path.ts).
+ * par (a comparator with a source, shared memory, from MERGE_PAR_MIN elements; plain arrays only
+ * under an explicit parallelThreshold, copied into shared scratch and the output back): merge-path
+ * pieces merged by the calling thread and the workers straight from the inputs into the output
+ * (bricks/merge-path.ts).
  */
 import type { NumericType } from '@webdpl/core';
 import { type CpuBackend, sharedMemoryAvailable } from '@webdpl/policies';
@@ -14,6 +15,7 @@ import type { CpuComparator, KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { mergeSortTask } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
+import { plainArraysSeq } from './staging';
 
 /** Values of a merge: the two inputs' and the output's (any 4-byte typed arrays). */
 export interface MergeValues {
@@ -46,9 +48,12 @@ export async function cpuMerge(
   const na = a.length;
   const n = na + b.length;
   if (n === 0) return;
-  // Plain arrays too: copying them into shared memory and the output back paid for merges (par
-  // 1.2-1.33x seq at 2^19-2^20 and 2^24, 1.0x at 2^22), unlike for the set operations.
-  const pieces = comp.source !== undefined && sharedMemoryAvailable() ? mergePieces(backend, n) : 0;
+  // Plain arrays stay here under the default tuning, as for the set operations: copying both
+  // inputs into shared memory and the output back cost about what the second thread saves (par
+  // 0.72-0.91x seq at 2^19-2^24 by the fastest of 11 rounds, docs/benchmarks/
+  // cpu-catalogue-par-2026-11-24b.md; 1.0-1.33x in the lighter-loaded runs of -24.md).
+  const plainSeq = plainArraysSeq(backend, [a, b, out, values?.a, values?.b, values?.out]);
+  const pieces = comp.source !== undefined && sharedMemoryAvailable() && !plainSeq ? mergePieces(backend, n) : 0;
   const pool = pieces > 0 && backend.kind === 'par' ? backend : undefined;
   const outBits = values ? bitsView(values.out) : undefined;
   if (!pool && comp.source !== undefined) {

@@ -2,7 +2,7 @@
  * The measured par minimums of the catalogue under the default tuning (a par policy on a counted
  * pool, no parallelThreshold): below each family's minimum nothing reaches the pool, from it the
  * pool runs; plain (non-shared) inputs go to the pool only where their staging pays (reduceByKey,
- * histogram, merges, the radix select from their plain minimums; never uniqueByKey, scans by key,
+ * histogram, the radix select from their plain minimums; never uniqueByKey, scans by key, merges,
  * set operations); the results equal seq's either way.
  */
 import { allocShared, createPool, execution, makeHostPolicy } from '@webdpl/policies';
@@ -85,12 +85,13 @@ describe('par minimums under the default tuning', () => {
     }
   });
 
-  it('merge and setUnion: from MERGE_PAR_MIN; plain arrays for merge only', async () => {
+  it('merge and setUnion: from MERGE_PAR_MIN; plain arrays never', async () => {
     for (const [n, shared, mergeWants, unionWants] of [
       [MERGE_PAR_MIN - 2, true, false, false],
       [MERGE_PAR_MIN, true, true, true],
       [MERGE_PAR_MIN - 2, false, false, false],
-      [MERGE_PAR_MIN, false, true, false],
+      [MERGE_PAR_MIN, false, false, false],
+      [4 * MERGE_PAR_MIN, false, false, false],
     ] as const) {
       const a = u32(n / 2, shared, (i) => i * 2);
       const b = u32(n / 2, shared, (i) => i * 3);
