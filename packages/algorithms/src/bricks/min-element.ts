@@ -16,6 +16,7 @@ import type { HostArray, NumericType } from '@webdpl/core';
 import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
 import { runPar } from './staging';
+import { warmArray, warmedSource } from './warm';
 
 /** What a scan looks for: 1 min, 2 max, 3 both. */
 export type Want = 1 | 2 | 3;
@@ -108,6 +109,32 @@ const MAX_PAIR_RANGE = 2 ** 26;
  */
 const PAR_MIN = 1 << 20;
 
+/**
+ * Statements that run a min/max kernel `k` on synthetic arrays (`warmedSource`), every tail length:
+ * spread values, and for f32 the special cases' paths: a +0 minimum with +0s and then a -0 after
+ * it in each lane of the unrolled zero search and in its tail (none too), the same for a -0
+ * maximum, a NaN, all +Infinity, all NaN (integer arrays get plain values).
+ */
+function warmCalls(type: NumericType): string {
+  const arrays = [warmArray(type), warmArray(type, '(i) => (i === 37 ? 0 / 0 : i * 0.25 - 3)')];
+  arrays.push(warmArray(type, '() => 1 / 0'), warmArray(type, '() => 0 / 0'));
+  for (const [zero, other, sign] of [
+    ['0', '-0', ''],
+    ['-0', '0', '-'],
+  ]) {
+    for (let d = 0; d < 4; d++) {
+      const z = `(i) => (i === 0 || (i >= 5 && i < 9) ? ${zero} : i === ${20 + d} || i === ${60 + d} ? ${other} : ${sign}(i + 1))`;
+      arrays.push(
+        warmArray(type, z),
+        warmArray(type, `(i) => (i === 0 ? ${zero} : i === ${60 + d} ? ${other} : ${sign}(i + 1))`),
+      );
+    }
+    arrays.push(warmArray(type, `(i) => (i === 0 ? ${zero} : ${sign}(i + 1))`));
+  }
+  return `const wa = [${arrays.join(', ')}];
+  for (let q = 0; q < 32; q++) for (const w of wa) k(w, undefined, undefined, q & 3, 64 - (q & 7));`;
+}
+
 const sources = new Map<string, string>();
 
 const f32 = new Float32Array(1);
@@ -122,6 +149,17 @@ function orderKey(type: NumericType, v: number): number {
   return u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
 }
 
+/** The min/max kernel of `type` and `want` for this thread, and its (self-warming) source. */
+export function minMaxKernel(type: NumericType, want: Want): { kernel: Kernel; source: string } {
+  const key = `${type}${want}`;
+  let source = sources.get(key);
+  if (source === undefined) {
+    source = warmedSource(minMaxSource(type, want), warmCalls(type), '');
+    sources.set(key, source);
+  }
+  return { kernel: compileOnce<Kernel>(source), source };
+}
+
 /** [minIndex, maxIndex] of a non-empty `input` (first occurrences; -1 for what `want` leaves out). */
 export async function cpuMinMaxIndex(
   backend: CpuBackend,
@@ -130,13 +168,7 @@ export async function cpuMinMaxIndex(
   want: Want,
 ): Promise<[number, number]> {
   const n = input.length;
-  const key = `${type}${want}`;
-  let source = sources.get(key);
-  if (source === undefined) {
-    source = minMaxSource(type, want);
-    sources.set(key, source);
-  }
-  const kernel = compileOnce<Kernel>(source);
+  const { kernel, source } = minMaxKernel(type, want);
   const decode = (r: number, b: number, e: number): [number, number] => {
     if (want === 1) return [r, -1];
     if (want === 2) return [-1, r];
