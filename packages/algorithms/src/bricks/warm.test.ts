@@ -14,8 +14,8 @@ import { keyEqual } from '../by-key/key-equal';
 import { rng } from '../testing/matrix';
 import { type ByKeyKind, byKeyKernel } from './by-key';
 import { gatherKernel } from './gather';
-import { minMaxKernel } from './min-element';
 import type { Kernel } from './kernels';
+import { minMaxKernel } from './min-element';
 import { inlineFunction } from './test-functions';
 
 v8.setFlagsFromString('--allow-natives-syntax');
