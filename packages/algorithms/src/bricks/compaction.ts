@@ -23,6 +23,7 @@ import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { runPar } from './staging';
 import { unreadInput } from './transform';
+import { warmArray, warmedSource } from './warm';
 
 /** Which elements are kept. */
 export type CpuKeep =
@@ -93,6 +94,32 @@ export function compactSource(
 })() /* webdpl compaction ${type}${stencil === undefined ? '' : ` stencil ${stencil}`}${counting ? ' counting' : ''} */`;
 }
 
+/**
+ * `compactSource`'s kernel, warming itself where it is compiled (`warmedSource`): spread values and
+ * values in runs of 1-2 equal ones (both sides of a predicate, of an equality), every tail length,
+ * both `h` branches; a partition's rejected output, a stencil array, or none.
+ */
+export function warmCompactSource(
+  pred: string | undefined,
+  type: NumericType,
+  mode: CpuCompactMode,
+  stencil?: NumericType | 'counting',
+  counting = false,
+  equal = false,
+): string {
+  const kernel = compactSource(pred, type, mode, stencil, counting, equal);
+  const r =
+    mode === 'partition'
+      ? warmArray(type)
+      : stencil === undefined || stencil === 'counting'
+        ? 'undefined'
+        : warmArray(stencil);
+  const runs = warmArray(type, '(i) => Math.imul((i * 3) >> 2, 0x9e3779b9)');
+  const calls = `const wa = [${warmArray(type)}, ${runs}], wr = ${r}, wy = ${warmArray(type)};
+  for (let q = 0; q < 32; q++) for (const w of wa) k(w, wr, wy, q & 3, 64 - (q & 7), (q & 1) === 1, q & 2 ? 0.5 : 7);`;
+  return warmedSource(kernel, calls, '');
+}
+
 function predSource(keep: CpuKeep): string | undefined {
   if (keep.kind === 'adjacent-equal') return keep.fn.jsSource([keep.type, keep.type]);
   return keep.kind === 'predicate' ? keep.fn.jsSource([keep.type]) : undefined;
@@ -156,7 +183,7 @@ export async function cpuCompact(
     // A predicate without a JS source (host-only): the calling thread runs its function.
     return seqCompactFn(keep, counting ? undefined : src, n, dst, mode, stencilArg);
   }
-  const kernelSource = compactSource(pred, type, mode, stencilType, counting, keep.kind === 'adjacent-equal');
+  const kernelSource = warmCompactSource(pred, type, mode, stencilType, counting, keep.kind === 'adjacent-equal');
   const kernel = compileOnce<Kernel>(kernelSource);
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {

@@ -9,10 +9,12 @@
  */
 import v8 from 'node:v8';
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
+import { compileOnce } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { keyEqual } from '../by-key/key-equal';
 import { rng } from '../testing/matrix';
 import { type ByKeyKind, byKeyKernel } from './by-key';
+import { warmCompactSource } from './compaction';
 import { gatherKernel } from './gather';
 import type { Kernel } from './kernels';
 import { minMaxKernel } from './min-element';
@@ -182,6 +184,41 @@ describe('warmed kernels stay optimized on their first real calls', () => {
             if (type === 'f32' && n === 4098) x[3000] = -0;
             calls++;
             each(() => kernel(x, undefined, undefined, 0, n, false, 0, undefined));
+          }
+        });
+        expect(ran).toBe(calls);
+      });
+    }
+  }
+
+  // Compaction: a predicate (copyIf), unique (no predicate), partition, stencil forms.
+  const forms = [
+    ['pred', 'compact', undefined],
+    ['unique', 'compact', undefined],
+    ['pred', 'partition', undefined],
+    ['pred', 'compact', 'f32'],
+    ['pred', 'compact', 'counting'],
+  ] as const;
+  for (const type of ['f32', 'u32'] as const) {
+    for (const [kind, mode, stencil] of forms) {
+      it(`compaction ${type} ${kind} ${mode} stencil ${stencil ?? 'none'}`, () => {
+        const st = stencil === 'f32' ? 'f32' : type;
+        const pred =
+          kind === 'pred' ? `(v) => v > ${st === 'f32' ? 0.5 : 2 ** 31} /* ${type} ${mode} ${stencil} */` : undefined;
+        const kernel = compileOnce<Kernel>(warmCompactSource(pred, type, mode, stencil));
+        const r = rng(5);
+        let calls = 0;
+        const ran = callsOptimized(kernel, (each) => {
+          for (let n = 4096; n < 4100; n++) {
+            // Random values; unique: in runs of 1..3.
+            const x = arrayOf(type, n, (i) =>
+              kind === 'unique' ? Math.floor(i / (1 + (i % 3))) : type === 'f32' ? (r() % 1000) / 1000 : r(),
+            );
+            const s = stencil === 'f32' ? arrayOf('f32', n, () => (r() % 1000) / 1000) : undefined;
+            const rej = mode === 'partition' ? arrayOf(type, n, () => 0) : s;
+            const y = arrayOf(type, n, () => 0);
+            calls++;
+            each(() => kernel(x, rej, y, 0, n, false, 0, undefined));
           }
         });
         expect(ran).toBe(calls);
