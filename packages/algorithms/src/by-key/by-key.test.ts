@@ -439,3 +439,56 @@ describe('by-key: bad input', () => {
     }
   });
 });
+
+describe.skipIf(!testDevice)('reduceByKey: runs crossing tiles (the fix-up of the tiles’ records)', () => {
+  // The tiles look back over head counts only; the folds of runs that cross tiles come from the
+  // fix-up kernel over the tiles' records. Tiny tiles (128 elements) so runs of every kind cross
+  // many tiles, more tiles than the fix-up's workgroup (steps chained by its carry), segments of a
+  // lowered binding limit (records across segments), and the look-back's fallback at every wait.
+  const tiny = { workgroupSize: 32, itemsPerThread: 4 };
+  const variants: Record<string, number | boolean>[] = [
+    {},
+    { maxSpins: 0 },
+    { maxBindingBytes: 4096 },
+    { maxBindingBytes: 4096, maxSpins: 0, subgroups: false },
+    { subgroups: false },
+  ];
+  it.each(variants)('tiny tiles %o: plus, lastNonZero; u32 and f32 values; short outputs', async (v) => {
+    const device = testDevice as NonNullable<typeof testDevice>;
+    const policy = makeDevicePolicy(device, { fallback: 'error', tuning: { reduceByKey: { ...tiny, ...v } } });
+    // 600001: more tiles (4688) than the fix-up folds per step (4 per thread, up to 1024 threads).
+    const large = Object.keys(v).length === 0 ? [600001] : [];
+    for (const n of [1, 127, 128, 129, 256 * 128 + 1, 40001, ...large]) {
+      for (const kind of ['one', 'long', 'mixed', 'singletons'] as const) {
+        const keys = makeKeys('u32', n, kind, n + 7);
+        for (const vt of ['u32', 'f32'] as const) {
+          const values = makeData(vt, n, 'small', n + 5);
+          const want = refRuns(keys, values, plusOf(vt), sameKey);
+          const ko = new Uint32Array(n);
+          const vo = like(values);
+          expect(await reduceByKey(policy, keys, values, ko, vo)).toBe(want.keys.length);
+          expectSameArray(ko.subarray(0, want.keys.length), want.keys, `keys n=${n} ${kind} ${vt}`);
+          expectSameArray(vo.subarray(0, want.keys.length), want.values, `values n=${n} ${kind} ${vt}`);
+        }
+        // A non-commutative operator: the fix-up folds in tile order.
+        const lv = makeData('u32', n, 'random', n + 9).map((x) => (x % 3 === 0 ? x : 0));
+        const lw = refRuns(keys, lv, lnz, sameKey);
+        const lo = new Uint32Array(n);
+        expect(await reduceByKey(policy, keys, lv, new Uint32Array(n), lo, lastNonZero)).toBe(lw.keys.length);
+        expectSameArray(lo.subarray(0, lw.keys.length), lw.values, `lnz n=${n} ${kind}`);
+        // Outputs one short of the runs on the device: an error, both untouched.
+        if (lw.keys.length > 1) {
+          const runs = lw.keys.length;
+          const dk = DeviceArray.from(device, keys as Uint32Array);
+          const dv = DeviceArray.from(device, lv);
+          const dko = DeviceArray.from(device, new Uint32Array(runs - 1).fill(9));
+          const dvo = DeviceArray.from(device, new Uint32Array(runs - 1).fill(9));
+          await expect(reduceByKey(policy, dk, dv, dko, dvo, lastNonZero)).rejects.toThrow(/at least/);
+          expect((await dvo.read()).every((x) => x === 9)).toBe(true);
+          expect((await dko.read()).every((x) => x === 9)).toBe(true);
+          for (const a of [dk, dv, dko, dvo]) a.destroy();
+        }
+      }
+    }
+  });
+});

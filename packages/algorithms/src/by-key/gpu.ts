@@ -3,8 +3,9 @@
  * beside the input, heads or tails from `keyEq` of neighbouring keys):
  * - scans by key: one chained scan over (head, value) pairs (`segmentedCombiner`); in place on a
  *   DeviceArray it scans into a temporary and copies it back in the same queue order;
- * - reduceByKey: one pass, the engine's 'by-key-runs' write (CUB's reduce-by-key): a chained scan of
- *   (head count, value) pairs writing each run's first key and fold at its head, into the outputs
+ * - reduceByKey: one tile pass, the engine's 'by-key-runs' write (CUB's reduce-by-key): a chained
+ *   scan of (head count, value) pairs whose look-back carries the counts, writing each run's first
+ *   key at its head and its fold where it ends, the runs crossing tiles by a fix-up kernel, into the outputs
  *   or (outputs that may be too short, or share a buffer) temporaries copied on the device when the
  *   runs fit;
  * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), likewise.

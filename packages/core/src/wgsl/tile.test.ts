@@ -58,8 +58,8 @@ async function run(
 }
 
 /** vec2<u32> combiners for the pair layouts: (x | or +, y +). */
-function pairCombiner(countX: boolean): Combiner {
-  const name = countX ? 'tt_pair_count' : 'tt_pair_head';
+function pairCombiner(): Combiner {
+  const name = 'tt_pair_head';
   return {
     name,
     wgslType: 'vec2<u32>',
@@ -67,7 +67,7 @@ function pairCombiner(countX: boolean): Combiner {
     identity: 'vec2<u32>(0u, 0u)',
     combine: fragment({
       name,
-      code: `fn ${name}(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return vec2<u32>(a.x ${countX ? '+' : '|'} b.x, a.y + b.y); }`,
+      code: `fn ${name}(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return vec2<u32>(a.x | b.x, a.y + b.y); }`,
     }),
   };
 }
@@ -76,8 +76,7 @@ const windowedCases: { label: string; layout: Exclude<LookbackLayout, 'packed'>;
   [
     { label: 'split, u32 plus', layout: 'split', combiner: combinerOf(plus, 'u32'), words: 2 },
     { label: 'split, lastNonZero (order kept)', layout: 'split', combiner: combinerOf(lastNonZero, 'u32'), words: 2 },
-    { label: 'split-head, (head | head, value +)', layout: 'split-head', combiner: pairCombiner(false), words: 2 },
-    { label: 'split-count, (count +, value +)', layout: 'split-count', combiner: pairCombiner(true), words: 4 },
+    { label: 'split-head, (head | head, value +)', layout: 'split-head', combiner: pairCombiner(), words: 2 },
   ];
 
 /** The element values of `inp` as the combiner's type V, and a JS fold of elements [0, end) from the carry. */
@@ -97,8 +96,7 @@ function elementOf(c: Combiner): { wgsl: string; carry: number[]; fold: (inp: Ui
       },
     };
   }
-  const count = c.name.includes('count');
-  // x: a head flag or a count of 1/0 (bit 0 of the element); y: the element.
+  // x: a head flag (bit 0 of the element); y: the element.
   return {
     wgsl: 'vec2<u32>(inp[i] & 1u, inp[i])',
     carry: [0, 0],
@@ -107,7 +105,7 @@ function elementOf(c: Combiner): { wgsl: string; carry: number[]; fold: (inp: Ui
       let y = 0;
       for (let i = 0; i < end; i++) {
         const v = inp[i] as number;
-        x = count ? x + (v & 1) : x | (v & 1);
+        x = x | (v & 1);
         y = (y + v) >>> 0;
       }
       return [x, y];

@@ -57,11 +57,9 @@ export const LOOKBACK_INCLUSIVE = 2;
  *  - 'split': a 4-byte value over two words (16 value bits each beside the flag).
  *  - 'split-head': `vec2<u32>(head, value bits)` (scans by key): as 'split', the head flag (bit 0 of
  *    `.x`) in bit 18 of the first word.
- *  - 'split-count': `vec2<u32>(count, value bits)` (reduceByKey): four words, the value bits then
- *    the count, 16 bits each beside the flag.
  *  - 'packed': one word per slot, the flag in bits 30..31 above a 30-bit count.
  */
-export type LookbackLayout = 'split' | 'split-head' | 'split-count' | 'packed';
+export type LookbackLayout = 'split' | 'split-head' | 'packed';
 
 /**
  * The WGSL constants of the flags under `prefix` (upper-cased): split layouts declare the flag values
@@ -89,29 +87,6 @@ function splitStateFunctions(
   state: string,
   base: string,
 ): string {
-  if (layout === 'split-count') {
-    return `/** reduceByKey: four words, value bits then head count, 16 bits each beside the flag. */
-fn ${prefix}_publish(t: u32, flag: u32, v: vec2<u32>) {
-  let s = 4u * (${base} + t);
-  let f = flag << 16u;
-  atomicStore(&${state}[s], f | (v.y & 0xffffu));
-  atomicStore(&${state}[s + 1u], f | (v.y >> 16u));
-  atomicStore(&${state}[s + 2u], f | (v.x & 0xffffu));
-  atomicStore(&${state}[s + 3u], f | (v.x >> 16u));
-}
-
-/** (flag, value bits, head count) of tile t; flag 0 (not ready) unless all four words carry the same flag. */
-fn ${prefix}_read(t: u32) -> vec3<u32> {
-  let s = 4u * (${base} + t);
-  let a = atomicLoad(&${state}[s]);
-  let b = atomicLoad(&${state}[s + 1u]);
-  let c = atomicLoad(&${state}[s + 2u]);
-  let d = atomicLoad(&${state}[s + 3u]);
-  let fa = a >> 16u;
-  let same = fa == (b >> 16u) && fa == (c >> 16u) && fa == (d >> 16u);
-  return vec3<u32>(select(0u, fa, same), (a & 0xffffu) | (b << 16u), (c & 0xffffu) | (d << 16u));
-}`;
-  }
   if (layout === 'split-head') {
     return `/** By key: the pair's head flag rides in bit 18 of the first word. */
 fn ${prefix}_publish(t: u32, flag: u32, v: vec2<u32>) {
@@ -153,7 +128,7 @@ fn ${prefix}_read(t: u32) -> vec2<u32> {
 export interface WindowedLookbackParams {
   /** Prefix of the WGSL names: `<prefix>_lookback`, `_publish`, `_read`, `_tile_reduce`, `_prefix`, flags. */
   readonly prefix: string;
-  /** The state layout: 'split' for a 4-byte value type, 'split-head' / 'split-count' for pairs. */
+  /** The state layout: 'split' for a 4-byte value type, 'split-head' for (head, value) pairs. */
   readonly layout: Exclude<LookbackLayout, 'packed'>;
   /** The value type V, its identity and combine (in tile order: combine(earlier, later)). */
   readonly combiner: Combiner;

@@ -60,10 +60,13 @@ import {
   keysOf,
   neighboursOf,
   runsCountWord,
+  runsFixKernel,
+  runsRecordsWord,
   SCAN_MAX_INPUTS,
   SCAN_MAX_OUTPUTS,
   SCN,
   SCN_FINISH,
+  SCN_RUNS_FIX,
   type ScanWrite,
   type ScatterWrite,
   SPINE_USE,
@@ -418,7 +421,7 @@ interface ScanPlan extends Owned {
   readonly ctrl: GPUBuffer;
   readonly stateAt: number;
   readonly stateBytes: number;
-  /** Words of look-back state per tile (cleared per call). */
+  /** Words of look-back state per tile (cleared per call; reduceByKey's records after them are not). */
   readonly stateWordsPerTile: number;
   /** Segments, all tiles, and tiles of chained segments (their states are cleared per call). */
   readonly segments: number;
@@ -752,6 +755,8 @@ async function buildPlan(
       )
     : undefined;
   const finish = call.finish;
+  // reduceByKey: the fix-up of the runs crossing tiles (one workgroup over the tiles' records).
+  const runsFix = isRuns(call.write) ? await runsFixPipelineFor(device, call, subgroups, minSubgroupSize) : undefined;
   // Runs by key through temporaries: copies of 4-byte elements (as u32: the bits are kept).
   const runsCopyPipeline = call.runsCopy ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   const finishPipeline = finish
@@ -767,13 +772,15 @@ async function buildPlan(
 
   const S = plans.length;
   const ctrlBytes = ctrlWords(S) * 4;
-  // Two state words per tile; four for 'by-key-runs' (value and head count).
-  const stateWordsPerTile = isRuns(call.write) ? 4 : 2;
-  const stateBytes = Math.max(totalTiles, 1) * stateWordsPerTile * 4;
+  // Two state words per tile (cleared per call); reduceByKey's tile records (4 words each, written
+  // by every tile) after them in the same binding, from word `recBase`.
+  const stateWordsPerTile = 2;
+  const recBase = runsRecordsWord(n, tile, plans.length);
+  const stateBytes = runsFix ? (recBase + 4 * totalTiles) * 4 : Math.max(totalTiles, 1) * stateWordsPerTile * 4;
+  const align = device.limits.minStorageBufferOffsetAlignment;
   const koutWin = call.keysOut ? windowOf(device, call.keysOut, { start: 0, length: call.keysOut.length }) : undefined;
   // ctrl and the tile states share one scratch buffer (one clear per call), the states at the
   // first offset past ctrl that a binding may start at.
-  const align = device.limits.minStorageBufferOffsetAlignment;
   const stateAt = Math.ceil(ctrlBytes / align) * align;
   const ctrl = scratchBuffer(device, 'scan-lookback', stateAt + stateBytes);
   const ctrlEntry = { buffer: ctrl, offset: 0, size: ctrlBytes };
@@ -859,6 +866,24 @@ async function buildPlan(
         tileStep('downsweep');
       }
     });
+    if (runsFix) {
+      const cap = Math.min(call.output.length, (call.keysOut as DeviceArray).length);
+      const params = paramsBuffer(
+        device,
+        SCN_RUNS_FIX.pack({ tiles: totalTiles, cap, out_base: outWhole.localBase, rec_base: recBase }),
+        `${call.label} runs params`,
+      );
+      owned.push(params);
+      const group = device.gpu.createBindGroup({
+        layout: runsFix.getBindGroupLayout(0),
+        entries: SCN_RUNS_FIX.entries({
+          prm: { buffer: params },
+          recs: stateEntry,
+          out_s: windowResource(call.output, outWhole),
+        }),
+      });
+      steps.push({ pipeline: runsFix, group, wgs: 1 });
+    }
     if (finish && finishPipeline) {
       const copy = { src: call.output, srcWin: outWhole, dst: finish.dst, n, cap: finish.cap ?? finish.dst.length };
       steps.push(finishStep(device, finishPipeline, copy, 2 * S - 1, call.label, ctrl, owned));
@@ -902,6 +927,28 @@ async function buildPlan(
       leaves,
     };
   });
+}
+
+/** reduceByKey's fix-up pipeline (`runsFixKernel`) for the call's value type and operator. */
+function runsFixPipelineFor(
+  device: GpuDevice,
+  call: EngineCall,
+  subgroups: boolean,
+  minSubgroupSize: number,
+): Promise<GPUComputePipeline> {
+  const op = keysOf(call.gen)?.scan?.op;
+  if (!op) throw new Error(`${call.label}: reduceByKey needs the value operator`);
+  const params = {
+    combiner: call.combiner,
+    // One workgroup, as wide as the device allows (4 records per thread per step).
+    workgroupSize: Math.min(1024, maxWorkgroupThreads(device)),
+    subgroups,
+    minSubgroupSize,
+    valueType: call.input.type as NumericType,
+    op,
+  };
+  const name = `scn_runs_fix|${params.valueType}|${call.combiner.name}|${op.name}|${params.workgroupSize}|${subgroups ? minSubgroupSize : 0}`;
+  return pipelineFor(device, name, [call.combiner.combine, op], () => runsFixKernel(params));
 }
 
 /** The finish kernel's pipeline for 4-byte elements of `type` copied in `mode`. */

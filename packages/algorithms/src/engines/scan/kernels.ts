@@ -9,7 +9,8 @@
  *    its predecessors, publishes its inclusive prefix, and writes ("write output" hook: in scans the
  *    open 'scan' hook, each prefix at its element; in compactions the open 'scatter' hook, each
  *    written element at its output position; each stored by the engine or by a fragment into up to 3
- *    outputs; reduceByKey's 'by-key-runs' is the one closed write). Tile 0 starts from the segment's carry and never
+ *    outputs; reduceByKey's 'by-key-runs' is the one closed write, with `runsFixKernel` after the
+ *    tiles). Tile 0 starts from the segment's carry and never
  *    looks back, so a one-tile segment is one workgroup with no waiting.
  *  - 'reduce': pass 1 of reduce-then-scan, one tile reduction per workgroup into `sums`.
  *  - 'downsweep': pass 3 of reduce-then-scan, a tile scanned from its carry-in read from `sums`
@@ -20,8 +21,9 @@
  * Tile state and look-back (chained): core's `windowedLookback` (wgsl/tile.ts), the decoupled
  * look-back of one value per tile shared with the radix sort's protocol. Two u32 atomics per tile
  * ('split': 16 value bits beside the flag in each; scans by key carry the pair's head flag in bit
- * 18, reduceByKey four words), cleared by the host each call; the carry in and out of a segment
- * are `scn_carry` / `scn_carry_out` (ctrl), the fallback's element values `scn_gen_at`.
+ * 18; reduceByKey's look-back carries head counts only, its tile records follow the states),
+ * cleared by the host each call; the carry in and out of a segment are `scn_carry` /
+ * `scn_carry_out` (ctrl), the fallback's element values `scn_gen_at` (reduceByKey: `scn_heads_at`).
  *
  * Tile layout: see `tileKernel` (striped vec4 rows with subgroups, one contiguous run per thread
  * without; scans by key with subgroups: subgroup rows, one contiguous part of the tile per
@@ -34,6 +36,7 @@
  */
 import {
   type Combiner,
+  combinerOf,
   entryParams,
   entryPrologue,
   fragment,
@@ -44,6 +47,7 @@ import {
   loadRun,
   mangle,
   type NumericType,
+  plus,
   subgroupReduce,
   tailFlags,
   threadIds,
@@ -242,11 +246,15 @@ export type WriteHook =
    */
   | 'partition'
   /**
-   * reduceByKey in one pass: with a 'by-key' head hook and `segmentedCombiner(value, true)` (the
-   * pair's first word counts heads), at each head i the exclusive prefix e holds the number of runs
-   * before i and the previous run's fold: output[e.x - 1] = e.y (i > 0) and keysOut[e.x] = key[i];
-   * the last element writes its own run's fold. Outputs bound whole; the number of runs is the last
-   * segment's count carry. A closed kind (`isRuns`).
+   * reduceByKey: with a 'by-key' head hook and `segmentedCombiner(value, true)` (the pair's first
+   * word counts heads) the tile scans (head count, value) pairs; its look-back carries head counts
+   * only (one u32 per tile, as a scan's), so at each head i the run index e.x is exact and
+   * keysOut[e.x] = key[i]; the fold of the run before it goes to output[e.x - 1] when that run
+   * started in the tile. The runs crossing into a tile get their folds from `runsFixKernel` after
+   * the tiles: each tile leaves a record (head count, fold since its last head, whether its first
+   * head starts it, fold before that head) and one workgroup folds the records in order (CUB's reduce-by-key with
+   * the value carry taken out of the look-back). Outputs bound whole; the number of runs is the
+   * last segment's count carry. A closed kind (`isRuns`).
    */
   | 'by-key-runs'
   /**
@@ -255,6 +263,9 @@ export type WriteHook =
    * `{ kind: 'scatter', keysOut: true }`.
    */
   | 'by-key-firsts';
+
+/** The look-back combiner of reduceByKey's tiles: head counts. */
+const RUN_COUNTS = combinerOf(plus, 'u32');
 
 const COMPACT: ScatterWrite = { kind: 'scatter' };
 const PARTITION: ScatterWrite = { kind: 'scatter', rejected: true };
@@ -408,6 +419,20 @@ export const SCN = kernelInterface({
  */
 export function ctrlWords(segments: number): number {
   return 3 * segments + 4;
+}
+
+/**
+ * reduceByKey's tile records (runsFixKernel) lie in the tile states' binding after the look-back
+ * states (two words per tile: at most ceil(n / tile) + one partial tile per segment): the WGSL
+ * expression of their first word, given the tile size in elements.
+ */
+export function runsRecordsAt(tile: number): string {
+  return `4u * (((prm.n_total + ${tile - 1}u) / ${tile}u + prm.num_segs + 1u) / 2u)`;
+}
+
+/** The same word on the host, for n elements in `segments` segments (a multiple of 4: vec4 reads). */
+export function runsRecordsWord(n: number, tile: number, segments: number): number {
+  return 4 * Math.floor((Math.ceil(n / tile) + segments + 1) / 2);
 }
 
 /** The ctrl word of segment `seg`'s count carry ('by-key-runs'; the last one is the number of runs). */
@@ -1126,7 +1151,11 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
   return select(0u, 1u, ${differs(nbr as AdjacentHook, T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
     }
-    genScalar = `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
+    genScalar = runsW
+      ? `${edgeAt}fn scn_heads_at(i: u32) -> u32 {
+  return select(0u, 1u, scn_edge_at(i));
+}`
+      : `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
   ${body}
 }`;
   }
@@ -1147,23 +1176,30 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         // the write measured 0-3% slower on the H100), each only below prm.cap (the outputs' length).
         // The fold of the run before the current one (index run.x - 1) to the values output.
         const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
+        // At the tile's first head (run index = the runs before the tile) the run before it started
+        // in an earlier tile: its part in this tile (the fold before the head) goes to the tile's
+        // record for runsFixKernel.
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
           writeLines.push(
             unpack(j),
             `if (h${it}) {
-    if (prm.seg_start + b${r} + ${j}u > 0u) { ${fold} }
+    if (run${r}.x == prefix.x) {
+      atomicStore(&state[rec + 2u], select(0u, 1u, b${r} + ${j}u == tile * ${tile}u));
+      atomicStore(&state[rec + 3u], run${r}.y);
+    } else { ${fold} }
     if (run${r}.x < prm.cap) { kout_s[prm.kout_base + run${r}.x] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
   }`,
             // Items past the end leave the run as it is (no identity folded in: -0 stays -0).
             `run${r} = select(run${r}, ${comb}(run${r}, w${it}), ok${it});`,
           );
         }
-        // The input's last element ends its run: its fold is the run's after the row (the items
-        // after it are past the end), written once per row instead of tested per item.
+        // The input's last element ends its run: when that run starts in this tile its fold is the
+        // run's after the row (the items after it are past the end), written once per row instead of
+        // tested per item; else runsFixKernel writes it.
         writeLines.push(
-          `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u) { ${fold} } }`,
+          `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u && run${r}.x != prefix.x) { ${fold} } }`,
         );
       } else if (!compaction) {
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
@@ -1235,17 +1271,16 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // ---- tile prefix
   let prefixCode: string;
   let helpers = '';
+  let lbDeps: readonly WgslFragment[] = [];
   // By key the carry is the leftmost operand of every fold (its head flag never matters): its value
   // bits only, as for other scans.
   const carryFn = runsW
-    ? `fn scn_carry() -> vec2<u32> {
-  if (prm.first_seg != 0u) { return vec2<u32>(0u, prm.init); }
-  let s = prm.seg - 1u;
-  return vec2<u32>(atomicLoad(&ctrl[2u * prm.num_segs + 4u + s]), atomicLoad(&ctrl[prm.num_segs + s]));
+    ? `fn scn_carry() -> u32 {
+  if (prm.first_seg != 0u) { return 0u; }
+  return atomicLoad(&ctrl[2u * prm.num_segs + 4u + prm.seg - 1u]);
 }
-fn scn_carry_out(v: vec2<u32>) {
-  atomicStore(&ctrl[prm.num_segs + prm.seg], v.y);
-  atomicStore(&ctrl[2u * prm.num_segs + 4u + prm.seg], v.x);
+fn scn_carry_out(v: u32) {
+  atomicStore(&ctrl[2u * prm.num_segs + 4u + prm.seg], v);
 }`
     : pair
       ? `fn scn_carry() -> vec2<u32> {
@@ -1279,10 +1314,11 @@ fn scn_carry_out(v: ${V}) {
         .join('')
     : '';
   if (p.phase === 'chained') {
+    // reduceByKey looks back over head counts only (the folds of runs crossing tiles: runsFixKernel).
     const lb = windowedLookback({
       prefix: 'scn',
-      layout: runsW ? 'split-count' : pair ? 'split-head' : 'split',
-      combiner: c,
+      layout: runsW ? 'split' : pair ? 'split-head' : 'split',
+      combiner: runsW ? RUN_COUNTS : c,
       state: 'state',
       base: 'prm.tile_offset',
       tiles: 'prm.num_tiles',
@@ -1291,8 +1327,9 @@ fn scn_carry_out(v: ${V}) {
       subgroups: p.subgroups,
       perLane: p.lookbackPerLane,
       maxSpins: p.maxSpins,
-      fallback: { element: 'scn_gen_at', tileItems: tile, n: 'prm.n' },
+      fallback: { element: runsW ? 'scn_heads_at' : 'scn_gen_at', tileItems: tile, n: 'prm.n' },
     });
+    lbDeps = runsW ? [RUN_COUNTS.combine, ...lb.deps] : lb.deps;
     helpers = `${lb.declarations}
 
 ${lb.stateFunctions}
@@ -1302,7 +1339,19 @@ ${genScalar}
 ${lb.fallback}
 
 ${lb.walk}`;
-    prefixCode = lb.call('tile', 'total', 'prefix');
+    prefixCode = runsW
+      ? `${lb.call('tile', 'total.x', 'runs_before')}
+  let prefix = vec2<u32>(runs_before, (${id}).y);
+  // The tile's record for runsFixKernel (in the state binding after the look-back states): its head
+  // count and fold since its last head (or of the whole tile), written here; at its first head
+  // whether that head starts the tile and the fold before it. (Thread 0 testing its own first item's
+  // head bit here instead made the H100's kernel count half the runs: Dawn/Vulkan, driver 580.)
+  let rec = ${runsRecordsAt(tile)} + 4u * (prm.tile_offset + tile);
+  if (ids.lid == 0u) {
+    atomicStore(&state[rec], total.x);
+    atomicStore(&state[rec + 1u], total.y);
+  }`
+      : lb.call('tile', 'total', 'prefix');
   } else if (p.phase === 'downsweep') {
     prefixCode = `  var prefix: ${V};
   if (prm.direct != 0u) {
@@ -1341,6 +1390,7 @@ ${lb.walk}`;
       byKey?.scan?.op,
       storeFn,
       floatEq,
+      ...lbDeps,
     ],
     enables: p.subgroups && p.phase === 'chained' ? ['subgroups'] : [],
     workgroupBytes: 8 + (sgRows || sgc ? (w / Math.min(p.minSubgroupSize, w)) * c.bytes : 0),
@@ -1421,6 +1471,93 @@ ${entryPrologue(p.subgroups)}
   if (ids.lid == 0u) { atomicStore(&ctrl[prm.num_segs + prm.seg], bitcast<u32>(run)); }
 }`,
   });
+}
+
+/**
+ * The interface of reduceByKey's fix-up (`runsFixKernel`): the number of tile records, the outputs'
+ * length (`cap`) and the values output's base in its binding; the tiles' records (4 words each, see
+ * 'by-key-runs'), the values output (bound whole).
+ */
+export const SCN_RUNS_FIX = kernelInterface({
+  name: 'reduceByKey fix-up',
+  params: {
+    struct: 'ScnRunsFix',
+    name: 'prm',
+    binding: 0,
+    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32' },
+  },
+  bindings: {
+    recs: { binding: 1, access: 'read', type: 'vec4<u32>' },
+    out_s: { binding: 2, access: 'read_write' },
+  },
+});
+
+export interface RunsFixParams extends Required<WorkgroupParams> {
+  /** The element (value) type and the value operator `fn(a: T, b: T) -> T`. */
+  readonly valueType: NumericType;
+  readonly op: WgslFragment;
+}
+
+/**
+ * reduceByKey's second kernel, one workgroup after the tiles: folds the tiles' records in tile order
+ * as (head count, fold since the last head) pairs (the segmented combiner, a workgroup exclusive
+ * scan per step of `workgroupSize` tiles, chained by a carry), so the carry into tile t holds the
+ * runs before it and the fold of the run open at its start; where t holds a head and runs before it
+ * exist, that run ends at t's first head: its fold is the carry's, folded with t's part before the
+ * head unless t starts with the head. The input's last run, when it starts before the last tile, is the carry after every tile
+ * (else the last tile wrote it). Runs at `cap` or beyond are not written.
+ */
+export function runsFixKernel(p: RunsFixParams): WgslFragment {
+  const w = p.workgroupSize;
+  const c = p.combiner;
+  const comb = c.combine.name;
+  const T = p.valueType;
+  const scan = workgroupExclusiveScan(p);
+  const name = mangle('scn_runs_fix', T, c.name, p.op.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+  return fragment({
+    name,
+    deps: [threadIds(p.subgroups), c.combine, p.op, scan],
+    code: `${SCN_RUNS_FIX.wgsl({}, { out_s: T })}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  _ = &recs; _ = &out_s;
+  var carry = ${c.identity};
+  for (var base = 0u; base < prm.tiles; base += ${w * RUNS_FIX_ITEMS}u) {
+    // K consecutive records per thread, all loaded first, folded, one workgroup scan.
+    let t0 = base + ids.lid * ${RUNS_FIX_ITEMS}u;
+    ${lines(RUNS_FIX_ITEMS, (j) => `var r${j} = vec4<u32>(0u, (${c.identity}).y, 1u, 0u);`, '\n    ')}
+    ${lines(RUNS_FIX_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { r${j} = recs[prm.rec_base / 4u + t0 + ${j}u]; }`, '\n    ')}
+    var acc = r0.xy;
+    ${lines(RUNS_FIX_ITEMS - 1, (j) => `acc = ${comb}(acc, r${j + 1}.xy);`, '\n    ')}
+    var total: vec2<u32>;
+    // The runs before tile t0 and the fold of the run open at its start, then at each next tile.
+    var cin = ${comb}(carry, ${scan.name}(acc, ids, &total));
+    ${lines(
+      RUNS_FIX_ITEMS,
+      (j) => `if (r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
+      var f = bitcast<${T}>(cin.y);
+      if (r${j}.z == 0u) { f = ${p.op.name}(f, bitcast<${T}>(r${j}.w)); }
+      out_s[prm.out_base + cin.x - 1u] = f;
+    }
+    cin = ${comb}(cin, r${j}.xy);`,
+      '\n    ',
+    )}
+    carry = ${comb}(carry, total);
+  }
+  if (ids.lid == 0u && prm.tiles > 0u) {
+    let last = recs[prm.rec_base / 4u + prm.tiles - 1u];
+    if (last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
+  }
+}`,
+  });
+}
+
+/** Records each thread of `runsFixKernel` folds per step. */
+const RUNS_FIX_ITEMS = 4;
+
+/** `n` pieces of WGSL from `f(j)`, joined by `sep`. */
+function lines(n: number, f: (j: number) => string, sep: string): string {
+  return Array.from({ length: n }, (_, j) => f(j)).join(sep);
 }
 
 /** How `finishKernel` copies a compaction result back. */
