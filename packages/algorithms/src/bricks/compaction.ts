@@ -99,15 +99,9 @@ export function compactSource(
  * values in runs of 1-2 equal ones (both sides of a predicate, of an equality), every tail length,
  * both `h` branches; a partition's rejected output, a stencil array, or none.
  */
-export function warmCompactSource(
-  pred: string | undefined,
-  type: NumericType,
-  mode: CpuCompactMode,
-  stencil?: NumericType | 'counting',
-  counting = false,
-  equal = false,
-): string {
-  const kernel = compactSource(pred, type, mode, stencil, counting, equal);
+export function warmCompactSource(...args: Parameters<typeof compactSource>): string {
+  const [, type, mode, stencil] = args;
+  const kernel = compactSource(...args);
   const r =
     mode === 'partition'
       ? warmArray(type)
