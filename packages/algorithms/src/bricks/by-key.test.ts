@@ -200,4 +200,25 @@ describe('scans by key on seq against a reference', () => {
       }
     }
   });
+
+  it('reduce and unique: every length 1..40, runs of 1..5, of 1..20 and one run', async () => {
+    const u32Fns: ByKeyFunctions = { op: plus, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
+    const u32Plus = (a: number, b: number) => (a + b) >>> 0;
+    for (let n = 1; n <= 40; n++) {
+      for (const maxRun of [1, 5, 20, 0]) {
+        const keys = keysOf(n, maxRun, n * 5 + maxRun);
+        const r = rng(n + 3);
+        const vals = Uint32Array.from({ length: n }, () => r());
+        for (const reduce of [true, false]) {
+          const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
+          const ko = new Uint32Array(n);
+          const vo = new Uint32Array(n);
+          const what = `n ${n} runs ${maxRun} reduce ${reduce}`;
+          expect(await cpuRunsByKey(seq, keys, vals, ko, vo, u32Fns, reduce, tooShort), what).toBe(want.keys.length);
+          expect(Array.from(ko.subarray(0, want.keys.length)), what).toEqual(want.keys);
+          expect(Array.from(vo.subarray(0, want.keys.length)), what).toEqual(want.values);
+        }
+      }
+    }
+  });
 });

@@ -64,16 +64,29 @@ const UNROLL = 4;
  * previous key is kept in `p` across iterations. Unrolled, V8 loads each array's length and
  * data pointer once per iteration instead of once per element: the by-key loops over arrays passed
  * as arguments ran 1.5-1.8x slower than a loop over arrays it could treat as constants, and
- * unrolling by 4 took most of that back (docs/benchmarks/cpu-by-key.md).
+ * unrolling by 4 took most of that back (docs/benchmarks/cpu-by-key.md). With `sameRun` (a
+ * statement), the elements of a step that all continue the run ahead of them take it instead of
+ * their steps: reduceByKey u32 plus over runs of 16, 2^20, kernel alone: 0.90 -> 0.83 ms
+ * (docs/benchmarks/cpu-seq-2026-11-24b.md); `eq` must be pure (it is evaluated again there).
  */
-function unrolled(from: string, values: boolean, step: (j: number, prev: string) => string): string {
+function unrolled(from: string, values: boolean, step: (j: number, prev: string) => string, sameRun?: string): string {
   const idx = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
+  const prevOf = (j: number) => (j === 0 ? 'p' : `k${j - 1}`);
   const lines: string[] = [];
   lines.push(`let i = ${from};`);
   lines.push(`for (; i + ${UNROLL - 1} < e; i += ${UNROLL}) {`);
   lines.push(`  const ${Array.from({ length: UNROLL }, (_, j) => `k${j} = x[${idx(j)}]`).join(', ')};`);
   if (values) lines.push(`  const ${Array.from({ length: UNROLL }, (_, j) => `w${j} = x2[${idx(j)}]`).join(', ')};`);
-  for (let j = 0; j < UNROLL; j++) lines.push(`  ${step(j, j === 0 ? 'p' : `k${j - 1}`)}`);
+  const steps = Array.from({ length: UNROLL }, (_, j) => step(j, prevOf(j)));
+  if (sameRun === undefined) for (const st of steps) lines.push(`  ${st}`);
+  else {
+    // One test for "the run goes on through all of them", then the steps one by one only where not.
+    const same = Array.from({ length: UNROLL }, (_, j) => `eq(${prevOf(j)}, k${j})`).join(' && ');
+    lines.push(`  if (${same}) ${sameRun}`);
+    lines.push('  else {');
+    for (const st of steps) lines.push(`    ${st}`);
+    lines.push('  }');
+  }
   lines.push(`  p = k${UNROLL - 1};`);
   lines.push('}');
   lines.push('for (; i < e; i++) {');
@@ -183,7 +196,7 @@ function body(kind: ByKeyKind, v: NumericType): string {
     let key = x[start];
     let p = key;
     let acc = ${coerce(v, 'x2[start]')};
-    ${unrolled('start + 1', true, step)}
+    ${unrolled('start + 1', true, step, `acc = ${Array.from({ length: UNROLL }, (_, j) => j).reduce((a, j) => `op(${a}, w${j})`, 'acc')};`)}
     // The last run may go on past e.
     for (; i < n; i++) {
       const k = x[i];
@@ -210,7 +223,7 @@ function body(kind: ByKeyKind, v: NumericType): string {
       f[o] = x2[b];
       o++;
     }
-    ${unrolled('b + 1', false, step)}
+    ${unrolled('b + 1', false, step, '{}')}
     return o - c;`;
     }
   }
