@@ -4,10 +4,9 @@
  * tail length. Without the warm-up the kernel has no feedback then, and the optimized code
  * deoptimizes at once (mutation-checked by dropping the warm-up calls).
  *
- * Uses V8's natives syntax (`%OptimizeFunctionOnNextCall`), enabled at runtime for this file's
- * process. Each case has a function source of its own, so its kernel is compiled here, fresh.
+ * Uses V8's natives syntax (test-natives.ts). Each case has a function source (or types) of its
+ * own, so its kernel is compiled here, fresh.
  */
-import v8 from 'node:v8';
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
 import { compileOnce } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
@@ -19,34 +18,7 @@ import { gatherKernel } from './gather';
 import type { Kernel } from './kernels';
 import { minMaxKernel } from './min-element';
 import { inlineFunction } from './test-functions';
-
-v8.setFlagsFromString('--allow-natives-syntax');
-// A compile the warm-up itself started (a hot kernel) finishes first; then the next call optimizes.
-const optimizeNext = new Function(
-  'f',
-  '%FinalizeOptimization(); %PrepareFunctionForOptimization(f); %OptimizeFunctionOnNextCall(f);',
-) as (f: unknown) => void;
-const status = new Function('f', 'return %GetOptimizationStatus(f);') as (f: unknown) => number;
-/** V8's OptimizationStatus bit: the function runs optimized code. */
-const OPTIMIZED = 16;
-
-/**
- * Optimizes `kernel` on its current feedback, then makes the calls `calls` passes to `each` (real
- * data); returns how many ran before the kernel was found deoptimized (all of them: it stayed
- * optimized). Checked after every call: a deoptimized kernel may be optimized again later.
- */
-function callsOptimized(kernel: Kernel, calls: (each: (call: () => void) => void) => void): number {
-  optimizeNext(kernel);
-  let ran = 0;
-  let deopted = false;
-  calls((call) => {
-    if (deopted) return;
-    call();
-    if ((status(kernel) & OPTIMIZED) === 0) deopted = true;
-    else ran++;
-  });
-  return ran;
-}
+import { callsOptimized } from './test-natives';
 
 /** An operator with a source of its own (`tag`), so its kernels are compiled by this test. */
 function plusTagged(tag: string): GpuFunction {
@@ -82,33 +54,24 @@ describe('warmed kernels stay optimized on their first real calls', () => {
         const { kernel, source } = byKeyKernel(kind, fns);
         expect(source).toBeDefined();
         const r = rng(7);
-        let calls = 0;
-        const ran = callsOptimized(kernel, (each) => {
-          // Every tail length; runs of 16 (the bench's keys), then runs of 1..40.
-          for (const n of [4096, 4097, 4098, 4099]) {
-            for (const runs of [16, 0]) {
-              let key = 0;
-              const keys = arrayOf(keyType, n, (i) => (runs ? i >>> 4 : r() % 20 === 0 ? ++key : key));
-              const vals = arrayOf(valueType, n, () => (valueType === 'f32' ? r() / 2 ** 32 : r()));
-              const out = arrayOf(valueType, n, () => 0);
-              const kout = arrayOf(keyType, n, () => 0);
-              const call =
-                kind === 'inclusive' || kind === 'exclusive'
-                  ? [
-                      () => kernel(keys, vals, out, 0, n, false, 1, undefined),
-                      () => kernel(keys, vals, out, 1, n, true, 1, undefined),
-                    ]
-                  : kind === 'count'
-                    ? [() => kernel(keys, undefined, undefined, 0, n, false, 0, undefined)]
-                    : [() => kernel(keys, vals, kout, 0, n, true, 0, out)];
-              for (const c of call) {
-                calls++;
-                each(c);
-              }
-            }
+        const calls: (() => unknown)[] = [];
+        // Every tail length; runs of 16 (the bench's keys), then runs of 1..40.
+        for (const n of [4096, 4097, 4098, 4099]) {
+          for (const runs of [16, 0]) {
+            let key = 0;
+            const keys = arrayOf(keyType, n, (i) => (runs ? i >>> 4 : r() % 20 === 0 ? ++key : key));
+            const vals = arrayOf(valueType, n, () => (valueType === 'f32' ? r() / 2 ** 32 : r()));
+            const out = arrayOf(valueType, n, () => 0);
+            const kout = arrayOf(keyType, n, () => 0);
+            if (kind === 'inclusive' || kind === 'exclusive') {
+              calls.push(() => kernel(keys, vals, out, 0, n, false, 1, undefined));
+              calls.push(() => kernel(keys, vals, out, 1, n, true, 1, undefined));
+            } else if (kind === 'count')
+              calls.push(() => kernel(keys, undefined, undefined, 0, n, false, 0, undefined));
+            else calls.push(() => kernel(keys, vals, kout, 0, n, true, 0, out));
           }
-        });
-        expect(ran).toBe(calls);
+        }
+        expect(callsOptimized(kernel, calls)).toBe(calls.length);
       });
     }
   }
@@ -135,36 +98,29 @@ describe('warmed kernels stay optimized on their first real calls', () => {
               : { array: st === 'counting' ? undefined : arrayOf('f32', n, (i) => i % 5), pred };
           const argsOf = (map: HostArray, vals: HostArray, out: HostArray) =>
             kind === 'check' ? [map] : kind === 'gather' ? [map, vals, out] : [vals, map, out];
-          const one = arrayOf(mapType, 1, () => 0);
+          const one = (t: NumericType) => arrayOf(t, 1, () => 0);
           const { kernel, source } = gatherKernel(
             kind,
-            argsOf(
-              one,
-              arrayOf(valueType, 1, () => 0),
-              arrayOf(valueType, 1, () => 0),
-            ),
+            argsOf(one(mapType), one(valueType), one(valueType)),
             stencilOf(1),
           );
           expect(source).toBeDefined();
           const r = rng(11);
-          let calls = 0;
-          const ran = callsOptimized(kernel, (each) => {
-            // Every tail length of the unrolled loops (8), a random permutation.
-            for (let n = 4096; n < 4104; n++) {
-              const map = arrayOf(mapType, n, (i) => (Math.imul(i, 2654435761) >>> 0) % n);
-              const vals = arrayOf(valueType, n, () => (valueType === 'f32' ? r() / 2 ** 32 : r()));
-              const out = arrayOf(valueType, n, () => 0);
-              const f = stencilOf(n)?.array;
-              const [x, x2, y] = argsOf(map, vals, out);
-              calls++;
-              each(() =>
-                kind === 'check'
-                  ? kernel(map, undefined, undefined, 0, n, false, n, f)
-                  : kernel(x as HostArray, x2, y, 0, n, false, 0, f),
-              );
-            }
-          });
-          expect(ran).toBe(calls);
+          const calls: (() => unknown)[] = [];
+          // Every tail length of the unrolled loops (8), a random permutation.
+          for (let n = 4096; n < 4104; n++) {
+            const map = arrayOf(mapType, n, (i) => (Math.imul(i, 2654435761) >>> 0) % n);
+            const vals = arrayOf(valueType, n, () => (valueType === 'f32' ? r() / 2 ** 32 : r()));
+            const out = arrayOf(valueType, n, () => 0);
+            const f = stencilOf(n)?.array;
+            const [x, x2, y] = argsOf(map, vals, out);
+            calls.push(() =>
+              kind === 'check'
+                ? kernel(map, undefined, undefined, 0, n, false, n, f)
+                : kernel(x as HostArray, x2, y, 0, n, false, 0, f),
+            );
+          }
+          expect(callsOptimized(kernel, calls)).toBe(calls.length);
         });
       }
     }
@@ -176,17 +132,14 @@ describe('warmed kernels stay optimized on their first real calls', () => {
       it(`min/max ${type} want ${want}`, () => {
         const { kernel } = minMaxKernel(type, want);
         const r = rng(3);
-        let calls = 0;
-        const ran = callsOptimized(kernel, (each) => {
-          for (let n = 4096; n < 4100; n++) {
-            const x = arrayOf(type, n, () => (type === 'f32' ? (r() % 1000) / 1000 : r()));
-            if (type === 'f32' && n === 4099) x[100] = Number.NaN;
-            if (type === 'f32' && n === 4098) x[3000] = -0;
-            calls++;
-            each(() => kernel(x, undefined, undefined, 0, n, false, 0, undefined));
-          }
-        });
-        expect(ran).toBe(calls);
+        const calls: (() => unknown)[] = [];
+        for (let n = 4096; n < 4100; n++) {
+          const x = arrayOf(type, n, () => (type === 'f32' ? (r() % 1000) / 1000 : r()));
+          if (type === 'f32' && n === 4099) x[100] = Number.NaN;
+          if (type === 'f32' && n === 4098) x[3000] = -0;
+          calls.push(() => kernel(x, undefined, undefined, 0, n, false, 0, undefined));
+        }
+        expect(callsOptimized(kernel, calls)).toBe(calls.length);
       });
     }
   }
@@ -207,21 +160,18 @@ describe('warmed kernels stay optimized on their first real calls', () => {
           kind === 'pred' ? `(v) => v > ${st === 'f32' ? 0.5 : 2 ** 31} /* ${type} ${mode} ${stencil} */` : undefined;
         const kernel = compileOnce<Kernel>(warmCompactSource(pred, type, mode, stencil));
         const r = rng(5);
-        let calls = 0;
-        const ran = callsOptimized(kernel, (each) => {
-          for (let n = 4096; n < 4100; n++) {
-            // Random values; unique: in runs of 1..3.
-            const x = arrayOf(type, n, (i) =>
-              kind === 'unique' ? Math.floor(i / (1 + (i % 3))) : type === 'f32' ? (r() % 1000) / 1000 : r(),
-            );
-            const s = stencil === 'f32' ? arrayOf('f32', n, () => (r() % 1000) / 1000) : undefined;
-            const rej = mode === 'partition' ? arrayOf(type, n, () => 0) : s;
-            const y = arrayOf(type, n, () => 0);
-            calls++;
-            each(() => kernel(x, rej, y, 0, n, false, 0, undefined));
-          }
-        });
-        expect(ran).toBe(calls);
+        const calls: (() => unknown)[] = [];
+        for (let n = 4096; n < 4100; n++) {
+          // Random values; unique: equal neighbours now and then.
+          const x = arrayOf(type, n, (i) =>
+            kind === 'unique' ? Math.floor(i / (1 + (i % 3))) : type === 'f32' ? (r() % 1000) / 1000 : r(),
+          );
+          const s = stencil === 'f32' ? arrayOf('f32', n, () => (r() % 1000) / 1000) : undefined;
+          const rej = mode === 'partition' ? arrayOf(type, n, () => 0) : s;
+          const y = arrayOf(type, n, () => 0);
+          calls.push(() => kernel(x, rej, y, 0, n, false, 0, undefined));
+        }
+        expect(callsOptimized(kernel, calls)).toBe(calls.length);
       });
     }
   }
