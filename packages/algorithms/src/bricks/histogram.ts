@@ -13,6 +13,7 @@ import type { HostArray, NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
 import { belowParMin, plainMemoryBoundSeq, runPar } from './staging';
+import { warmArray, warmedSource } from './warm';
 
 /**
  * Elements from which par counts on the pool (allocShared input; par at 2^16 ran 0.6-0.9x seq, from
@@ -47,7 +48,42 @@ const LOCAL_BINS_MAX = 1 << 16;
  * The kernel source: over x[b, e) into f[c + bin]; x2 holds the parameters
  * [lo, scale, edge count m, open (1/0), edge 0 .. edge m-1] (a Float64Array).
  */
-function histogramSource(type: NumericType, kind: CpuBinKind): string {
+export function histogramSource(type: NumericType, kind: CpuBinKind): string {
+  return warmedSource(histogramKernel(type, kind), warmCalls(type, kind), '/* webdpl histogram */');
+}
+
+/**
+ * The warm-up calls of a histogram kernel (bricks/warm.ts: it runs them where it is compiled;
+ * without them the OSR code of its first real call had no feedback for the code after the loop and
+ * deoptimized there in every later call, `--trace-deopt` in the catalogue probe): two bins over
+ * [0, 2), or three with the last open, over values in and out of range (NaN for f32), through the
+ * local-bins loop and its tail and the direct loop (fewer elements than bins).
+ */
+function warmCalls(type: NumericType, kind: CpuBinKind): string {
+  const gen =
+    type === 'f32'
+      ? '(i) => (i % 13 === 0 ? NaN : ((i * 0.37) % 4) - 1)'
+      : '(i) => (i % 3 === 0 ? Math.imul(i, 0x9e3779b9) : i % 9)';
+  // [lo, bin width, P[1]]: small bins from 0, and (integers) wide bins from the type's bottom, whose
+  // range and differences pass 2^31 as real ones do.
+  const wide =
+    type === 'f32'
+      ? '[-5, 0.25, 4]'
+      : `[${type === 'i32' ? -(2 ** 31) : 0}, ${kind === 'shift' ? 2 ** 31 : 3e9}, ${kind === 'shift' ? 31 : kind === 'div' ? 3e9 : 1 / 3e9}]`;
+  const small = kind === 'div' ? '[0, 3, 3]' : '[0, 2, 1]';
+  return `const wx = ${warmArray(type, gen)}, wf = ${warmArray('u32')};
+  for (const [lo, width, w] of [${small}, ${wide}]) {
+    for (const open of [0, 1]) {
+      const P = new Float64Array([lo, w, 3, open, lo, lo + width, lo + 2 * width]);
+      k(wx, P, undefined, 0, wx.length, false, 0, wf);
+      k(wx, P, undefined, 3, wx.length, false, 0, wf);
+      k(wx, P, undefined, 5, 6, false, 3, wf);
+    }
+  }`;
+}
+
+/** The kernel's expression (see histogramSource). */
+function histogramKernel(type: NumericType, kind: CpuBinKind): string {
   if (kind === 'shift' || kind === 'div') {
     // Exact integer bins cover [lo, lo + bins * width) (bins = m - 1 edges' worth, or m when open:
     // then lo + bins * width is one past the type's greatest value). One unsigned compare of
@@ -87,7 +123,7 @@ function histogramSource(type: NumericType, kind: CpuBinKind): string {
     for (let k = 0; k < bins; k++) f[c + k] += g[k];
     return 0;
   };
-})() /* webdpl histogram */`;
+})()`;
   }
   const find =
     kind === 'even'
@@ -123,7 +159,7 @@ function histogramSource(type: NumericType, kind: CpuBinKind): string {
     }
     return 0;
   };
-})() /* webdpl histogram */`;
+})()`;
 }
 
 /**

@@ -11,12 +11,12 @@ import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { checkComparator, cpuComparator } from '../sort/comparator-arg';
 import { greater } from '../sort/comparators';
-import { rng } from '../testing/matrix';
 import { cpuMerge } from './merge';
 import { MERGE_PAR_MIN, mergeCuts, mergePieces } from './merge-path';
 import { cpuSetOp, type SetOp } from './set-ops';
 import type { KeyArray } from './sort/index';
 import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
+import { sortedData } from './test-sorted';
 
 const inner = createPool({ size: 2 });
 afterAll(() => inner.close());
@@ -27,25 +27,6 @@ const pars = testBackends(counting.pool).filter((b) => b.backend.kind === 'par')
 const OPS: readonly SetOp[] = ['union', 'intersection', 'difference', 'symmetricDifference'];
 /** Edge sizes and sizes around the piece boundaries of the tunings above. */
 const SIZES: readonly number[] = [0, 1, 2, 3, 7, 16, 17, 33, 63, 64, 65, 128, 129, 255, 1000, 4099, 40001];
-
-/** n sorted elements of `type` from `spread` distinct values (f32: with -0, +0 and NaN), in `comp`'s order. */
-function sortedData(type: NumericType, n: number, seed: number, spread: number, descending: boolean): KeyArray {
-  const r = rng(seed);
-  const a = alloc(type, n) as KeyArray;
-  for (let i = 0; i < n; i++) {
-    const v = r() % spread;
-    if (type === 'f32') a[i] = v === 0 ? -0 : v === 1 ? 0 : v === 2 ? Number.NaN : (v - spread / 2) * 0.5;
-    else a[i] = type === 'i32' ? v - (spread >> 1) : v;
-  }
-  a.sort();
-  if (descending) {
-    // greater: NaN stays last (TypedArray#sort's order reversed before the NaNs).
-    let end = n;
-    while (end > 0 && Number.isNaN(a[end - 1] as number)) end--;
-    a.subarray(0, end).reverse();
-  }
-  return a;
-}
 
 function comparatorOf(type: NumericType, descending: boolean) {
   return cpuComparator(checkComparator(descending ? greater : undefined, 'comp'), type);

@@ -17,12 +17,14 @@
  * (outputs copied back), only under an explicit parallelThreshold (staging.ts `plainArraysSeq`: the
  * loops are too cheap for the copies).
  */
+import { elementTypeOf, type NumericType } from '@webdpl/core';
 import { type CpuBackend, compileOnce, cpuTuning, isShared } from '@webdpl/policies';
 import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { mergePath } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
 import { belowParMin, startWorkers } from './staging';
+import { WARM_N, warmArray, warmedSource } from './warm';
 
 /** Pieces per thread: small pieces keep a set operation's scratch in cache and balance the threads. */
 export const PIECES_PER_THREAD = 32;
@@ -105,20 +107,53 @@ function mergeKernelBody(values: boolean): string {
   }`;
 }
 
-/** The self-contained source of a kernel over the comparator's source (compiled once per thread). */
-function kernelSource(comparator: string, body: string, tag: string): string {
-  return `(function () {\n'use strict';\nconst before = ${comparator};\nreturn ${body};\n})() /* webdpl ${tag} */`;
+/**
+ * Keys of the warm-up calls (`warmArray` generators): two interleaved sequences of the type; f32 with
+ * -0, +0 and NaN among them, so every clause of the built-in f32 comparators runs.
+ */
+const WARM_KEYS: Readonly<Record<NumericType, readonly [string, string]>> = {
+  u32: ['(i) => Math.imul(i + 1, 0x9e3779b9)', '(i) => Math.imul(i + 7, 0x85ebca6b)'],
+  i32: ['(i) => Math.imul(i + 1, 0x9e3779b9)', '(i) => Math.imul(i + 7, 0x85ebca6b)'],
+  f32: [
+    '(i) => (i % 7 === 0 ? -0 : i % 7 === 1 ? 0 : i % 11 === 2 ? NaN : ((i * 0.37) % 3) - 1)',
+    '(i) => (i % 5 === 0 ? 0 : i % 5 === 1 ? -0 : i % 13 === 3 ? NaN : ((i * 0.61) % 3) - 1.5)',
+  ],
+};
+
+/**
+ * The self-contained source of a kernel over the comparator's source (compiled once per thread),
+ * warming itself where it is compiled (bricks/warm.ts) with `call(x, y)` on pairs of keys of `type`
+ * that take every branch: interleaved, equal, either side running out first, either side empty.
+ * Without it the OSR code of a piece's first call had no feedback for the tail loops and
+ * deoptimized at the loop's exit in every later call, by process and thread: a merge piece of
+ * 2^16 elements took 0.074 ms on one thread and 0.18 ms on the other (`--trace-deopt`: ~500-800
+ * "insufficient type feedback for compare operation" bailouts per run of 30 calls), and the
+ * calling thread did 2/3 of the pieces.
+ */
+function kernelSource(comparator: string, body: string, tag: string, type: NumericType, call: string): string {
+  const [ga, gb] = WARM_KEYS[type];
+  const kernel = `(function () {\n'use strict';\nconst before = ${comparator};\nreturn ${body};\n})()`;
+  const calls = `const wa = ${warmArray(type, ga)}, wb = ${warmArray(type, gb)}, wo = ${warmArray(type)};
+  const wv = ${warmArray('u32')}, wvo = ${warmArray('u32')};
+  const call = ${call};
+  const h = ${WARM_N >> 1};
+  for (const [x, y] of [[wa, wb], [wb, wa.subarray(0, 8)], [wa.subarray(0, 8), wb], [wa, wa], [wa.subarray(0, 0), wb], [wa, wb.subarray(0, 0)]]) call(x.subarray(0, Math.min(h, x.length)), y.subarray(0, Math.min(h, y.length)));`;
+  return warmedSource(kernel, calls, `/* webdpl ${tag} ${type} */`);
 }
 
-/** The merge kernel for a comparator source. */
-export function mergeSource(comparator: string, values: boolean): string {
-  return kernelSource(comparator, mergeKernelBody(values), 'merge piece');
+/** The merge kernel for a comparator source, over keys of `type`. */
+export function mergeSource(comparator: string, values: boolean, type: NumericType): string {
+  const call = values
+    ? '(x, y) => k(x, y, wv.subarray(0, x.length), wv.subarray(0, y.length), wo, wvo)'
+    : '(x, y) => k(x, y, undefined, undefined, wo, undefined)';
+  return kernelSource(comparator, mergeKernelBody(values), 'merge piece', type, call);
 }
 
-/** The calling thread's merge kernel for a comparator source (compiled once). */
+/** The calling thread's merge kernel for a comparator source and keys of `type` (compiled once). */
 export function mergeKernel(
   comparator: string,
   values: boolean,
+  type: NumericType,
 ): (
   a: KeyArray,
   b: KeyArray,
@@ -127,12 +162,12 @@ export function mergeKernel(
   o: KeyArray,
   ov: Uint32Array | undefined,
 ) => number {
-  return compileOnce(mergeSource(comparator, values));
+  return compileOnce(mergeSource(comparator, values, type));
 }
 
-/** The set kernel of `op` for a comparator source. */
-export function setSource(comparator: string, op: SetOp): string {
-  return kernelSource(comparator, setKernelBody(op), 'set piece');
+/** The set kernel of `op` for a comparator source, over keys of `type`. */
+export function setSource(comparator: string, op: SetOp, type: NumericType): string {
+  return kernelSource(comparator, setKernelBody(op), `set piece ${op}`, type, '(x, y) => k(x, y, wo)');
 }
 
 /** A set kernel (see setKernelBody). */
@@ -343,7 +378,10 @@ export async function runMergePieces(
     const ctl = new Int32Array(new SharedArrayBuffer(4 * (2 + 2 * P)));
     const n = a.length + b.length;
     const job: PieceJob = {
-      src: op !== undefined ? setSource(comparator, op) : mergeSource(comparator, va !== undefined),
+      src:
+        op !== undefined
+          ? setSource(comparator, op, elementTypeOf(a))
+          : mergeSource(comparator, va !== undefined, elementTypeOf(a)),
       set: op !== undefined ? 1 : 0,
       both: op !== undefined && writesBoth(op) ? 1 : 0,
       ctl,

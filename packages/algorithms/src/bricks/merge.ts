@@ -60,7 +60,7 @@ export async function cpuMerge(
     // One merge on the calling thread, reading both inputs where they are, writing `out` directly
     // (built-in and translated comparators cannot throw): the generated loop with the comparator
     // inlined, as every par piece runs.
-    mergeKernel(comp.source, values !== undefined)(
+    mergeKernel(comp.source, values !== undefined, type)(
       a,
       b,
       values ? bitsView(values.a) : undefined,

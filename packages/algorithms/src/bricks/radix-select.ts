@@ -39,6 +39,7 @@ import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { borrow, giveBack } from './sort/scratch';
 import { belowParMin, plainMemoryBoundSeq, runChunks } from './staging';
+import { warmArray, warmedSource } from './warm';
 
 /** From this many elements the built-in orders select by radix (below, the introselect). */
 export const RADIX_SELECT_MIN = 1 << 12;
@@ -57,8 +58,22 @@ function keyExpr(type: NumericType, descending: boolean, b: string): string {
  * 20..10 of the keys whose bits 31..21 are the prefix, round 2 digit 9..0 of those whose bits
  * 31..10 are; round 3 is round 1 that also copies those keys to y (see the file comment).
  */
-function histSource(type: NumericType, descending: boolean): string {
+export function histSource(type: NumericType, descending: boolean): string {
   const key = keyExpr(type, descending, 'w');
+  // Every round over keys of which half share their high bits with the first (candidates), then
+  // one element at another chunk's bins (see WARM_BITS).
+  const calls = `${WARM_BITS} const wf = new Uint32Array(4096), P = new Uint32Array(5);
+  const key0 = ((w) => ${key})(wx[0]);
+  for (const r of [0, 1, 3, 2]) {
+    P[0] = r; P[1] = r === 2 ? key0 >>> 10 : key0 >>> 21;
+    k(wx, P, wy, 0, wx.length, false, 0, wf);
+    k(wx, P, wy, 1, 2, false, 2048, wf);
+  }`;
+  return warmedSource(histKernel(type, descending, key), calls, '/* webdpl radix select */');
+}
+
+/** The histogram kernel's expression (see histSource). */
+function histKernel(type: NumericType, descending: boolean, key: string): string {
   return `(function () {
   'use strict';
   return function select_hist_${type}${descending ? '_desc' : ''}(x, P, y, b, e, h, c, f) {
@@ -79,15 +94,28 @@ function histSource(type: NumericType, descending: boolean): string {
     }
     return 0;
   };
-})() /* webdpl radix select */`;
+})()`;
 }
 
 /**
  * The partition kernel: x the elements' bits, x2 = P: [_, _, v (the k-th key)], y the scratch, f
  * the offsets (f[3c], f[3c + 1], f[3c + 2]: where chunk c's keys before / equal to / after v go).
  */
-function scatterSource(type: NumericType, descending: boolean): string {
+export function scatterSource(type: NumericType, descending: boolean): string {
   const key = keyExpr(type, descending, 'w');
+  // Around the first key: some before, some equal, some after it, at their exact offsets.
+  const calls = `${WARM_BITS} const P = new Uint32Array(3);
+  const keyOf = (w) => ${key};
+  P[2] = keyOf(wx[0]);
+  let lt = 0, eq = 0;
+  for (let i = 0; i < wx.length; i++) { const q = keyOf(wx[i]); if (q < P[2]) lt++; else if (q === P[2]) eq++; }
+  // Several calls: V8 gives a function its feedback vector only after its first few runs.
+  for (let j = 0; j < 4; j++) k(wx, P, wy, 0, wx.length, false, 0, new Uint32Array([0, lt, lt + eq]));`;
+  return warmedSource(scatterKernel(type, descending, key), calls, '/* webdpl radix select */');
+}
+
+/** The partition kernel's expression (see scatterSource). */
+function scatterKernel(type: NumericType, descending: boolean, key: string): string {
   return `(function () {
   'use strict';
   return function select_scatter_${type}${descending ? '_desc' : ''}(x, P, y, b, e, h, c, f) {
@@ -108,8 +136,19 @@ function scatterSource(type: NumericType, descending: boolean): string {
     }
     return 0;
   };
-})() /* webdpl radix select */`;
+})()`;
 }
+
+/**
+ * The warm-up data of the radix select's kernels (bricks/warm.ts: each kernel runs on it where it is
+ * compiled; without it the OSR code of the first real call had no feedback for the code after its
+ * loop and deoptimized there in later calls): wx, element bits with half of them near wx[0]
+ * (candidates of every round), NaN and -0 bits, and bits above 2^31; wy, an output.
+ */
+const WARM_BITS = `const wx = ${warmArray(
+  'u32',
+  '(i) => (i % 8 === 3 ? 0x7fc00000 : i % 8 === 5 ? 0x80000000 : i % 2 === 0 ? 0x5a5a0000 + i * 3 : Math.imul(i + 1, 0x9e3779b9) >>> 0)',
+)}, wy = ${warmArray('u32')};`;
 
 /** Copies x[b, e) to y[b, e). */
 const COPY_SOURCE = `(function () {

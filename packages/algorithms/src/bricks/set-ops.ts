@@ -9,6 +9,7 @@
  * merge-path pieces cut at class starts, run by the calling thread and the workers, each placed
  * into the output as soon as the counts before it are known (bricks/merge-path.ts).
  */
+import { elementTypeOf } from '@webdpl/core';
 import { type CpuBackend, compileOnce, sharedMemoryAvailable } from '@webdpl/policies';
 import { mergePieces, runMergePieces, type SetKernel, type SetOp, setKernelBody, setSource } from './merge-path';
 import type { CpuComparator, KeyArray } from './sort/index';
@@ -42,7 +43,7 @@ export async function cpuSetOp(
 
 function setOpSeq(op: SetOp, a: KeyArray, b: KeyArray, out: KeyArray, comp: CpuComparator): number {
   if (comp.source !== undefined) {
-    return compileOnce<SetKernel>(setSource(comp.source, op))(a, b, out);
+    return compileOnce<SetKernel>(setSource(comp.source, op, elementTypeOf(a)))(a, b, out);
   }
   // A comparator without a source (a plain JS function) may throw half way: the result goes to a
   // copy first, so the caller's output is left as it was then.
