@@ -184,19 +184,52 @@ const UNROLLED_SUM = (v: (i: string) => string, end: string): string =>
     for (; i < ${end}; i++) a0 += ${v('i')};`;
 
 /**
- * y[i] = v(i) over [b, e), eight stores per loop step in index order, then the tail: the same stores
+ * y[i] = v(i) over [b, e), `u` stores per loop step in index order, then the tail: the same stores
  * in the same order as the simple loop. Over arrays passed as parameters V8's simple loop costs ~2.5x
  * a plain loop over arrays it closes over; unrolled, about the same (f32 x*2+1, standalone, median
  * of 31: 2^20 1.17 -> 0.50 ms, closure 0.47; 2^24 18.9 -> 8.2 ms, closure 7.7; unrolled by 4 0.65 /
- * 10.5 ms; docs/benchmarks/cpu-seq-2026-11-24.md).
+ * 10.5 ms; docs/benchmarks/cpu-seq-2026-11-24.md). `u` from `mapUnroll`.
  */
-const UNROLLED_MAP = (v: (i: string) => string): string =>
-  `let i = b;
-    for (; i + 7 < e; i += 8) {
-      y[i] = ${v('i')}; y[i + 1] = ${v('i + 1')}; y[i + 2] = ${v('i + 2')}; y[i + 3] = ${v('i + 3')};
-      y[i + 4] = ${v('i + 4')}; y[i + 5] = ${v('i + 5')}; y[i + 6] = ${v('i + 6')}; y[i + 7] = ${v('i + 7')};
+const UNROLLED_MAP = (v: (i: string) => string, u: number): string => {
+  const at = (k: number) => (k === 0 ? 'i' : `i + ${k}`);
+  const stores = Array.from({ length: u }, (_, k) => `y[${at(k)}] = ${v(at(k))};`);
+  const rows: string[] = [];
+  for (let k = 0; k < u; k += 4) rows.push(stores.slice(k, k + 4).join(' '));
+  return `let i = b;
+    for (; i + ${u - 1} < e; i += ${u}) {
+      ${rows.join('\n      ')}
     }
     for (; i < e; i++) y[i] = ${v('i')};`;
+};
+
+/**
+ * Inlined bytecode V8's optimizing compiler allows one function (--max-inlined-bytecode-size-
+ * cumulative, 920 in Node 20): an unrolled map inlines its transform once per store, and past this
+ * the last copies stay calls and the whole loop runs 2-4x slower.
+ */
+const INLINE_BUDGET = 920;
+
+/**
+ * Stores per step of the map loop: the most of 16, 8, 4, 2, 1 whose copies of the transform's JS
+ * source (its length standing in for its bytecode) fit INLINE_BUDGET; 8 for a transform without a
+ * source. Standalone, 2^20 elements, ms for 1 / 2 / 4 / 8 / 16 stores per step (dev VM 2026-11-24):
+ * f32 x*2+1 (42 characters) 1.35 / 0.88 / 0.64 / 0.51 / 0.48 (plain closure loop 0.48); f32
+ * x*x+3*x-1 (76) 1.56 / 1.35 / 1.27 / 1.25 / 2.63; f32 sqrt(x*x+1)*0.5-x/3 (119) 2.88 / 2.84 / 2.82 /
+ * 4.15 / 9.57; u32 (x^(x>>>3))*2654435761 (61) 1.51 / 1.15 / 0.94 / 0.79 / 0.74
+ * (docs/benchmarks/cpu-seq-2026-11-24b.md).
+ */
+export function mapUnroll(spec: KernelSpec): number {
+  const t = spec.t;
+  if (t === undefined) return 8;
+  let length: number;
+  try {
+    length = t.fn.jsSource(t.argTypes).length;
+  } catch {
+    return 8;
+  }
+  for (const u of [16, 8, 4, 2]) if (u * length <= INLINE_BUDGET) return u;
+  return 1;
+}
 
 function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
   const acc = (e: string) => accOf(spec, e);
@@ -299,7 +332,7 @@ export function factorySource(spec: KernelSpec): string {
   let body: string;
   switch (spec.kind) {
     case 'map':
-      body = `${UNROLLED_MAP(v)}
+      body = `${UNROLLED_MAP(v, mapUnroll(spec))}
     return 0;`;
       break;
     case 'reduce':

@@ -1,8 +1,9 @@
 import { ArgumentError, coerce, type HostArray, type NumericType, plus } from '@webdpl/core';
 import { allocShared, createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mapUnroll } from './kernels';
 import { alloc, diff, makeData, sharedCopy, TEST_SIZES, TYPES, testBackends } from './test-data';
-import { mod7is3, times3plus1 } from './test-functions';
+import { inlineFunction, mod7is3, times3plus1 } from './test-functions';
 import { cpuForEach, cpuTransform } from './transform';
 
 const pool = createPool({ size: 2 });
@@ -149,4 +150,49 @@ describe('cpuTransform arguments', () => {
       /^input\[1\]: expected at least 4/,
     );
   });
+});
+
+describe('the map loop unrolled by the transform source length (mapUnroll)', () => {
+  // times3plus1's f32 source, padded with a comment to lengths that select 16, 8, 4, 2 and 1 stores
+  // per step (u * length <= 920).
+  const padded = (length: number) =>
+    inlineFunction({
+      name: `times3plus1_padded_${length}`,
+      arity: 1,
+      source: () => {
+        const src = '(x) => Math.fround(x * 3 + 1)';
+        return `${src} /*${'.'.repeat(Math.max(0, length - src.length - 5))}*/`;
+      },
+    });
+  for (const [length, stores] of [
+    [40, 16],
+    [100, 8],
+    [200, 4],
+    [400, 2],
+    [600, 1],
+  ] as const) {
+    it(`source of ${length} characters: ${stores} stores per step, every length 0..40, seq and par`, async () => {
+      const fn = padded(length);
+      expect(fn.jsSource(['f32'])).toHaveLength(length);
+      expect(
+        mapUnroll({
+          kind: 'map',
+          t: { fn, argTypes: ['f32'] },
+          inputs: 1,
+          bit: false,
+          arrays: ['f32', undefined, 'f32'],
+        }),
+      ).toBe(stores);
+      for (const { backend } of testBackends(pool)) {
+        for (let n = 0; n <= 40; n++) {
+          const x = makeData('f32', n, 'random', n + 7);
+          const want = alloc('f32', n);
+          for (let i = 0; i < n; i++) want[i] = ref3x1('f32', x[i] as number);
+          const y = alloc('f32', n).fill(0);
+          await cpuTransform(backend, x, y, fn);
+          expect(diff(y, want), `n=${n}`).toBe('');
+        }
+      }
+    });
+  }
 });
