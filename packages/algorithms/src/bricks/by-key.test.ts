@@ -8,8 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { keyEqual } from '../by-key/key-equal';
 import { refRuns } from '../testing/by-key-reference';
 import { rng } from '../testing/matrix';
-import { type ByKeyFunctions, cpuRunsByKey, cpuScanByKey } from './by-key';
+import { type ByKeyFunctions, byKeyKernel, cpuRunsByKey, cpuScanByKey } from './by-key';
 import { countingPool } from './test-data';
+import { inlineFunction } from './test-functions';
 
 const inner = createPool({ size: 2 });
 afterAll(() => inner.close());
@@ -219,6 +220,33 @@ describe('scans by key on seq against a reference', () => {
           expect(Array.from(vo.subarray(0, want.keys.length)), what).toEqual(want.values);
         }
       }
+    }
+  });
+
+  it('the same-run test only where op and eq are short (V8 inlining budget), both paths exact', async () => {
+    const same = 'eq(p, k0) && eq(k0, k1) && eq(k1, k2) && eq(k2, k3)';
+    const short: ByKeyFunctions = { op: plus, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
+    // The same operator with a long source (a comment): no same-run test.
+    const longPlus = inlineFunction({
+      name: 'longPlus',
+      arity: 2,
+      source: () => `(a, b) => (a + b) >>> 0 /* ${'.'.repeat(80)} */`,
+    });
+    const long: ByKeyFunctions = { ...short, op: longPlus };
+    for (const kind of ['reduce', 'unique'] as const) {
+      expect(byKeyKernel(kind, short).source).toContain(same);
+      expect(byKeyKernel(kind, long).source).not.toContain(same);
+    }
+    const n = 1003;
+    const keys = keysOf(n, 20, 5);
+    const r = rng(9);
+    const vals = Uint32Array.from({ length: n }, () => r());
+    const want = refRuns(keys, vals, (a: number, b: number) => (a + b) >>> 0, Object.is);
+    for (const fns of [short, long]) {
+      const ko = new Uint32Array(n);
+      const vo = new Uint32Array(n);
+      expect(await cpuRunsByKey(seq, keys, vals, ko, vo, fns, true, tooShort)).toBe(want.keys.length);
+      expect(Array.from(vo.subarray(0, want.keys.length))).toEqual(want.values);
     }
   });
 });

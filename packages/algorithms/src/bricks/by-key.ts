@@ -34,7 +34,7 @@
 import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import { sharedView } from './compaction';
-import type { Kernel, KernelJob } from './kernels';
+import { INLINE_BUDGET, type Kernel, type KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { belowParMin, plainArraysSeq, runChunks, runPar, stage } from './staging';
 import { warmArray, warmedSource } from './warm';
@@ -67,7 +67,8 @@ const UNROLL = 4;
  * unrolling by 4 took most of that back (docs/benchmarks/cpu-by-key.md). With `sameRun` (a
  * statement), the elements of a step that all continue the run ahead of them take it instead of
  * their steps: reduceByKey u32 plus over runs of 16, 2^20, kernel alone: 0.90 -> 0.83 ms
- * (docs/benchmarks/cpu-seq-2026-11-24b.md); `eq` must be pure (it is evaluated again there).
+ * (docs/benchmarks/cpu-seq-2026-11-24b.md); `eq` must be pure (it is evaluated again there). Only
+ * for functions with short sources (see `byKeyKernel`): copies beyond V8's inlining budget stay calls.
  */
 function unrolled(from: string, values: boolean, step: (j: number, prev: string) => string, sameRun?: string): string {
   const idx = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
@@ -112,7 +113,7 @@ function unrolled(from: string, values: boolean, step: (j: number, prev: string)
  *   number of runs written, or -1 as soon as a run would fall at or beyond y's length (nothing is
  *   written there).
  */
-function body(kind: ByKeyKind, v: NumericType): string {
+function body(kind: ByKeyKind, v: NumericType, sameRun: boolean): string {
   const at = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
   switch (kind) {
     case 'inclusive':
@@ -196,7 +197,7 @@ function body(kind: ByKeyKind, v: NumericType): string {
     let key = x[start];
     let p = key;
     let acc = ${coerce(v, 'x2[start]')};
-    ${unrolled('start + 1', true, step, `acc = ${Array.from({ length: UNROLL }, (_, j) => j).reduce((a, j) => `op(${a}, w${j})`, 'acc')};`)}
+    ${unrolled('start + 1', true, step, sameRun ? `acc = ${Array.from({ length: UNROLL }, (_, j) => j).reduce((a, j) => `op(${a}, w${j})`, 'acc')};` : undefined)}
     // The last run may go on past e.
     for (; i < n; i++) {
       const k = x[i];
@@ -223,16 +224,16 @@ function body(kind: ByKeyKind, v: NumericType): string {
       f[o] = x2[b];
       o++;
     }
-    ${unrolled('b + 1', false, step, '{}')}
+    ${unrolled('b + 1', false, step, sameRun ? '{}' : undefined)}
     return o - c;`;
     }
   }
 }
 
-function factory(kind: ByKeyKind, v: NumericType): string {
+function factory(kind: ByKeyKind, v: NumericType, sameRun = false): string {
   return `(op, eq) => function by_key_${kind}(x, x2, y, b, e, h, c, f) {
     'use strict';
-    ${body(kind, v)}
+    ${body(kind, v, sameRun)}
   }`;
 }
 
@@ -281,7 +282,11 @@ export function byKeyKernel(kind: ByKeyKind, fns: ByKeyFunctions): { kernel: Ker
   let source: string | undefined;
   try {
     const op = fns.op ? fns.op.jsSource(vt) : 'undefined';
-    const kernel = `(${factory(kind, fns.valueType)})(\n${op},\n${fns.keyEq.jsSource(kt)}\n)`;
+    const eq = fns.keyEq.jsSource(kt);
+    // The same-run test adds 4 copies of eq and 4 of op to the 6 and 8 of the loops: only where all
+    // of them still fit V8's inlining budget (their source lengths standing in for their bytecode).
+    const sameRun = 10 * op.length + 12 * eq.length <= INLINE_BUDGET;
+    const kernel = `(${factory(kind, fns.valueType, sameRun)})(\n${op},\n${eq}\n)`;
     source = warmedSource(kernel, warmCalls(kind, fns), tag);
   } catch {
     source = undefined;

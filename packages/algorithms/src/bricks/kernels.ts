@@ -207,7 +207,7 @@ const UNROLLED_MAP = (v: (i: string) => string, u: number): string => {
  * cumulative, 920 in Node 20): an unrolled map inlines its transform once per store, and past this
  * the last copies stay calls and the whole loop runs 2-4x slower.
  */
-const INLINE_BUDGET = 920;
+export const INLINE_BUDGET = 920;
 
 /**
  * Stores per step of the map loop: the most of 16, 8, 4, 2, 1 whose copies of the transform's JS
