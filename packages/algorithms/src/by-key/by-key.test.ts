@@ -338,13 +338,17 @@ describe('by-key at 2^24+1', () => {
 });
 
 describe.skipIf(!testDevice)(
-  "the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 16 in rows of 8)",
+  "the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 16 in rows of 16)",
   () => {
     // Software adapters default to smaller tiles (scanDefaults): the tiles of hardware GPUs are forced
-    // here (scans by key 512 threads x 40 items, reduceByKey 512 x 16 with 8 items per thread per
-    // row; also scans in rows of 8 and 20), across several tiles (look-back) and a partial last tile,
-    // with runs long and short (two heads in one thread's row: the head counts' scan built-ins).
+    // here (scans by key 512 threads x 40 items, reduceByKey 512 x 16 with 16 items per thread per
+    // row; also rows of 8 and 4, scans in rows of 8 and 20), across several tiles (look-back) and a
+    // partial last tile, with runs long and short (several heads in one thread's row).
     const tilings: { scans: Record<string, number>; runs: Record<string, number> }[] = [
+      {
+        scans: { workgroupSize: 512, itemsPerThread: 40 },
+        runs: { workgroupSize: 512, itemsPerThread: 16, rowItems: 16 },
+      },
       {
         scans: { workgroupSize: 512, itemsPerThread: 40 },
         runs: { workgroupSize: 512, itemsPerThread: 16, rowItems: 8 },

@@ -1044,8 +1044,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     // the segment (lane >= start + d), gives the inclusive values iv{r}. All rows step together
     // (their shuffles overlap) for as many steps as the longest segment needs (subgroupMax of the
     // spans: 3 steps for runs of 16 at 32 lanes instead of 5). Head flags of the exclusive prefix
-    // e{r} and of the row total come from the ballot (reduceByKey's head counts too, as popcounts,
-    // where no lane's row holds two heads), so only the values are shuffled. The rows are
+    // e{r} and of the row total come from the ballot (reduceByKey's head counts from the scan
+    // built-ins), so only the values are shuffled. The rows are
     // chained (rb: the rows before), then the subgroup aggregates of the tile: sgp, the fold of the
     // subgroups before.
     const op = byKey?.scan?.op.name;
@@ -1069,16 +1069,13 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       foldLines.push(`  iv${r} = select(iv${r}, ${opBits(`y${r}`, `iv${r}`)}, ids.lane >= sst${r} + d);`);
     }
     foldLines.push('}');
-    const popc = (m: string) => `dot(countOneBits(${m}), vec4<u32>(1u))`;
     for (let r = 0; r < R; r++) {
       if (runsW) {
-        // Head counts: popcounts of the ballot when no lane's row holds two heads (runs longer
-        // than a lane's 4 items), else the scan built-ins (a subgroup-uniform branch).
-        foldLines.push(
-          `var ec${r} = ${popc(`mb${r}`)};`,
-          `var tc${r} = ${popc(`bl${r}`)};`,
-          `if (any(subgroupBallot(s${r}.x > 1u) != vec4<u32>(0u))) { ec${r} = subgroupExclusiveAdd(s${r}.x); tc${r} = subgroupAdd(s${r}.x); }`,
-        );
+        // Head counts: the scan built-ins, always. (Popcounts of the ballot, with the built-ins in a
+        // subgroup-uniform branch taken only when a lane's row held two heads, counted half the runs
+        // on the H100 in some builds of this kernel: Dawn/Vulkan, driver 580. No subgroup
+        // operation runs under a branch here.)
+        foldLines.push(`let ec${r} = subgroupExclusiveAdd(s${r}.x);`, `let tc${r} = subgroupAdd(s${r}.x);`);
       }
       const eHead = runsW ? `ec${r}` : `select(0u, 1u, any(mb${r} != vec4<u32>(0u)))`;
       const tHead = runsW ? `tc${r}` : `select(0u, 1u, any(bl${r} != vec4<u32>(0u)))`;
@@ -1175,31 +1172,38 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         // from the keys, which the L1/L2 still hold: keeping every item's key in a register until
         // the write measured 0-3% slower on the H100), each only below prm.cap (the outputs' length).
         // The fold of the run before the current one (index run.x - 1) to the values output.
-        const fold = `if (run${r}.x - 1u < prm.cap) { out_s[prm.out_base + run${r}.x - 1u] = bitcast<${T}>(run${r}.y); }`;
         // At the tile's first head (run index = the runs before the tile) the run before it started
         // in an earlier tile: its part in this tile (the fold before the head) goes to the tile's
         // record for runsFixKernel.
-        writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
+        // The walk in scalars (rc: the run index, ra: the open run's fold): at a head the run before
+        // it is written and a new one starts from the element; else the element is folded in.
+        const op = byKey?.scan?.op.name;
+        const fold = `if (rc${r} - 1u < prm.cap) { out_s[prm.out_base + rc${r} - 1u] = ra${r}; }`;
+        writeLines.push(
+          `let run${r} = ${comb}(prefix, rp${r});`,
+          `var rc${r} = run${r}.x;`,
+          `var ra${r} = bitcast<${T}>(run${r}.y);`,
+        );
         for (let j = 0; j < C; j++) {
           const it = item(r, j);
+          const hb = headBit(r, j);
           writeLines.push(
-            unpack(j),
-            `if (h${it}) {
-    if (run${r}.x == prefix.x) {
+            `if ((${hb.mask} & ${hb.bit}) != 0u) {
+    if (rc${r} == prefix.x) {
       atomicStore(&state[rec + 2u], select(0u, 1u, b${r} + ${j}u == tile * ${tile}u));
-      atomicStore(&state[rec + 3u], run${r}.y);
+      atomicStore(&state[rec + 3u], bitcast<u32>(ra${r}));
     } else { ${fold} }
-    if (run${r}.x < prm.cap) { kout_s[prm.kout_base + run${r}.x] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
-  }`,
-            // Items past the end leave the run as it is (no identity folded in: -0 stays -0).
-            `run${r} = select(run${r}, ${comb}(run${r}, w${it}), ok${it});`,
+    if (rc${r} < prm.cap) { kout_s[prm.kout_base + rc${r}] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
+    rc${r} += 1u;
+    ra${r} = x${it};
+  } else if (ok${it}) { ra${r} = ${op}(ra${r}, x${it}); }`,
           );
         }
         // The input's last element ends its run: when that run starts in this tile its fold is the
         // run's after the row (the items after it are past the end), written once per row instead of
         // tested per item; else runsFixKernel writes it.
         writeLines.push(
-          `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u && run${r}.x != prefix.x) { ${fold} } }`,
+          `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u && rc${r} != prefix.x) { ${fold} } }`,
         );
       } else if (!compaction) {
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
@@ -1344,8 +1348,7 @@ ${lb.walk}`;
   let prefix = vec2<u32>(runs_before, (${id}).y);
   // The tile's record for runsFixKernel (in the state binding after the look-back states): its head
   // count and fold since its last head (or of the whole tile), written here; at its first head
-  // whether that head starts the tile and the fold before it. (Thread 0 testing its own first item's
-  // head bit here instead made the H100's kernel count half the runs: Dawn/Vulkan, driver 580.)
+  // whether that head starts the tile and the fold before it.
   let rec = ${runsRecordsAt(tile)} + 4u * (prm.tile_offset + tile);
   if (ids.lid == 0u) {
     atomicStore(&state[rec], total.x);

@@ -131,7 +131,10 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     // 0.147-0.152 / 0.484-0.495. Scans by key gained nothing from longer rows (512 x 32 in 8s 0.134
     // / 0.469 against 0.133 / 0.450), nor did scans (256 x 32 in 8s 0.089 / 1.148 against 0.078 /
     // 0.966: less coalesced loads).
-    if (kind === 'runs') t.rowItems = 8;
+    // reduceByKey with its count-only look-back, scalar walk and head counts from the scan
+    // built-ins (h100-2026-11-24e.md, always.txt): 512 x 16 in rows of 16 0.129 / 0.416 ms, in rows
+    // of 8 0.134 / 0.438.
+    if (kind === 'runs') t.rowItems = 16;
   }
   if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction' || kind === 'select')) {
     // Without subgroups a tile is one row of consecutive items per thread under a workgroup-memory
