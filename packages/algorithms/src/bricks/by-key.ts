@@ -55,43 +55,61 @@ function coerce(type: NumericType, e: string): string {
   return type === 'u32' ? `((${e}) >>> 0)` : type === 'i32' ? `((${e}) | 0)` : `(+(${e}))`;
 }
 
-/** Elements per iteration of the unrolled loops. */
+/** Elements per iteration of the unrolled loops (reduce and unique). */
 const UNROLL = 4;
+/**
+ * Elements per iteration of the scans' loops, each element's key and value loaded right before its
+ * code (`interleaved`), for short functions (else UNROLL). u32 plus over runs of 16, 2^20, kernel
+ * alone: loads first, 4 per step 0.90 ms; interleaved, 4 per step 0.83, 8 per step 0.69 (a plain
+ * closure loop 0.78; docs/benchmarks/cpu-seq-2026-11-24b.md).
+ */
+const SCAN_UNROLL = 8;
 
 /**
- * A loop over [from, e) in steps of UNROLL elements, then one at a time: `step(j, prev)` is the code
+ * A loop over [from, e) in steps of `u` elements, then one at a time: `step(j, prev)` is the code
  * of element `i + j` (key `k<j>`, value `w<j>` when `values`), `prev` the key before it. The
  * previous key is kept in `p` across iterations. Unrolled, V8 loads each array's length and
  * data pointer once per iteration instead of once per element: the by-key loops over arrays passed
  * as arguments ran 1.5-1.8x slower than a loop over arrays it could treat as constants, and
- * unrolling by 4 took most of that back (docs/benchmarks/cpu-by-key.md). With `sameRun` (a
- * statement), the elements of a step that all continue the run ahead of them take it instead of
- * their steps: reduceByKey u32 plus over runs of 16, 2^20, kernel alone: 0.90 -> 0.83 ms
- * (docs/benchmarks/cpu-seq-2026-11-24b.md); `eq` must be pure (it is evaluated again there). Only
- * for functions with short sources (see `byKeyKernel`): copies beyond V8's inlining budget stay calls.
+ * unrolling by 4 took most of that back (docs/benchmarks/cpu-by-key.md). The keys and values of a
+ * step are loaded at its start, or with `interleaved` right before each element's code (the scans:
+ * see `SCAN_UNROLL`). With `sameRun` (a statement), the elements of a step that all continue the
+ * run ahead of them take it instead of their steps: reduceByKey u32 plus over runs of 16, 2^20,
+ * kernel alone: 0.90 -> 0.83 ms (docs/benchmarks/cpu-seq-2026-11-24b.md); `eq` must be pure (it is
+ * evaluated again there). Only for functions with short sources (see `byKeyKernel`): copies beyond
+ * V8's inlining budget stay calls.
  */
-function unrolled(from: string, values: boolean, step: (j: number, prev: string) => string, sameRun?: string): string {
+function unrolled(
+  from: string,
+  values: boolean,
+  step: (j: number, prev: string) => string,
+  opts: { readonly sameRun?: string | undefined; readonly u?: number; readonly interleaved?: boolean } = {},
+): string {
+  const u = opts.u ?? UNROLL;
   const idx = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
   const prevOf = (j: number) => (j === 0 ? 'p' : `k${j - 1}`);
+  const load = (j: number) => `const k${j} = x[${idx(j)}];${values ? ` const w${j} = x2[${idx(j)}];` : ''}`;
   const lines: string[] = [];
   lines.push(`let i = ${from};`);
-  lines.push(`for (; i + ${UNROLL - 1} < e; i += ${UNROLL}) {`);
-  lines.push(`  const ${Array.from({ length: UNROLL }, (_, j) => `k${j} = x[${idx(j)}]`).join(', ')};`);
-  if (values) lines.push(`  const ${Array.from({ length: UNROLL }, (_, j) => `w${j} = x2[${idx(j)}]`).join(', ')};`);
-  const steps = Array.from({ length: UNROLL }, (_, j) => step(j, prevOf(j)));
-  if (sameRun === undefined) for (const st of steps) lines.push(`  ${st}`);
+  lines.push(`for (; i + ${u - 1} < e; i += ${u}) {`);
+  if (!opts.interleaved) {
+    lines.push(`  const ${Array.from({ length: u }, (_, j) => `k${j} = x[${idx(j)}]`).join(', ')};`);
+    if (values) lines.push(`  const ${Array.from({ length: u }, (_, j) => `w${j} = x2[${idx(j)}]`).join(', ')};`);
+  }
+  const steps = Array.from({ length: u }, (_, j) => `${opts.interleaved ? `${load(j)} ` : ''}${step(j, prevOf(j))}`);
+  if (opts.sameRun === undefined) for (const st of steps) lines.push(`  ${st}`);
   else {
     // One test for "the run goes on through all of them", then the steps one by one only where not.
-    const same = Array.from({ length: UNROLL }, (_, j) => `eq(${prevOf(j)}, k${j})`).join(' && ');
-    lines.push(`  if (${same}) ${sameRun}`);
+    const same = Array.from({ length: u }, (_, j) => `eq(${prevOf(j)}, k${j})`).join(' && ');
+    lines.push(`  if (${same}) ${opts.sameRun}`);
     lines.push('  else {');
     for (const st of steps) lines.push(`    ${st}`);
     lines.push('  }');
   }
-  lines.push(`  p = k${UNROLL - 1};`);
+  lines.push(`  p = k${u - 1};`);
   lines.push('}');
   lines.push('for (; i < e; i++) {');
-  lines.push(`  const k0 = x[i];${values ? ' const w0 = x2[i];' : ''}`);
+  lines.push(`  ${load(0)}`);
   lines.push(`  ${step(0, 'p')}`);
   lines.push('  p = k0;');
   lines.push('}');
@@ -113,7 +131,7 @@ function unrolled(from: string, values: boolean, step: (j: number, prev: string)
  *   number of runs written, or -1 as soon as a run would fall at or beyond y's length (nothing is
  *   written there).
  */
-function body(kind: ByKeyKind, v: NumericType, sameRun: boolean): string {
+function body(kind: ByKeyKind, v: NumericType, short: boolean): string {
   const at = (j: number) => (j === 0 ? 'i' : `i + ${j}`);
   switch (kind) {
     case 'inclusive':
@@ -147,7 +165,7 @@ function body(kind: ByKeyKind, v: NumericType, sameRun: boolean): string {
       ${incl ? '' : 'y[b] = c0; acc = op(c0, acc);'}
     }
     ${incl ? 'y[b] = acc;' : ''}
-    ${unrolled('b + 1', true, step)}
+    ${unrolled('b + 1', true, step, { u: short ? SCAN_UNROLL : UNROLL, interleaved: true })}
     if (f !== undefined) {
       // Flag 1: b is a true head, or a head follows it in [b, e) (the first one ends the search).
       if ((flags & 2) !== 0) flags |= 1;
@@ -197,7 +215,11 @@ function body(kind: ByKeyKind, v: NumericType, sameRun: boolean): string {
     let key = x[start];
     let p = key;
     let acc = ${coerce(v, 'x2[start]')};
-    ${unrolled('start + 1', true, step, sameRun ? `acc = ${Array.from({ length: UNROLL }, (_, j) => j).reduce((a, j) => `op(${a}, w${j})`, 'acc')};` : undefined)}
+    ${unrolled('start + 1', true, step, {
+      sameRun: short
+        ? `acc = ${Array.from({ length: UNROLL }, (_, j) => j).reduce((a, j) => `op(${a}, w${j})`, 'acc')};`
+        : undefined,
+    })}
     // The last run may go on past e.
     for (; i < n; i++) {
       const k = x[i];
@@ -224,16 +246,16 @@ function body(kind: ByKeyKind, v: NumericType, sameRun: boolean): string {
       f[o] = x2[b];
       o++;
     }
-    ${unrolled('b + 1', false, step, sameRun ? '{}' : undefined)}
+    ${unrolled('b + 1', false, step, { sameRun: short ? '{}' : undefined })}
     return o - c;`;
     }
   }
 }
 
-function factory(kind: ByKeyKind, v: NumericType, sameRun = false): string {
+function factory(kind: ByKeyKind, v: NumericType, short = false): string {
   return `(op, eq) => function by_key_${kind}(x, x2, y, b, e, h, c, f) {
     'use strict';
-    ${body(kind, v, sameRun)}
+    ${body(kind, v, short)}
   }`;
 }
 
@@ -283,10 +305,11 @@ export function byKeyKernel(kind: ByKeyKind, fns: ByKeyFunctions): { kernel: Ker
   try {
     const op = fns.op ? fns.op.jsSource(vt) : 'undefined';
     const eq = fns.keyEq.jsSource(kt);
-    // The same-run test adds 4 copies of eq and 4 of op to the 6 and 8 of the loops: only where all
-    // of them still fit V8's inlining budget (their source lengths standing in for their bytecode).
-    const sameRun = 10 * op.length + 12 * eq.length <= INLINE_BUDGET;
-    const kernel = `(${factory(kind, fns.valueType, sameRun)})(\n${op},\n${eq}\n)`;
+    // Short functions take the larger loops (the scans' 8 elements per step, the same-run test):
+    // up to 11 copies of op and 12 of eq, which must fit V8's inlining budget (source lengths
+    // standing in for bytecode; u32 plus / keyEqual: 437 of 920).
+    const short = 11 * op.length + 12 * eq.length <= INLINE_BUDGET;
+    const kernel = `(${factory(kind, fns.valueType, short)})(\n${op},\n${eq}\n)`;
     source = warmedSource(kernel, warmCalls(kind, fns), tag);
   } catch {
     source = undefined;
