@@ -19,7 +19,10 @@
  * fastest round of each variant is the one least disturbed by other processes, so they estimate
  * what a quiet machine gives; the medians are what this run's machine gave.
  *
- * Run: ./node_modules/.bin/tsx scripts/probe/cpu-catalogue-par.ts [log2 sizes, default 22,24] [rounds, default 7] [algorithms]
+ * Run bundled, under plain node (under tsx the calling thread ran the merge kernel 40% slower than
+ * the workers, which skews seq and par alike; docs/benchmarks/cpu-catalogue-par-2026-11-24b.md):
+ *   node_modules/.bin/esbuild scripts/probe/cpu-catalogue-par.ts --bundle --platform=node --format=esm \
+ *     --outfile=/tmp/probe.mjs --external:webgpu && node /tmp/probe.mjs [log2 sizes, default 22,24] [rounds, default 7] [algorithms]
  * (~70-90 s with the defaults on the 2-core VM; `16,17,18,19,20 9` checks the par minimums in ~10 s)
  */
 import { loadavg } from 'node:os';
