@@ -11,8 +11,9 @@
  *    stencil passes), or -1. cpuGather runs it over the whole map (par: in chunks on the pool)
  *    before any write, so an out-of-range index is an error that leaves the output untouched.
  *
- * The loops are unrolled by 8 with every load of a step before its stores (see `unrolled`), and the
- * check tests a block of 8 indices at a time (see `checkBody`).
+ * The loops are unrolled: 16 elements per step without a stencil, 8 with every load of a step
+ * before its stores with one (see `unrolled`); the check tests a block of 8 indices at a time (see
+ * `checkBody`).
  *
  * seq: the loop on the calling thread. par: chunks of the map shared by the calling thread and the
  * workers (`runPar`). The arrays read or written at any index (gather's input, scatter's output),
@@ -49,36 +50,62 @@ function typeOf(a: HostArray): NumericType {
 export const GATHER_UNROLL = 8;
 
 /**
- * Largest scatter output (elements) that takes the unrolled loop; larger ones run the plain loop
- * (u32, a random permutation, dev VM 2026-11-24: unrolled 1.7 -> 0.96 ms at 2^20, even at 2^22,
- * 50 -> 91 ms at 2^24, where 8 random stores in a row cost more than they save).
+ * Largest scatter output (elements) that takes the stencil forms' unrolled loop; larger ones run
+ * the plain loop (u32, a random permutation, dev VM 2026-11-24: unrolled 1.7 -> 0.96 ms at 2^20,
+ * even at 2^22, 50 -> 91 ms at 2^24, where 8 random stores in a row cost more than they save).
  */
 export const SCATTER_UNROLL_MAX = 1 << 21;
 
 /**
- * The unrolled loop of gather or scatter: each step of `GATHER_UNROLL` elements issues every load
- * (the stencil tests, the indices, then the gathered values) before its first store, and a scalar
+ * Elements per step of gather and scatter without a stencil: each element's loads and store in
+ * turn, `y[i] = x2[x[i]]` / `y[x2[i]] = x[i]`, 16 of them per step. The kernel alone, u32, a random
+ * permutation, one process, interleaved runs (dev VM 2026-11-24, load 5-6; the loads-first steps of
+ * 8 below / these / a plain closure loop): gather 2^20 1.21 / 1.03 / 0.83 ms, 2^22 22.3 / 21.0 /
+ * 23.7, 2^24 179 / 166 / 125; scatter 2^20 1.09-1.13 / 0.87-0.88 / 0.60-0.64, 2^22 17.1 / 11.8 /
+ * 14.7, 2^24 196 / 72-113 / 72-109 (the simple loop 104-126 there, so scatter takes these steps at
+ * every size). The hardware overlaps the independent loads of consecutive elements by itself
+ * (docs/benchmarks/cpu-seq-2026-11-24b.md).
+ */
+export const PLAIN_UNROLL = 16;
+
+/**
+ * The unrolled loop of gather or scatter. Without a stencil: `PLAIN_UNROLL` elements per step, each
+ * loaded and stored in turn. With one: each step of `GATHER_UNROLL` elements issues every load
+ * (the stencil tests, the indices, then the gathered values) before its first store. A scalar
  * loop does the tail. V8 does not move a load past a store through parameters that may alias, so
  * the plain loop `y[i] = x2[x[i]]` waits for each random load in turn; with the loads batched their
  * cache misses overlap (u32, a random permutation, dev VM 2026-11-24, the kernel alone: gather
  * 2.2 -> 1.1 ms at 2^20, 21 -> 8 ms at 2^22, 310 -> 170 ms at 2^24; a plain loop over closed-over
  * arrays, which V8 specializes on the arrays themselves: 0.8, 8-10 and 118 ms;
- * docs/benchmarks/cpu-gather-2026-11-24.md). Scatter unrolls only into outputs of up to
- * `SCATTER_UNROLL_MAX` elements. The stores stay in index order, so scatter's repeated indices still
+ * docs/benchmarks/cpu-gather-2026-11-24.md). A stencil form's scatter unrolls only into outputs of
+ * up to `SCATTER_UNROLL_MAX` elements. The stores stay in index order, so scatter's repeated indices still
  * keep the last write. A stencil form reads the gathered value only where its test passes
  * (elsewhere the index may be out of range) and stores only there.
  *
  * @param test the stencil test of element `i + k` (k an offset source), or undefined
  */
 function unrolled(kind: GatherKind, test: ((k: string) => string) | undefined): string {
-  const ks = Array.from({ length: GATHER_UNROLL }, (_, k) => k);
   const at = (k: number) => (k === 0 ? 'i' : `i + ${k}`);
+  const element = (k: number) =>
+    kind === 'gather' ? `y[${at(k)}] = x2[x[${at(k)}]];` : `y[x2[${at(k)}]] = x[${at(k)}];`;
+  if (test === undefined) {
+    const steps = Array.from({ length: PLAIN_UNROLL }, (_, k) => element(k));
+    const rows: string[] = [];
+    for (let k = 0; k < PLAIN_UNROLL; k += 4) rows.push(steps.slice(k, k + 4).join(' '));
+    return `let i = b;
+    for (const last = e - ${PLAIN_UNROLL - 1}; i < last; i += ${PLAIN_UNROLL}) {
+      ${rows.join('\n      ')}
+    }
+    for (; i < e; i++) ${element(0)}
+    return 0;`;
+  }
+  const ks = Array.from({ length: GATHER_UNROLL }, (_, k) => k);
   const lines: string[] = [];
-  if (test !== undefined) lines.push(`const ${ks.map((k) => `t${k} = ${test(at(k))}`).join(', ')};`);
-  const guard = (k: number, stmt: string) => (test === undefined ? stmt : `if (t${k}) ${stmt}`);
+  lines.push(`const ${ks.map((k) => `t${k} = ${test(at(k))}`).join(', ')};`);
+  const guard = (k: number, stmt: string) => `if (t${k}) ${stmt}`;
   if (kind === 'gather') {
     lines.push(`const ${ks.map((k) => `j${k} = x[${at(k)}]`).join(', ')};`);
-    const load = (k: number) => (test === undefined ? `x2[j${k}]` : `t${k} ? x2[j${k}] : 0`);
+    const load = (k: number) => `t${k} ? x2[j${k}] : 0`;
     lines.push(`const ${ks.map((k) => `v${k} = ${load(k)}`).join(', ')};`);
     for (const k of ks) lines.push(guard(k, `y[${at(k)}] = v${k};`));
   } else {
@@ -86,13 +113,12 @@ function unrolled(kind: GatherKind, test: ((k: string) => string) | undefined): 
     lines.push(`const ${ks.map((k) => `v${k} = x[${at(k)}]`).join(', ')};`);
     for (const k of ks) lines.push(guard(k, `y[j${k}] = v${k};`));
   }
-  const scalar = kind === 'gather' ? 'y[i] = x2[x[i]];' : 'y[x2[i]] = x[i];';
   const when = kind === 'scatter' ? `if (y.length <= ${SCATTER_UNROLL_MAX}) ` : '';
   return `let i = b;
     ${when}for (const last = e - ${GATHER_UNROLL - 1}; i < last; i += ${GATHER_UNROLL}) {
       ${lines.join('\n      ')}
     }
-    for (; i < e; i++) ${test === undefined ? scalar : `if (${test('i')}) ${scalar}`}
+    for (; i < e; i++) if (${test('i')}) ${element(0)}
     return 0;`;
 }
 
