@@ -12,6 +12,7 @@ import {
   type GpuFunction,
   mangle,
   type NumericType,
+  type Readback,
   type ResultType,
   type WgslFragment,
 } from '@webdpl/core';
@@ -147,15 +148,24 @@ export function negatePredicate(pred: GpuFunction): GpuFunction {
   return neg;
 }
 
-/** Decodes a 4-byte scalar of `type` from raw bytes (little-endian, as read back). */
-export function decodeScalar(type: NumericType, bytes: ArrayBuffer, index = 0): number {
+// f32 values from their bits through one shared word.
+const F32 = new Float32Array(1);
+const F32_BITS = new Uint32Array(F32.buffer);
+
+/**
+ * Decodes the 4-byte scalar of `type` at word `index` of a readback (little-endian, as read back),
+ * from its bits: no array made per call (issue 12).
+ */
+export function decodeScalar(type: NumericType, rb: Readback, index = 0): number {
+  const bits = rb.word(index);
   switch (type) {
     case 'u32':
-      return new Uint32Array(bytes)[index] as number;
+      return bits >>> 0;
     case 'i32':
-      return new Int32Array(bytes)[index] as number;
+      return bits | 0;
     case 'f32':
-      return new Float32Array(bytes)[index] as number;
+      F32_BITS[0] = bits;
+      return F32[0] as number;
   }
 }
 
