@@ -149,6 +149,11 @@ class PendingReadback implements Readback {
     readonly size: number,
   ) {}
 
+  /** Bytes of `staging` (its pool's size class; GPUBuffer.size is a native getter call). */
+  get stagingSize(): number {
+    return readbackClass(Math.max(4, Math.ceil(this.size / 4) * 4));
+  }
+
   /** Takes the mapped bytes (the staging buffer is mapped). */
   take(): void {
     const words = Math.ceil(this.size / 4);
@@ -181,6 +186,11 @@ class PendingReadback implements Readback {
     if (this.out === EMPTY && i < 4) return i === 0 ? this.w0 : i === 1 ? this.w1 : i === 2 ? this.w2 : this.w3;
     return new Uint32Array(this.data(), 0, Math.floor(this.size / 4))[i] as number;
   }
+}
+
+/** The size class of a readback buffer of `bytes` (pooled by class). */
+function readbackClass(bytes: number): number {
+  return bytes <= 256 ? 256 : 2 ** Math.ceil(Math.log2(bytes));
 }
 
 /** Reads of at most this many bytes keep their words instead of a copy of the mapped range. */
@@ -626,7 +636,7 @@ export class Queue {
       rb.staging.mapAsync(GPUMapMode.READ).then(() => {
         rb.take();
         rb.staging.unmap();
-        this.returnReadback(rb.staging);
+        this.returnReadback(rb.staging, rb.stagingSize);
       }),
     );
     if (rec.timing) maps.push(this.readTiming(rec.timing, rec.passLabels ?? []));
@@ -664,7 +674,7 @@ export class Queue {
           try {
             rb.take();
             rb.staging.unmap();
-            this.returnReadback(rb.staging);
+            this.returnReadback(rb.staging, rb.stagingSize);
             resolve();
           } catch (e) {
             reject(e);
@@ -755,7 +765,7 @@ export class Queue {
   /** A mappable buffer of at least `bytes` (a power-of-two class), from the pool when one is free. */
   /** @internal */
   takeReadback(bytes: number): GPUBuffer {
-    const cls = bytes <= 256 ? 256 : 2 ** Math.ceil(Math.log2(bytes));
+    const cls = readbackClass(bytes);
     const b =
       (cls <= MAX_POOLED_READBACK ? this.readbackPool.get(cls)?.pop() : undefined) ??
       this.device.gpu.createBuffer({
@@ -774,8 +784,7 @@ export class Queue {
   }
 
   /** Returns an unmapped readback buffer to the pool (or destroys it). */
-  private returnReadback(b: GPUBuffer): void {
-    const size = b.size;
+  private returnReadback(b: GPUBuffer, size = b.size): void {
     let list = this.readbackPool.get(size);
     if (!list && size <= MAX_POOLED_READBACK) {
       list = [];
