@@ -14,7 +14,7 @@
  */
 
 import { copyIf, inclusiveScan, reduce, transform } from '../../packages/algorithms/src/index';
-import { rawFloor } from '../../packages/bench/src/per-call';
+import { dawnCallsOf, rawFloor } from '../../packages/bench/src/per-call';
 import {
   DeviceArray,
   type GpuDevice,
@@ -143,52 +143,14 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * PROBE_DAWN_CALLS=1: the Dawn calls of one warm call of each variant (every method called on the
- * device, queue, command encoder, compute pass and buffer prototypes), printed in order.
- */
+/** PROBE_DAWN_CALLS=1: the Dawn calls of one warm call of each variant, in order. */
 async function printDawnCalls(device: GpuDevice, variants: Record<string, () => Promise<unknown>>): Promise<void> {
-  const gpu = device.gpu;
-  let log: string[] | undefined;
-  const enc = gpu.createCommandEncoder();
-  const pass = enc.beginComputePass();
-  pass.end();
-  enc.finish();
-  const buf = gpu.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST });
-  const protos: [string, object][] = [
-    ['device', Object.getPrototypeOf(gpu)],
-    ['queue', Object.getPrototypeOf(gpu.queue)],
-    ['encoder', Object.getPrototypeOf(enc)],
-    ['pass', Object.getPrototypeOf(pass)],
-    ['buffer', Object.getPrototypeOf(buf)],
-  ];
-  buf.destroy();
-  const restore: (() => void)[] = [];
-  for (const [kind, proto] of protos) {
-    for (const name of Object.getOwnPropertyNames(proto)) {
-      const d = Object.getOwnPropertyDescriptor(proto, name);
-      if (!d || typeof d.value !== 'function' || name === 'constructor') continue;
-      const original = d.value as (...args: unknown[]) => unknown;
-      Object.defineProperty(proto, name, {
-        ...d,
-        value: function (this: unknown, ...args: unknown[]) {
-          log?.push(`${kind}.${name}`);
-          return original.apply(this, args);
-        },
-      });
-      restore.push(() => Object.defineProperty(proto, name, d));
-    }
-  }
   console.log('Dawn calls of one warm call:');
   for (const [name, f] of Object.entries(variants)) {
     for (let k = 0; k < 3; k++) await f();
-    log = [];
-    await f();
-    const made = log;
-    log = undefined;
+    const made = await dawnCallsOf(device, f);
     console.log(`  ${name} (${made.length}): ${made.join(', ')}`);
   }
-  for (const r of restore) r();
 }
 
 main().catch((e) => {
