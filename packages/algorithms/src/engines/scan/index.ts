@@ -421,10 +421,15 @@ interface ScanPlan extends Owned {
   readonly stateBytes: number;
   /** Words of look-back state per tile (cleared per call). */
   readonly stateWordsPerTile: number;
-  /** Segments, all tiles, and tiles of chained segments (their states are cleared per call). */
+  /** Segments and all tiles. */
   readonly segments: number;
   readonly totalTiles: number;
-  readonly chainedTiles: number;
+  /**
+   * Whether a call clears the tile counters and states first: chained segments need them zero,
+   * except a call of one chained tile (one segment), whose kernel takes its tile from the workgroup
+   * index and never looks back, so it reads nothing of them (issue 12: no clearBuffer per call).
+   */
+  readonly clear: boolean;
   /** Elements past the last whole vec4 of a vec scan, copied from the control buffer. */
   readonly tailCount: number;
   /** The caller's fragments (combine, generate), compared on every hit (by identity, else code). */
@@ -768,7 +773,7 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       });
       // The segments' tile counters (ctrl's first S words) and the tile states of chained
       // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
-      if (p.chainedTiles > 0) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
+      if (p.clear) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
       const pass = rec.beginPass(call.label);
       recordSteps(rec, pass, p.steps);
       pass.end();
@@ -865,6 +870,10 @@ async function buildPlan(
     return plan;
   });
   const totalTiles = tileOffset;
+  // One chained tile: tile 0 never looks back, and with its tile taken from the workgroup index
+  // (not the segment's atomic counter) the kernel reads nothing of ctrl's counters or the states,
+  // so the call clears nothing.
+  const oneTile = plans.length === 1 && (plans[0] as SegmentPlan).kind === 'chained' && totalTiles === 1;
   const base: Omit<TileKernelParams, 'phase'> = {
     inType: input.type as TileKernelParams['inType'],
     combiner: call.combiner,
@@ -877,7 +886,7 @@ async function buildPlan(
     subgroups,
     minSubgroupSize,
     maxSpins: Math.max(0, Math.floor(t.maxSpins)),
-    atomicTileIds: t.atomicTileIds,
+    atomicTileIds: t.atomicTileIds && !oneTile,
     lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
     rowItems: t.rowItems % 4 === 0 && k % t.rowItems === 0 ? t.rowItems : 4,
   };
@@ -1049,7 +1058,7 @@ async function buildPlan(
       stateWordsPerTile,
       segments: S,
       totalTiles,
-      chainedTiles,
+      clear: chainedTiles > 0 && !oneTile,
       tailCount,
       leaves,
     };
