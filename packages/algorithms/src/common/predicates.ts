@@ -53,10 +53,15 @@ export function resultTypeOf(fn: GpuFunction, argTypes: readonly NumericType[], 
  * `fn NAME(x0: T0[, x1: T1]) -> bool`: the truthiness of `fn`'s result (predicates).
  */
 export function predicateFragment(fn: GpuFunction, argTypes: readonly NumericType[], negate = false): WgslFragment {
-  return memoFragment(fn, `${negate ? 'not' : 'pred'}|${argTypes.join(',')}`, () =>
-    buildPredicate(fn, argTypes, negate),
-  );
+  // One argument: a key from a table and a lookup before any closure (fronts ask on every call).
+  const key =
+    (argTypes.length === 1 ? (negate ? NOT_KEYS : PRED_KEYS)[argTypes[0] as string] : undefined) ??
+    `${negate ? 'not' : 'pred'}|${argTypes.join(',')}`;
+  return wrappers.get(fn)?.get(key) ?? memoFragment(fn, key, () => buildPredicate(fn, argTypes, negate));
 }
+
+const PRED_KEYS: Readonly<Partial<Record<string, string>>> = { u32: 'pred|u32', i32: 'pred|i32', f32: 'pred|f32' };
+const NOT_KEYS: Readonly<Partial<Record<string, string>>> = { u32: 'not|u32', i32: 'not|i32', f32: 'not|f32' };
 
 /**
  * Wrappers built once per (function, key): fronts ask for them on every call, and building one
