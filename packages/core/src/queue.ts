@@ -205,6 +205,8 @@ const EMPTY = new ArrayBuffer(0);
 class Recording implements Recorder {
   temps: GPUBuffer[] | undefined = undefined;
   uniforms: GPUBuffer[] | undefined = undefined;
+  /** The first readback; `readbacks` holds them all once there is a second (no array per call). */
+  readback0: PendingReadback | undefined = undefined;
   readbacks: PendingReadback[] | undefined = undefined;
   /** Labels of the profiled passes (profiling only). */
   passLabels: string[] | undefined = undefined;
@@ -295,7 +297,8 @@ class Recording implements Recorder {
     const staging = this.queue.takeReadback(padded);
     this.encoder.copyBufferToBuffer(buffer, offset, staging, 0, padded);
     const entry = new PendingReadback(staging, size);
-    (this.readbacks ??= []).push(entry);
+    if (this.readback0 === undefined) this.readback0 = entry;
+    else (this.readbacks ??= [this.readback0]).push(entry);
     return entry;
   }
 }
@@ -560,6 +563,7 @@ export class Queue {
     }
     if (failed) {
       if (r.readbacks) for (const rb of r.readbacks) rb.staging.destroy();
+      else r.readback0?.staging.destroy();
       r.timing?.destroy();
     }
   }
@@ -613,13 +617,13 @@ export class Queue {
       throw thrown;
     }
     const rec = r;
-    const rbs = rec.readbacks;
-    if (!scoped && !rec.timing && (rbs === undefined || rbs.length === 1)) {
+    if (!scoped && !rec.timing && rec.readbacks === undefined) {
       // Node's hot path (issue 12): no scope to pop and at most one readback, so one promise to
       // wait on (no Promise.all, no wrapper per wait).
-      if (rbs) {
+      const rb0 = rec.readback0;
+      if (rb0) {
         try {
-          await this.mapOne(rbs[0] as PendingReadback, label);
+          await this.mapOne(rb0, label);
         } catch (e) {
           this.release(rec, true);
           this.checkAlive();
@@ -632,7 +636,8 @@ export class Queue {
       return;
     }
     // Start mapping now, so the readback round trip overlaps the error-scope round trip.
-    const maps: Promise<unknown>[] = (rbs ?? []).map((rb) =>
+    const rbs = rec.readbacks ?? (rec.readback0 ? [rec.readback0] : []);
+    const maps: Promise<unknown>[] = rbs.map((rb) =>
       rb.staging.mapAsync(GPUMapMode.READ).then(() => {
         rb.take();
         rb.staging.unmap();

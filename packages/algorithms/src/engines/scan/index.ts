@@ -763,14 +763,20 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     let countRb: Readback | undefined;
     let outRb: { data(): ArrayBuffer } | undefined;
     let keysRb: { data(): ArrayBuffer } | undefined;
-    const moreRb: ({ data(): ArrayBuffer } | undefined)[] = [];
+    const more = call.more;
+    const moreRb: ({ data(): ArrayBuffer } | undefined)[] | undefined = more.length > 0 ? [] : undefined;
     const S = p.segments;
     const record = (rec: Recorder) => {
       const enc = rec.encoder;
       if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
-      call.streams.forEach((a, k) => {
-        if (copyStream[k]) enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
-      });
+      // Loops, not forEach: no closure per call on the hot path (issue 12).
+      if (copied) {
+        for (let k = 0; k < call.streams.length; k++) {
+          const a = call.streams[k] as DeviceArray;
+          if (copyStream[k])
+            enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
+        }
+      }
       // The segments' tile counters (ctrl's first S words) and the tile states of chained
       // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
       if (p.clear) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
@@ -794,21 +800,24 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       if (call.readBack && call.keysOut) {
         keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
       }
-      call.more.forEach((m, q) => {
-        moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
-      });
+      if (moreRb) {
+        for (let q = 0; q < more.length; q++) {
+          const m = more[q] as MoreOutput;
+          moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
+        }
+      }
     };
     if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
     else await device.queue.enqueue(call.label, record, turn);
     const count = countRb ? countRb.word(0) : n;
-    const moreBytes = call.more.length > 0 ? moreRb.map((b) => b?.data()) : undefined;
+    const moreBytes = moreRb?.map((b) => b?.data());
     return { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
   } finally {
     if (copyInput) input.discard();
-    streams.forEach((a, k) => {
-      if (copyStream[k]) a.discard();
-    });
-    if (copied) for (const b of plan?.owned ?? []) device.queue.retire(b);
+    if (copied) {
+      for (let k = 0; k < streams.length; k++) if (copyStream[k]) (streams[k] as DeviceArray).discard();
+      for (const b of plan?.owned ?? []) device.queue.retire(b);
+    }
   }
 }
 
