@@ -14,9 +14,10 @@
  */
 
 import { copyIf, inclusiveScan, reduce, transform } from '../../packages/algorithms/src/index';
-import { dawnCallsOf, rawFloor } from '../../packages/bench/src/per-call';
+import { rawFloor } from '../../packages/bench/src/per-call';
 import {
   DeviceArray,
+  dawnCallsOf,
   type GpuDevice,
   gpuSelector,
   lambda,

@@ -3,11 +3,11 @@
  * the raw-WebGPU floor sums and makes exactly its minimal Dawn calls per run (it is the per-call
  * yardstick), the copy kernel copies, the fill kernel fills, the warm-up kernel runs.
  */
-import { DeviceArray, type GpuDevice, gpuForTests } from '@webdpl/core';
+import { DeviceArray, dawnCallsOf, type GpuDevice, gpuForTests } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { copyKernel } from './copy-kernel';
 import { fillOnDevice } from './gpu-data';
-import { dawnCallsOf, rawFloor } from './per-call';
+import { rawFloor } from './per-call';
 import { GpuWarmth } from './warm';
 
 const gpu = await gpuForTests();
