@@ -21,14 +21,15 @@ import { makeDevicePolicy } from '../../packages/policies/src/index';
 import { out, runProbe, timeCopy, timeIt } from './timing';
 
 /** The u32 sum of `a` through the transform-reduce engine (default tuning). */
-function sumU32(device: GpuDevice, a: DeviceArray): Promise<ArrayBuffer> {
-  return transformReduceDevice(device, {
+async function sumU32(device: GpuDevice, a: DeviceArray): Promise<ArrayBuffer> {
+  const rb = await transformReduceDevice(device, {
     label: 'r',
     inputs: [a],
     load: identityLoad('u32'),
     combiner: combinerOf(plus, 'u32'),
     commutative: true,
   });
+  return rb.data();
 }
 
 async function main() {
@@ -145,7 +146,7 @@ async function main() {
           commutative: true,
           tuning,
         });
-        got = new Uint32Array(r)[0] as number;
+        got = r.word(0);
       });
       out({ case: 'reduce u32 engine', lg, tuning, ms: ms2, gbs: (4 * n) / ms2 / 1e6, ok: gpuData || got === want });
     }

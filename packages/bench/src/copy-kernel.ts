@@ -2,20 +2,28 @@
  * The bench's own copy kernel: a plain vec4 copy between two DeviceArrays, the memory roofline that
  * CUB's `copy (r+w)` row measures. Used for the `copy` entry when `@webdpl/algorithms` has no `copy`.
  */
-import { type DeviceArray, fragment, getPipeline } from '@webdpl/core';
+import { type DeviceArray, fragment, getPipeline, kernelInterface } from '@webdpl/core';
 
 const WORKGROUP = 256;
 
+/** The copy kernel's interface: vec4s from `src` to `dst`, `n` of them. */
+const COPY_IO = kernelInterface({
+  name: 'bench copy',
+  params: { struct: 'CopyParams', name: 'prm', binding: 2, fields: { n: 'u32' } },
+  bindings: {
+    src: { binding: 0, access: 'read', type: 'u32', form: 'vec4' },
+    dst: { binding: 1, access: 'read_write', type: 'u32', form: 'vec4' },
+  },
+});
+
 const COPY = fragment({
   name: 'bench_copy_vec4',
-  code: `@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@group(0) @binding(2) var<uniform> params: vec4<u32>;
+  code: `${COPY_IO.wgsl()}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let i = (wid.x + wid.y * nwg.x) * ${WORKGROUP}u + li;
-  if (i < params.x) { dst[i] = src[i]; }
+  if (i < prm.n) { dst[i] = src[i]; }
 }`,
 });
 
@@ -32,11 +40,11 @@ export async function copyKernel(src: DeviceArray, dst: DeviceArray): Promise<vo
   await device.queue.submit('bench copy', (rec) => {
     const bind = device.gpu.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
-      entries: [
-        { binding: 0, resource: { buffer: src.buffer, offset: src.byteOffset, size: n4 * 16 } },
-        { binding: 1, resource: { buffer: dst.buffer, offset: dst.byteOffset, size: n4 * 16 } },
-        { binding: 2, resource: { buffer: rec.uniform(new Uint32Array([n4, 0, 0, 0])) } },
-      ],
+      entries: COPY_IO.entries({
+        src: { buffer: src.buffer, offset: src.byteOffset, size: n4 * 16 },
+        dst: { buffer: dst.buffer, offset: dst.byteOffset, size: n4 * 16 },
+        prm: { buffer: rec.uniform(COPY_IO.pack({ n: n4 })) },
+      }),
     });
     const pass = rec.beginPass('bench copy');
     pass.setPipeline(pipeline);

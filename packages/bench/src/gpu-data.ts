@@ -4,7 +4,7 @@
  * uploads every later kernel of the process ran at ~55% of its bandwidth (docs/benchmarks/
  * h100-notes.md); cub_anchor makes its data on the GPU too.
  */
-import { DeviceArray, fragment, type GpuDevice, getPipeline, type NumericType } from '@webdpl/core';
+import { DeviceArray, fragment, type GpuDevice, getPipeline, kernelInterface, type NumericType } from '@webdpl/core';
 
 /** Which generator produced a host array (set by data.ts callers through `tagGenerated`). */
 const generated = new WeakMap<object, { type: 'u32' | 'f32'; seed: number }>();
@@ -54,6 +54,13 @@ const HASH_WGSL = `fn bench_hash(i: u32, seed: u32) -> u32 {
   return x;
 }`;
 
+/** The fill kernel's interface: `len` elements of `a` from index `base`, of an array of `n`. */
+const FILL = kernelInterface({
+  name: 'bench fill',
+  params: { struct: 'P', name: 'p', binding: 0, fields: { len: 'u32', base: 'u32', n: 'u32' } },
+  bindings: { a: { binding: 1, access: 'read_write' } },
+});
+
 /**
  * Fills `out` on the GPU with a WGSL expression of the index `i: u32` and the length `n: u32` (of the
  * array's element type; `bench_hash(i, seed)` is data.ts's hash), e.g. `(i * 2654435761u) & (n - 1u)`.
@@ -64,9 +71,7 @@ export async function fillOnDevice(device: GpuDevice, out: DeviceArray, expr: st
   const k = fragment({
     name: `bench_fill_${out.type}_${[...expr].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7)}`,
     code: `${HASH_WGSL}
-struct P { len: u32, base: u32, n: u32, pad: u32 }
-@group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read_write> a: array<${out.type}>;
+${FILL.wgsl({}, { a: out.type })}
 @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let n = p.n;
   for (var l = g.x; l < p.len; l += nw.x * 256u) { let i = p.base + l; a[l] = ${expr}; }
@@ -86,10 +91,10 @@ struct P { len: u32, base: u32, n: u32, pad: u32 }
         0,
         device.gpu.createBindGroup({
           layout: pipeline.getBindGroupLayout(0),
-          entries: [
-            { binding: 0, resource: { buffer: rec.uniform(new Uint32Array([len, base, n, 0])) } },
-            { binding: 1, resource: { buffer: out.buffer, offset: out.byteOffset + base * 4, size: len * 4 } },
-          ],
+          entries: FILL.entries({
+            p: { buffer: rec.uniform(FILL.pack({ len, base, n })) },
+            a: { buffer: out.buffer, offset: out.byteOffset + base * 4, size: len * 4 },
+          }),
         }),
       );
       pass.dispatchWorkgroups(Math.min(4096, Math.ceil(len / 256)));

@@ -13,7 +13,7 @@
  * (see warm.ts). Ratios are taken against the floor at the same n in the same round (robust to a
  * machine whose load drifts), median over rounds.
  */
-import { DeviceArray, type GpuDevice, lambda } from '@webdpl/core';
+import { DeviceArray, type GpuDevice, kernelInterface, lambda } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import type { GpuWarmth } from './warm';
 
@@ -47,16 +47,24 @@ const WORKGROUP = 64;
 /** Threads of the floor kernel at most: each sums a grid-strided run of vec4s, then one atomic add. */
 const FLOOR_THREADS = 4096;
 
+/** The floor kernel's interface: vec4s in, one atomic sum word, the number of vec4s. */
+const FLOOR = kernelInterface({
+  name: 'bench floor',
+  params: { struct: 'FloorParams', name: 'prm', binding: 2, fields: { n: 'u32' } },
+  bindings: {
+    x: { binding: 0, access: 'read', type: 'u32', form: 'vec4' },
+    sum: { binding: 1, access: 'read_write', type: 'u32', form: 'atomic' },
+  },
+});
+
 // No workgroup memory, no barriers: the least a reduce can be (software GPUs run barriers slowly).
-const FLOOR_WGSL = `@group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> sum: atomic<u32>;
-@group(0) @binding(2) var<uniform> n: vec4<u32>;
+const FLOOR_WGSL = `${FLOOR.wgsl()}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   var acc = vec4<u32>(0u);
   let step = nw.x * ${WORKGROUP}u;
-  for (var i = g.x; i < n.x; i += step) { acc += x[i]; }
-  atomicAdd(&sum, acc.x + acc.y + acc.z + acc.w);
+  for (var i = g.x; i < prm.n; i += step) { acc += x[i]; }
+  atomicAdd(&sum[0], acc.x + acc.y + acc.z + acc.w);
 }`;
 
 /** A raw-WebGPU reduce of `input` (u32, a multiple of 4 elements from element 0 of its buffer): the floor. */
@@ -70,17 +78,14 @@ export function rawFloor(device: GpuDevice, input: DeviceArray): { run: () => Pr
     size: 16,
     usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
   });
-  const params = gpu.createBuffer({ size: 16, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
-  new Uint32Array(params.getMappedRange()).set([n / 4, 0, 0, 0]);
+  const words = FLOOR.pack({ n: n / 4 });
+  const params = gpu.createBuffer({ size: words.byteLength, usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
+  new Uint32Array(params.getMappedRange()).set(words);
   params.unmap();
   const readback = gpu.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   const group = gpu.createBindGroup({
     layout: pipeline.getBindGroupLayout(0),
-    entries: [
-      { binding: 0, resource: { buffer: input.buffer } },
-      { binding: 1, resource: { buffer: sum } },
-      { binding: 2, resource: { buffer: params } },
-    ],
+    entries: FLOOR.entries({ x: { buffer: input.buffer }, sum: { buffer: sum }, prm: { buffer: params } }),
   });
   const workgroups = Math.max(1, Math.ceil(Math.min(FLOOR_THREADS, n / 4) / WORKGROUP));
   return {

@@ -7,7 +7,7 @@
  * buffers larger than any L2 until that much has run, unless the GPU has been busy without a gap for
  * that long already (the previous timed GPU set ended just now and was itself warm).
  */
-import { fragment, type GpuDevice, getPipeline } from '@webdpl/core';
+import { fragment, type GpuDevice, getPipeline, kernelInterface } from '@webdpl/core';
 
 /** GPU work that must precede a timed set, in milliseconds. */
 export const WARM_MS = 500;
@@ -31,10 +31,18 @@ const MAX_GAP_MS = 100;
 const WARM_VEC4S_HARDWARE = 1 << 24;
 const WARM_VEC4S_SOFTWARE = 1 << 20;
 
+/** The warm-up kernel's interface: vec4s of `a` streamed into `b`. */
+const WARM_IO = kernelInterface({
+  name: 'bench warm-up',
+  bindings: {
+    a: { binding: 0, access: 'read_write', type: 'u32', form: 'vec4' },
+    b: { binding: 1, access: 'read_write', type: 'u32', form: 'vec4' },
+  },
+});
+
 const WARM_KERNEL = fragment({
   name: 'bench_warm_stream',
-  code: `@group(0) @binding(0) var<storage, read_write> a: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> b: array<vec4<u32>>;
+  code: `${WARM_IO.wgsl()}
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let i = g.x + g.y * nwg.x * 256u;
@@ -82,10 +90,7 @@ export class GpuWarmth {
     const [a, b] = this.buffers as [GPUBuffer, GPUBuffer];
     const group = d.gpu.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
-      entries: [
-        { binding: 0, resource: { buffer: a } },
-        { binding: 1, resource: { buffer: b } },
-      ],
+      entries: WARM_IO.entries({ a: { buffer: a }, b: { buffer: b } }),
     });
     const start = performance.now();
     if (start - this.lastBusy > MAX_GAP_MS) this.stretchStart = start;

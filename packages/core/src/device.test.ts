@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enumerateDevices, type GpuDevice, getCpuDevice, openDevice, releaseDevices } from './device';
+import { enumerateDevices, fromGPUDevice, type GpuDevice, getCpuDevice, openDevice, releaseDevices } from './device';
 import { DeviceArray } from './device-array';
 import {
   ArgumentError,
@@ -321,6 +321,24 @@ describe.skipIf(!gpu)('GPU device, queue and DeviceArray', () => {
     d.destroy();
     await expect(a.read()).rejects.toThrow(DeviceLostError);
     expect(() => DeviceArray.from(d, new Uint32Array(4))).toThrow(DeviceLostError);
+  });
+
+  it("a device's limits are a plain object with the implementation's values (no native getter per read)", async () => {
+    const d = (await selectDevice(gpuSelector)) as GpuDevice;
+    const wrapped = fromGPUDevice(d.gpu);
+    for (const dev of [d, wrapped]) {
+      expect(dev.limits).not.toBe(dev.gpu.limits);
+      expect(Object.getPrototypeOf(dev.limits)).toBe(Object.prototype);
+      expect(Object.isFrozen(dev.limits)).toBe(true);
+      let numbers = 0;
+      for (const k in dev.gpu.limits) {
+        const v = (dev.gpu.limits as unknown as Record<string, unknown>)[k];
+        if (typeof v !== 'number') continue;
+        numbers++;
+        expect((dev.limits as unknown as Record<string, number>)[k], k).toBe(v);
+      }
+      expect(numbers).toBeGreaterThan(20);
+    }
   });
 
   it('unsupported element types name the missing feature', async () => {

@@ -276,9 +276,13 @@ function checkSubgroupSizes(sizes: unknown): { min?: number; max?: number } {
   return s as { min?: number; max?: number };
 }
 
-/** The device's limits as webdpl sees them: the real ones, `max*` limits lowered to `caps`. */
-function cappedLimits(real: GPUSupportedLimits, caps: Readonly<Record<string, number>>): GPUSupportedLimits {
-  if (Object.keys(caps).length === 0) return real;
+/**
+ * The device's limits as webdpl sees them: the real ones, `max*` limits lowered to `caps`, in a
+ * plain frozen object: a limit read from the implementation's GPUSupportedLimits is a native
+ * getter call (~0.1 us on the VM's Dawn for Node, more on slower hosts), and calls read a few per
+ * call (issue 12).
+ */
+function plainLimits(real: GPUSupportedLimits, caps: Readonly<Record<string, number>>): GPUSupportedLimits {
   const out: Record<string, number> = {};
   for (const k in real) {
     const v = (real as unknown as Record<string, unknown>)[k];
@@ -328,7 +332,7 @@ async function openGpu(candidate: DeviceCandidate, options: OpenOptions): Promis
     subgroupMinSize: sg ? Math.min(candidate.info.subgroupMinSize, sizes.min ?? 128) : 0,
     subgroupMaxSize: sg ? Math.max(candidate.info.subgroupMaxSize, sizes.max ?? 4) : 0,
   };
-  const device = gpuDevice(gpu, info, features, cappedLimits(gpu.limits, caps), true);
+  const device = gpuDevice(gpu, info, features, plainLimits(gpu.limits, caps), true);
   openDevices.add(device);
   return device;
 }
@@ -437,7 +441,7 @@ export function fromGPUDevice(device: GPUDevice, options: FromGPUDeviceOptions =
   const features = new Set<string>();
   for (const f of device.features) features.add(f);
   const info = deviceInfo(given ?? ({} as GPUAdapterInfo), features, device.limits);
-  const gd = gpuDevice(device, info, features, device.limits, false);
+  const gd = gpuDevice(device, info, features, plainLimits(device.limits, {}), false);
   wrapped.set(device, gd);
   return gd;
 }

@@ -80,6 +80,7 @@ export {
   selectCandidate,
   selectDevice,
 } from './selectors';
+export { dawnCallsOf } from './testing/dawn-calls';
 export { gpuForTests, gpuRequired } from './testing/gpu';
 export { lastNonZero } from './testing/ops';
 export type { ElementType, HostArray, NumericType, TypedArrayOf } from './types';

@@ -3,7 +3,7 @@ import type { GpuDevice } from './device';
 import { DeviceArray } from './device-array';
 import { GpuValidationError, WgslLinkError } from './index';
 import { getPipeline, pipelineCount, pipelineFor } from './pipeline-cache';
-import { Queue } from './queue';
+import { Queue, type Readback } from './queue';
 import { gpuForTests } from './testing/gpu';
 import { fragment } from './wgsl/fragment';
 
@@ -191,6 +191,50 @@ describe.skipIf(!gpu)('queue: ordering, non-waiting calls, errors', () => {
     expect([...new Uint32Array(rb?.data() as ArrayBuffer)]).toEqual([1, 2, 3, 4]);
     // One uniform back in its pool, one readback buffer back in its size class.
     expect(q.pooledBuffers).toBe(2);
+    src.destroy();
+  });
+
+  it('readbacks of a few words (kept as words) and of more give the same bytes and words', async () => {
+    const words = Uint32Array.from({ length: 12 }, (_, i) => (i * 0x9e3779b9 + 0x80000001) >>> 0);
+    const src = DeviceArray.from(device, words);
+    // Sizes around SMALL_READBACK (16 bytes), whole and partial words, and two readbacks in one
+    // submission (the path beside Node's one-readback path).
+    for (const [offset, size] of [
+      [0, 4],
+      [4, 8],
+      [8, 12],
+      [0, 16],
+      [4, 6],
+      [0, 20],
+      [12, 36],
+    ] as const) {
+      for (const two of [false, true]) {
+        const rbs: Readback[] = [];
+        await device.queue.submit('readback sizes', (rec) => {
+          rbs.push(rec.readback(src.buffer, offset, size));
+          if (two) rbs.push(rec.readback(src.buffer, 0, 4));
+        });
+        const rb = rbs[0] as Readback;
+        const want = new Uint8Array(words.buffer, offset, size);
+        const what = `${size} bytes at ${offset}${two ? ', two readbacks' : ''}`;
+        expect([...new Uint8Array(rb.data())], what).toEqual([...want]);
+        // data() again: the same bytes.
+        expect(rb.data().byteLength, what).toBe(size);
+        for (let i = 0; i < Math.floor(size / 4); i++) {
+          expect(rb.word(i), `${what}, word ${i}`).toBe(words[offset / 4 + i]);
+        }
+        if (two) expect((rbs[1] as Readback).word(0)).toBe(words[0]);
+      }
+    }
+    // A word read before the submission completed is an error, as data() is.
+    let early: Readback | undefined;
+    const pending = device.queue.submit('early', (rec) => {
+      early = rec.readback(src.buffer, 0, 4);
+    });
+    expect(() => early?.word(0)).toThrow(/before its submission completed/);
+    expect(() => early?.data()).toThrow(/before its submission completed/);
+    await pending;
+    expect(early?.word(0)).toBe(words[0]);
     src.destroy();
   });
 });

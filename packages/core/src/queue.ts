@@ -38,6 +38,11 @@ export interface Readback {
   readonly size: number;
   /** Available after `submit` resolved. */
   data(): ArrayBuffer;
+  /**
+   * The u32 word `i` of the data (its bits), available after `submit` resolved: a read of a few
+   * words (a count, a reduced value) without an ArrayBuffer made for it.
+   */
+  word(i: number): number;
 }
 
 /**
@@ -128,19 +133,174 @@ export function gridFor(count: number, maxPerDimension: number): [number, number
 }
 
 /** A readback staging buffer and, once mapped, its bytes. */
-interface PendingReadback {
-  readonly staging: GPUBuffer;
-  readonly size: number;
-  out?: ArrayBuffer;
+class PendingReadback implements Readback {
+  out: ArrayBuffer | undefined = undefined;
+  /**
+   * The first word(s) of a read of at most SMALL_READBACK bytes, taken while mapped: such a read
+   * copies no ArrayBuffer (its `data()` is made on demand), issue 12.
+   */
+  w0 = 0;
+  w1 = 0;
+  w2 = 0;
+  w3 = 0;
+
+  constructor(
+    readonly staging: GPUBuffer,
+    readonly size: number,
+  ) {}
+
+  /** Bytes of `staging` (its pool's size class; GPUBuffer.size is a native getter call). */
+  get stagingSize(): number {
+    return readbackClass(Math.max(4, Math.ceil(this.size / 4) * 4));
+  }
+
+  /** Takes the mapped bytes (the staging buffer is mapped). */
+  take(): void {
+    const words = Math.ceil(this.size / 4);
+    const mapped = this.staging.getMappedRange(0, words * 4);
+    if (this.size > SMALL_READBACK) {
+      this.out = mapped.slice(0, this.size);
+      return;
+    }
+    const u = new Uint32Array(mapped, 0, words);
+    this.w0 = u[0] as number;
+    if (words > 1) {
+      this.w1 = u[1] as number;
+      this.w2 = u[2] ?? 0;
+      this.w3 = u[3] ?? 0;
+    }
+    this.out = EMPTY;
+  }
+
+  data(): ArrayBuffer {
+    const out = this.out;
+    if (out === undefined) throw new WebdplError('readback read before its submission completed');
+    if (out !== EMPTY) return out;
+    const b = new Uint32Array([this.w0, this.w1, this.w2, this.w3]).buffer.slice(0, this.size);
+    this.out = b;
+    return b;
+  }
+
+  word(i: number): number {
+    if (this.out === undefined) throw new WebdplError('readback read before its submission completed');
+    if (this.out === EMPTY && i < 4) return i === 0 ? this.w0 : i === 1 ? this.w1 : i === 2 ? this.w2 : this.w3;
+    return new Uint32Array(this.data(), 0, Math.floor(this.size / 4))[i] as number;
+  }
 }
 
-/** What one submission recorded besides its commands. */
-interface Recording {
-  readonly temps: GPUBuffer[];
-  readonly uniforms: GPUBuffer[];
-  readonly readbacks: PendingReadback[];
-  readonly passLabels: string[];
-  timing?: GPUBuffer;
+/** The size class of a readback buffer of `bytes` (pooled by class). */
+function readbackClass(bytes: number): number {
+  return bytes <= 256 ? 256 : 2 ** Math.ceil(Math.log2(bytes));
+}
+
+/** Reads of at most this many bytes keep their words instead of a copy of the mapped range. */
+const SMALL_READBACK = 16;
+/** Marks a small read whose bytes are in its words (`PendingReadback.out`). */
+const EMPTY = new ArrayBuffer(0);
+
+/**
+ * One submission being recorded: the Recorder the recording callback gets (one object per call,
+ * issue 12: it was seven closures and five arrays) and what it recorded besides its commands.
+ */
+class Recording implements Recorder {
+  temps: GPUBuffer[] | undefined = undefined;
+  uniforms: GPUBuffer[] | undefined = undefined;
+  /** The first readback; `readbacks` holds them all once there is a second (no array per call). */
+  readback0: PendingReadback | undefined = undefined;
+  readbacks: PendingReadback[] | undefined = undefined;
+  /** Labels of the profiled passes (profiling only). */
+  passLabels: string[] | undefined = undefined;
+  timing: GPUBuffer | undefined = undefined;
+
+  constructor(
+    private readonly queue: Queue,
+    readonly encoder: GPUCommandEncoder,
+    readonly device: GpuDevice,
+    private readonly label: string,
+    private readonly profiling: boolean,
+    private readonly allowReadback: boolean,
+    private readonly external: GPUCommandEncoder | undefined,
+  ) {}
+
+  beginPass(passLabel?: string): GPUComputePassEncoder {
+    // Without profiling, no descriptor: Dawn for Node converts a descriptor member by member
+    // (~5 us of host time per pass on lavapipe for a label), and the encoder's label already
+    // names the call in validation messages.
+    if (!this.profiling) return this.encoder.beginComputePass();
+    const labels = (this.passLabels ??= []);
+    const passes = labels.length;
+    const desc: GPUComputePassDescriptor = { label: passLabel ?? this.label };
+    if (passes < MAX_PROFILED_PASSES) {
+      desc.timestampWrites = {
+        querySet: this.queue.timestampQueries(),
+        beginningOfPassWriteIndex: 2 * passes,
+        endOfPassWriteIndex: 2 * passes + 1,
+      };
+    }
+    labels.push(desc.label as string);
+    return this.encoder.beginComputePass(desc);
+  }
+
+  dispatch(pass: GPUComputePassEncoder, workgroups: number): void {
+    if (workgroups <= 0) return;
+    const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
+    if (workgroups <= maxDim) pass.dispatchWorkgroups(workgroups);
+    else {
+      const [x, y, z] = gridFor(workgroups, maxDim);
+      pass.dispatchWorkgroups(x, y, z);
+    }
+  }
+
+  uniform(data: ArrayBufferView | ArrayBuffer): GPUBuffer {
+    const bytes =
+      data instanceof ArrayBuffer
+        ? new Uint8Array(data)
+        : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const gpu = this.device.gpu;
+    // Pooled slots are rewritten by later calls before a caller's encoder is submitted: a
+    // recording into one gets buffers of its own.
+    if (bytes.byteLength <= UNIFORM_SLOT && !this.external) {
+      const b = this.queue.takeUniform();
+      const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4 || 4);
+      padded.set(bytes);
+      writeHost(gpu.queue, b, 0, padded);
+      (this.uniforms ??= []).push(b);
+      return b;
+    }
+    const size = Math.ceil(bytes.byteLength / 16) * 16;
+    const b = gpu.createBuffer({
+      size,
+      usage: GPUBufferUsage.UNIFORM,
+      mappedAtCreation: true,
+      label: `${this.label} params`,
+    });
+    new Uint8Array(b.getMappedRange()).set(bytes);
+    b.unmap();
+    (this.temps ??= []).push(b);
+    return b;
+  }
+
+  temp(size: number, tempLabel?: string): GPUBuffer {
+    const b = this.device.gpu.createBuffer({
+      size: Math.max(16, Math.ceil(size / 16) * 16),
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+      label: tempLabel ?? `${this.label} temp`,
+    });
+    (this.temps ??= []).push(b);
+    return b;
+  }
+
+  readback(buffer: GPUBuffer, offset: number, size: number): Readback {
+    if (this.external) throw new WebdplError(`${this.label}: a call recorded into a command encoder cannot read back`);
+    if (!this.allowReadback) throw new WebdplError(`${this.label}: enqueue() cannot read back; use submit()`);
+    const padded = Math.max(4, Math.ceil(size / 4) * 4);
+    const staging = this.queue.takeReadback(padded);
+    this.encoder.copyBufferToBuffer(buffer, offset, staging, 0, padded);
+    const entry = new PendingReadback(staging, size);
+    if (this.readback0 === undefined) this.readback0 = entry;
+    else (this.readbacks ??= [this.readback0]).push(entry);
+    return entry;
+  }
 }
 
 /** A GPU error as the typed webdpl error, naming the call (`label`) that caused it. */
@@ -269,19 +429,23 @@ export class Queue {
     if (r !== undefined) throw new DeviceLostError(`device '${this.device.info.name}' is lost (${r})`, r);
   }
 
+  /** Rejects every wait in progress (`waiters`) once the device is lost (one handler per queue). */
+  private watchLoss(): void {
+    if (this.watchingLoss) return;
+    this.watchingLoss = true;
+    this.device.gpu.lost.then((l) => {
+      const e = new DeviceLostError(`device lost during the call (${l.reason}: ${l.message})`, l.reason);
+      for (const w of [...this.waiters]) w(e);
+      this.waiters.clear();
+    });
+  }
+
   /**
    * `p`, or a DeviceLostError if the device is lost first. One handler on `GPUDevice.lost` serves
    * every wait (a reaction per call on that promise would pile up for the device's lifetime).
    */
   private untilLost<T>(p: Promise<T>, label: string): Promise<T> {
-    if (!this.watchingLoss) {
-      this.watchingLoss = true;
-      this.device.gpu.lost.then((l) => {
-        const e = new DeviceLostError(`device lost during the call (${l.reason}: ${l.message})`, l.reason);
-        for (const w of [...this.waiters]) w(e);
-        this.waiters.clear();
-      });
-    }
+    this.watchLoss();
     return new Promise<T>((resolve, reject) => {
       const fail = (e: Error) => {
         reject(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
@@ -314,6 +478,31 @@ export class Queue {
     return mine;
   }
 
+  /** @internal The timestamp query set of profiled passes (made on first use). */
+  timestampQueries(): GPUQuerySet {
+    if (!this.querySet) {
+      const gpu = this.device.gpu;
+      this.querySet = gpu.createQuerySet({ type: 'timestamp', count: 2 * MAX_PROFILED_PASSES });
+      this.queryResolve = gpu.createBuffer({
+        size: 16 * MAX_PROFILED_PASSES,
+        usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+      });
+    }
+    return this.querySet;
+  }
+
+  /** @internal A pooled uniform buffer of UNIFORM_SLOT bytes (returned by `release`). */
+  takeUniform(): GPUBuffer {
+    return (
+      this.uniformPool.pop() ??
+      this.device.gpu.createBuffer({
+        size: UNIFORM_SLOT,
+        usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+        label: 'webdpl params',
+      })
+    );
+  }
+
   /** Records one command buffer with `record` and submits it; what `submit` and `enqueue` share. */
   private record(
     label: string,
@@ -322,126 +511,32 @@ export class Queue {
     external?: GPUCommandEncoder,
   ): Recording {
     const gpu = this.device.gpu;
-    const r: Recording = { temps: [], uniforms: [], readbacks: [], passLabels: [] };
     const profiling = this.profiling && !external;
     const encoder = external ?? gpu.createCommandEncoder({ label });
-    if (profiling && !this.querySet) {
-      this.querySet = gpu.createQuerySet({ type: 'timestamp', count: 2 * MAX_PROFILED_PASSES });
-      this.queryResolve = gpu.createBuffer({
-        size: 16 * MAX_PROFILED_PASSES,
-        usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-      });
-    }
-    const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
-    const rec: Recorder = {
-      encoder,
-      device: this.device,
-      beginPass: (passLabel?: string) => {
-        // Without profiling, no descriptor: Dawn for Node converts a descriptor member by member
-        // (~5 us of host time per pass on lavapipe for a label), and the encoder's label already
-        // names the call in validation messages.
-        if (!profiling) return encoder.beginComputePass();
-        const passes = r.passLabels.length;
-        const desc: GPUComputePassDescriptor = { label: passLabel ?? label };
-        if (profiling && passes < MAX_PROFILED_PASSES) {
-          desc.timestampWrites = {
-            querySet: this.querySet as GPUQuerySet,
-            beginningOfPassWriteIndex: 2 * passes,
-            endOfPassWriteIndex: 2 * passes + 1,
-          };
-        }
-        r.passLabels.push(desc.label as string);
-        return encoder.beginComputePass(desc);
-      },
-      dispatch: (pass, workgroups) => {
-        if (workgroups <= 0) return;
-        if (workgroups <= maxDim) pass.dispatchWorkgroups(workgroups);
-        else {
-          const [x, y, z] = gridFor(workgroups, maxDim);
-          pass.dispatchWorkgroups(x, y, z);
-        }
-      },
-      uniform: (data) => {
-        const bytes =
-          data instanceof ArrayBuffer
-            ? new Uint8Array(data)
-            : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-        // Pooled slots are rewritten by later calls before a caller's encoder is submitted: a
-        // recording into one gets buffers of its own.
-        if (bytes.byteLength <= UNIFORM_SLOT && !external) {
-          const b =
-            this.uniformPool.pop() ??
-            gpu.createBuffer({
-              size: UNIFORM_SLOT,
-              usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-              label: 'webdpl params',
-            });
-          const padded = new Uint8Array(Math.ceil(bytes.byteLength / 4) * 4 || 4);
-          padded.set(bytes);
-          writeHost(gpu.queue, b, 0, padded);
-          r.uniforms.push(b);
-          return b;
-        }
-        const size = Math.ceil(bytes.byteLength / 16) * 16;
-        const b = gpu.createBuffer({
-          size,
-          usage: GPUBufferUsage.UNIFORM,
-          mappedAtCreation: true,
-          label: `${label} params`,
-        });
-        new Uint8Array(b.getMappedRange()).set(bytes);
-        b.unmap();
-        r.temps.push(b);
-        return b;
-      },
-      temp: (size, tempLabel) => {
-        const b = gpu.createBuffer({
-          size: Math.max(16, Math.ceil(size / 16) * 16),
-          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
-          label: tempLabel ?? `${label} temp`,
-        });
-        r.temps.push(b);
-        return b;
-      },
-      readback: (buffer, offset, size) => {
-        if (external) throw new WebdplError(`${label}: a call recorded into a command encoder cannot read back`);
-        if (!allowReadback) throw new WebdplError(`${label}: enqueue() cannot read back; use submit()`);
-        const padded = Math.max(4, Math.ceil(size / 4) * 4);
-        const staging = this.takeReadback(padded);
-        encoder.copyBufferToBuffer(buffer, offset, staging, 0, padded);
-        const entry: PendingReadback = { staging, size };
-        r.readbacks.push(entry);
-        return {
-          size,
-          data: () => {
-            if (!entry.out) throw new WebdplError('readback read before its submission completed');
-            return entry.out;
-          },
-        };
-      },
-    };
+    const r = new Recording(this, encoder, this.device, label, profiling, allowReadback, external);
     try {
-      record(rec);
-      const passes = r.passLabels.length;
+      record(r);
+      const passes = r.passLabels?.length ?? 0;
       if (profiling && passes > 0) {
         const n = Math.min(passes, MAX_PROFILED_PASSES) * 2;
-        encoder.resolveQuerySet(this.querySet as GPUQuerySet, 0, n, this.queryResolve as GPUBuffer, 0);
+        encoder.resolveQuerySet(this.timestampQueries(), 0, n, this.queryResolve as GPUBuffer, 0);
         const staging = this.takeReadback(n * 8);
+        this.timingBytes.set(staging, n * 8);
         encoder.copyBufferToBuffer(this.queryResolve as GPUBuffer, 0, staging, 0, n * 8);
         r.timing = staging;
       }
       if (external) {
         // The caller submits: its temporaries must outlive this call (released by the GC).
-        r.temps.length = 0;
-        r.uniforms.length = 0;
+        r.temps = undefined;
+        r.uniforms = undefined;
         return r;
       }
       gpu.queue.submit([encoder.finish()]);
       this.submissions++;
     } catch (e) {
       if (external) {
-        r.temps.length = 0;
-        r.uniforms.length = 0;
+        r.temps = undefined;
+        r.uniforms = undefined;
       }
       this.release(r, true);
       throw e;
@@ -453,15 +548,22 @@ export class Queue {
   private release(r: Recording, failed: boolean): void {
     // The pool keeps at most MAX_POOLED_UNIFORMS: a call split into many segments may take hundreds
     // at once, and keeping its high-water mark would hold them for the life of the device.
-    for (const u of r.uniforms) {
-      if (this.uniformPool.length < MAX_POOLED_UNIFORMS) this.uniformPool.push(u);
-      else u.destroy();
+    const uniforms = r.uniforms;
+    if (uniforms) {
+      for (const u of uniforms) {
+        if (this.uniformPool.length < MAX_POOLED_UNIFORMS) this.uniformPool.push(u);
+        else u.destroy();
+      }
+      r.uniforms = undefined;
     }
-    r.uniforms.length = 0;
-    for (const t of r.temps) t.destroy();
-    r.temps.length = 0;
+    const temps = r.temps;
+    if (temps) {
+      for (const t of temps) t.destroy();
+      r.temps = undefined;
+    }
     if (failed) {
-      for (const rb of r.readbacks) rb.staging.destroy();
+      if (r.readbacks) for (const rb of r.readbacks) rb.staging.destroy();
+      else r.readback0?.staging.destroy();
       r.timing?.destroy();
     }
   }
@@ -515,15 +617,34 @@ export class Queue {
       throw thrown;
     }
     const rec = r;
+    if (!scoped && !rec.timing && rec.readbacks === undefined) {
+      // Node's hot path (issue 12): no scope to pop and at most one readback, so one promise to
+      // wait on (no Promise.all, no wrapper per wait).
+      const rb0 = rec.readback0;
+      if (rb0) {
+        try {
+          await this.mapOne(rb0, label);
+        } catch (e) {
+          this.release(rec, true);
+          this.checkAlive();
+          if (e instanceof WebdplError) throw e;
+          throw new GpuInternalError(`${label}: reading results back failed: ${(e as Error).message}`);
+        }
+      }
+      this.release(rec, false);
+      this.throwPending(label);
+      return;
+    }
     // Start mapping now, so the readback round trip overlaps the error-scope round trip.
-    const maps: Promise<unknown>[] = rec.readbacks.map((rb) =>
+    const rbs = rec.readbacks ?? (rec.readback0 ? [rec.readback0] : []);
+    const maps: Promise<unknown>[] = rbs.map((rb) =>
       rb.staging.mapAsync(GPUMapMode.READ).then(() => {
-        rb.out = rb.staging.getMappedRange(0, Math.ceil(rb.size / 4) * 4).slice(0, rb.size);
+        rb.take();
         rb.staging.unmap();
-        this.returnReadback(rb.staging);
+        this.returnReadback(rb.staging, rb.stagingSize);
       }),
     );
-    if (rec.timing) maps.push(this.readTiming(rec.timing, rec.passLabels));
+    if (rec.timing) maps.push(this.readTiming(rec.timing, rec.passLabels ?? []));
     let error: GPUError | null;
     try {
       [error] = await this.untilLost(Promise.all([scope, ...maps]), label);
@@ -539,6 +660,37 @@ export class Queue {
     this.release(rec, error !== null);
     if (error) this.pending.unshift(typedError(label, error));
     this.throwPending(label);
+  }
+
+  /**
+   * Maps one readback and takes its bytes; rejects with a DeviceLostError naming `label` when the
+   * device is lost first (as `untilLost`, in one promise).
+   */
+  private mapOne(rb: PendingReadback, label: string): Promise<void> {
+    this.watchLoss();
+    return new Promise<void>((resolve, reject) => {
+      const fail = (e: Error) => {
+        reject(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
+      };
+      this.waiters.add(fail);
+      rb.staging.mapAsync(GPUMapMode.READ).then(
+        () => {
+          this.waiters.delete(fail);
+          try {
+            rb.take();
+            rb.staging.unmap();
+            this.returnReadback(rb.staging, rb.stagingSize);
+            resolve();
+          } catch (e) {
+            reject(e);
+          }
+        },
+        (e) => {
+          this.waiters.delete(fail);
+          reject(e);
+        },
+      );
+    });
   }
 
   /**
@@ -616,8 +768,9 @@ export class Queue {
   private timingBytes = new WeakMap<GPUBuffer, number>();
 
   /** A mappable buffer of at least `bytes` (a power-of-two class), from the pool when one is free. */
-  private takeReadback(bytes: number): GPUBuffer {
-    const cls = Math.max(256, 2 ** Math.ceil(Math.log2(bytes)));
+  /** @internal */
+  takeReadback(bytes: number): GPUBuffer {
+    const cls = readbackClass(bytes);
     const b =
       (cls <= MAX_POOLED_READBACK ? this.readbackPool.get(cls)?.pop() : undefined) ??
       this.device.gpu.createBuffer({
@@ -625,7 +778,6 @@ export class Queue {
         usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
         label: 'webdpl readback',
       });
-    this.timingBytes.set(b, bytes);
     return b;
   }
 
@@ -637,12 +789,14 @@ export class Queue {
   }
 
   /** Returns an unmapped readback buffer to the pool (or destroys it). */
-  private returnReadback(b: GPUBuffer): void {
-    const list = this.readbackPool.get(b.size) ?? [];
-    if (b.size <= MAX_POOLED_READBACK && list.length < 4) {
-      list.push(b);
-      this.readbackPool.set(b.size, list);
-    } else {
+  private returnReadback(b: GPUBuffer, size = b.size): void {
+    let list = this.readbackPool.get(size);
+    if (!list && size <= MAX_POOLED_READBACK) {
+      list = [];
+      this.readbackPool.set(size, list);
+    }
+    if (list && list.length < 4) list.push(b);
+    else {
       b.destroy();
     }
   }

@@ -127,7 +127,7 @@ export function selectHostBackend(policy: HostPolicy, req: BackendRequest): Back
 }
 
 function checkArrays(device: GpuDevice, arrays: readonly DeviceArray[], names: readonly string[] = []): void {
-  for (const [k, a] of arrays.entries()) a.check(device, names[k] ?? 'array');
+  for (let k = 0; k < arrays.length; k++) (arrays[k] as DeviceArray).check(device, names[k] ?? 'array');
 }
 
 /** Overrides resolved per policy's (frozen) overrides object, by engine and algorithm. */

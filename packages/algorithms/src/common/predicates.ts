@@ -12,6 +12,7 @@ import {
   type GpuFunction,
   mangle,
   type NumericType,
+  type Readback,
   type ResultType,
   type WgslFragment,
 } from '@webdpl/core';
@@ -52,10 +53,15 @@ export function resultTypeOf(fn: GpuFunction, argTypes: readonly NumericType[], 
  * `fn NAME(x0: T0[, x1: T1]) -> bool`: the truthiness of `fn`'s result (predicates).
  */
 export function predicateFragment(fn: GpuFunction, argTypes: readonly NumericType[], negate = false): WgslFragment {
-  return memoFragment(fn, `${negate ? 'not' : 'pred'}|${argTypes.join(',')}`, () =>
-    buildPredicate(fn, argTypes, negate),
-  );
+  // One argument: a key from a table and a lookup before any closure (fronts ask on every call).
+  const key =
+    (argTypes.length === 1 ? (negate ? NOT_KEYS : PRED_KEYS)[argTypes[0] as string] : undefined) ??
+    `${negate ? 'not' : 'pred'}|${argTypes.join(',')}`;
+  return wrappers.get(fn)?.get(key) ?? memoFragment(fn, key, () => buildPredicate(fn, argTypes, negate));
 }
+
+const PRED_KEYS: Readonly<Partial<Record<string, string>>> = { u32: 'pred|u32', i32: 'pred|i32', f32: 'pred|f32' };
+const NOT_KEYS: Readonly<Partial<Record<string, string>>> = { u32: 'not|u32', i32: 'not|i32', f32: 'not|f32' };
 
 /**
  * Wrappers built once per (function, key): fronts ask for them on every call, and building one
@@ -147,15 +153,24 @@ export function negatePredicate(pred: GpuFunction): GpuFunction {
   return neg;
 }
 
-/** Decodes a 4-byte scalar of `type` from raw bytes (little-endian, as read back). */
-export function decodeScalar(type: NumericType, bytes: ArrayBuffer, index = 0): number {
+// f32 values from their bits through one shared word.
+const F32 = new Float32Array(1);
+const F32_BITS = new Uint32Array(F32.buffer);
+
+/**
+ * Decodes the 4-byte scalar of `type` at word `index` of a readback (little-endian, as read back),
+ * from its bits: no array made per call (issue 12).
+ */
+export function decodeScalar(type: NumericType, rb: Readback, index = 0): number {
+  const bits = rb.word(index);
   switch (type) {
     case 'u32':
-      return new Uint32Array(bytes)[index] as number;
+      return bits >>> 0;
     case 'i32':
-      return new Int32Array(bytes)[index] as number;
+      return bits | 0;
     case 'f32':
-      return new Float32Array(bytes)[index] as number;
+      F32_BITS[0] = bits;
+      return F32[0] as number;
   }
 }
 

@@ -67,7 +67,7 @@ function minMax(policy: Policy, algorithm: string, input: ArrayArg, want: Want):
           tuning,
           tuningName: algorithm,
         });
-        const r = new Uint32Array(bytes);
+        const r = new Uint32Array(bytes.data());
         const at = (k: number): ElementAt => ({ index: r[k + 1] as number, value: valueOfKey(t, r[k] as number) });
         if (want === 1) return [at(0), NONE];
         if (want === 2) return [NONE, at(0)];

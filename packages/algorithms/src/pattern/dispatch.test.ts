@@ -229,6 +229,44 @@ describe('call order on a device', () => {
   );
 });
 
+describe('call order: tickets released out of order', () => {
+  it.skipIf(!testDevice)(
+    'a call that runs on the CPU between GPU calls lets the later ones go once the earlier settled',
+    async () => {
+      const device = testDevice as GpuDevice;
+      const n = 2048;
+      const host = Uint32Array.from({ length: n }, (_, i) => i % 97);
+      const a = DeviceArray.from(device, host);
+      const b = DeviceArray.create(device, 'u32', n);
+      const strict = makeDevicePolicy(device, { fallback: 'error' });
+      // An operator without an identity cannot run on the GPU: this policy runs it on the CPU, so
+      // its ticket is released before the reduce's before it (the call order's out-of-order path).
+      const cpuFallback = makeDevicePolicy(device, { fallback: 'cpu' });
+      const noIdentity = lambda((x: number, y: number) => x + y + 1);
+      try {
+        for (let round = 0; round < 3; round++) {
+          const first = reduce(strict, a);
+          const onCpu = reduce(cpuFallback, Uint32Array.of(1, 2, 3), 0, noIdentity);
+          const after = transform(strict, a, b, (x) => x * 3);
+          const last = reduce(strict, b);
+          const settled = await Promise.race([
+            Promise.all([first, onCpu, after, last]),
+            new Promise((r) => setTimeout(() => r('stuck'), 5000)),
+          ]);
+          expect(settled).not.toBe('stuck');
+          const sum = host.reduce((s, x) => s + x, 0);
+          expect(await first).toBe(sum);
+          expect(await onCpu).toBe(9);
+          expect(await last).toBe(3 * sum);
+        }
+      } finally {
+        a.destroy();
+        b.destroy();
+      }
+    },
+  );
+});
+
 describe('front errors that the pattern layer shapes', () => {
   it.skipIf(!testDevice)('a lambda without identity names its source and suggests { identity }', async () => {
     const device = testDevice as GpuDevice;

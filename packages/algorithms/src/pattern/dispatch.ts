@@ -280,21 +280,65 @@ export function stagingPoolSize(device: GpuDevice): { readonly buffers: number; 
   return pools.get(device)?.kept() ?? { buffers: 0, bytes: 0 };
 }
 
+const NO_READBACK = (): boolean => false;
+const NO_DELIVERY = (): void => {};
+
+/**
+ * The device side of a pattern whose arrays are all DeviceArrays (the per-call hot path, issue 12):
+ * inputs as given, outputs viewed to their written length; undefined when an array is a host array.
+ */
+function deviceSides<R>(p: Pattern<R>): { inputs: DeviceArray[]; outputs: DeviceArray[] } | undefined {
+  const ins = p.inputs;
+  const outs = p.outputs;
+  const inputs: DeviceArray[] = [];
+  if (ins) {
+    for (let k = 0; k < ins.length; k++) {
+      const a = ins[k] as CheckedArray;
+      if (a.kind !== 'device') return undefined;
+      inputs.push(a.array);
+    }
+  }
+  const outputs: DeviceArray[] = [];
+  if (outs) {
+    for (let k = 0; k < outs.length; k++) {
+      const o = outs[k] as OutputSpec;
+      const a = o.arg;
+      if (a.kind !== 'device') return undefined;
+      const len = o.length ?? a.length;
+      outputs.push(len < a.length ? a.array.view(0, len) : a.array);
+    }
+  }
+  return { inputs, outputs };
+}
+
 async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Promise<R> {
   const pool = poolOf(device);
-  const releases: (() => void)[] = [];
+  let releases: (() => void)[] | undefined;
   const temp = (type: NumericType, n: number): DeviceArray => {
     const t = pool.take(type, n);
-    releases.push(t.release);
+    (releases ??= []).push(t.release);
     return t.array;
-  };
-  const upload = (a: CheckedArray): DeviceArray => {
-    const d = temp(a.type, a.length);
-    if (a.length) (d as DeviceArray<'u32'>).write(a.array as Uint32Array);
-    return d;
   };
   try {
     const stage = p.stage ?? true;
+    // DeviceArrays only: nothing to upload, read back or deliver.
+    const sides = stage ? deviceSides(p) : undefined;
+    if (sides) {
+      return await p.gpu({
+        device,
+        tuning,
+        inputs: sides.inputs,
+        outputs: sides.outputs,
+        readBack: NO_READBACK,
+        deliver: NO_DELIVERY,
+        temp,
+      });
+    }
+    const upload = (a: CheckedArray): DeviceArray => {
+      const d = temp(a.type, a.length);
+      if (a.length) (d as DeviceArray<'u32'>).write(a.array as Uint32Array);
+      return d;
+    };
     const ins = stage ? (p.inputs ?? []) : [];
     const inputs: DeviceArray[] = [];
     for (const [k, a] of ins.entries()) {
@@ -334,7 +378,7 @@ async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Prom
   } finally {
     // Released last-taken first, so the next call of the same shape takes the same buffers for the
     // same arguments (the pool hands out the most recently released first).
-    for (let k = releases.length - 1; k >= 0; k--) (releases[k] as () => void)();
+    if (releases) for (let k = releases.length - 1; k >= 0; k--) (releases[k] as () => void)();
   }
 }
 
@@ -449,15 +493,27 @@ class CallOrder {
 
   /** Releases `ticket` (idempotent). */
   release(ticket: number): void {
-    if (ticket < this.low || this.released.has(ticket)) return;
-    this.released.add(ticket);
-    while (this.released.delete(this.low)) {
+    if (ticket < this.low) return;
+    if (ticket > this.low) {
+      this.released.add(ticket);
+      return;
+    }
+    // The lowest ticket (every call's, when calls do not overlap): no set touched (issue 12).
+    this.low++;
+    this.wake();
+    while (this.released.size > 0 && this.released.delete(this.low)) {
       this.low++;
-      const w = this.waiters.get(this.low);
-      if (w) {
-        this.waiters.delete(this.low);
-        w();
-      }
+      this.wake();
+    }
+  }
+
+  /** Lets the call waiting for the lowest ticket go on, if one waits. */
+  private wake(): void {
+    if (this.waiters.size === 0) return;
+    const w = this.waiters.get(this.low);
+    if (w) {
+      this.waiters.delete(this.low);
+      w();
     }
   }
 }

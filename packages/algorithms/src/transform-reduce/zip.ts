@@ -164,7 +164,7 @@ export function zipTransformReducePattern(
         tuning,
         tuningName: 'transformReduce',
       });
-      return answer(foldTuples(z, start, [decode(acc, bytes)]));
+      return answer(foldTuples(z, start, [decode(acc, bytes.data())]));
     },
   });
 }

@@ -178,9 +178,22 @@ function resolveTypes(argTypes: readonly NumericType[], arity: number, what: str
   return types;
 }
 
+/** The translations' key of (checked) argument types. */
+function typesKey(types: readonly NumericType[]): string {
+  return types.length === 1 ? (types[0] as string) : types.length === 2 ? `${types[0]},${types[1]}` : types.join(',');
+}
+
+/**
+ * The translation for `argTypes` when one was made and they need no resolving (one valid type per
+ * parameter): no closure or array per check on the hot path (issue 12).
+ */
+function translated(core: LambdaCore, argTypes: readonly NumericType[], arity: number): Translation | undefined {
+  if (!Array.isArray(argTypes) || argTypes.length !== arity || !allSupported(argTypes)) return undefined;
+  return core.translations.get(typesKey(argTypes));
+}
+
 function translate(core: LambdaCore, types: readonly NumericType[]): Translation {
-  const key =
-    types.length === 1 ? (types[0] as string) : types.length === 2 ? `${types[0]},${types[1]}` : types.join(',');
+  const key = typesKey(types);
   let tr = core.translations.get(key);
   if (!tr) {
     const body = inferTypes(core.parsed, types);
@@ -286,7 +299,8 @@ export function functionOfCore(
 ): GpuFunction {
   const arity = core.parsed.params.length;
   const what = `lambda ${name}`;
-  const get = (argTypes: readonly NumericType[]) => translate(core, resolveTypes(argTypes, arity, what));
+  const get = (argTypes: readonly NumericType[]) =>
+    translated(core, argTypes, arity) ?? translate(core, resolveTypes(argTypes, arity, what));
   const identity = o.identity;
   const f: GpuFunction & { [JS_FROM_SOURCE]: true } = {
     [JS_FROM_SOURCE]: true,
@@ -295,7 +309,7 @@ export function functionOfCore(
     name,
     builtin: false,
     commutative: o.commutative,
-    supports: (argTypes) => succeeds(() => get(argTypes)),
+    supports: (argTypes) => translated(core, argTypes, arity) !== undefined || succeeds(() => get(argTypes)),
     resultType: (argTypes) => get(argTypes).resultType,
     identity: (type) => (identity === undefined ? undefined : coerce(type, identity)),
     js: (argTypes) => {

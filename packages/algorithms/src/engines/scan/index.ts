@@ -37,6 +37,7 @@ import {
   paramsBuffer,
   pipelineFor,
   plus,
+  type Readback,
   type Recorder,
   UnsupportedOnDeviceError,
   type WgslFragment,
@@ -423,10 +424,15 @@ interface ScanPlan extends Owned {
   readonly stateBytes: number;
   /** Words of look-back state per tile (cleared per call; reduceByKey's records after them are not). */
   readonly stateWordsPerTile: number;
-  /** Segments, all tiles, and tiles of chained segments (their states are cleared per call). */
+  /** Segments and all tiles. */
   readonly segments: number;
   readonly totalTiles: number;
-  readonly chainedTiles: number;
+  /**
+   * Whether a call clears the tile counters and states first: chained segments need them zero,
+   * except a call of one chained tile (one segment), whose kernel takes its tile from the workgroup
+   * index and never looks back, so it reads nothing of them (issue 12: no clearBuffer per call).
+   */
+  readonly clear: boolean;
   /** Elements past the last whole vec4 of a vec scan, copied from the control buffer. */
   readonly tailCount: number;
   /** The caller's fragments (combine, generate), compared on every hit (by identity, else code). */
@@ -502,7 +508,21 @@ function inOutputBuffers(call: EngineCall, buffer: GPUBuffer): boolean {
   return false;
 }
 
-async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult & { keyBytes?: ArrayBuffer }> {
+/** What a call derives before its plan lookup: tuning, in-place and copy decisions, leaves and plan key. */
+interface Prepared {
+  readonly compaction: boolean;
+  readonly counted: boolean;
+  readonly t: ScanTuning;
+  readonly inPlace: boolean;
+  readonly copyInput: boolean;
+  readonly copyStream: readonly boolean[];
+  readonly copied: boolean;
+  readonly leaves: readonly WgslFragment[];
+  readonly key: string;
+}
+
+/** A call's checks and derivations before its plan lookup (see `Prepared`); throws on a bad request. */
+function prepare(device: GpuDevice, call: EngineCall): Prepared {
   const compaction = isCompaction(call.write);
   // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
   const counted = compaction || isRuns(call.write);
@@ -573,6 +593,143 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
     const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}` : '-');
     key += `|rc:${at(rc.keys)}:${at(rc.values)}:${rc.cap}`;
   }
+  return { compaction, counted, t, inPlace, copyInput, copyStream, copied, leaves, key };
+}
+
+/**
+ * Per device, its last few scan-engine calls of distinct shapes and what they derived (the fast
+ * path of a repeated call, issue 12): a call whose every part the derivations read equals one of
+ * theirs takes its derivations instead of deriving them again; its plan is still looked up by the
+ * key, so an evicted plan is rebuilt. Calls that copy an input (`copied`) are never kept.
+ */
+interface LastScan {
+  readonly write: WriteHook;
+  readonly combiner: Combiner;
+  readonly tuning: object;
+  readonly tuningName: string;
+  readonly initBits: number;
+  readonly readBack: boolean;
+  readonly gen: GenerateHook;
+  readonly finishMode: FinishMode | undefined;
+  readonly finishCap: number | undefined;
+  readonly streams: number;
+  readonly keysOut: boolean;
+  /**
+   * Buffer, offset, length and type of each array the call names: input, output, streams, keysOut
+   * (when there is one), finish.dst (when there is one). Taken when the call was kept: a kept
+   * array may be destroyed since (its getters throw).
+   */
+  readonly arrays: readonly unknown[];
+  readonly prepared: Prepared;
+}
+
+/** Calls kept per device, most recent first (calls of a few shapes interleaved, as a scan and a copyIf). */
+const LAST_SCANS = 4;
+const lastScans = new WeakMap<GpuDevice, LastScan[]>();
+
+/** The arrays of a call in `LastScan.arrays` order. */
+function arraysOf(call: EngineCall): DeviceArray[] {
+  const out = [call.input, call.output, ...call.streams];
+  if (call.keysOut) out.push(call.keysOut);
+  if (call.finish) out.push(call.finish.dst);
+  return out;
+}
+
+function keep(call: EngineCall, prepared: Prepared): LastScan {
+  const arrays: unknown[] = [];
+  for (const a of arraysOf(call)) arrays.push(a.buffer, a.offset, a.length, a.type);
+  return {
+    write: call.write,
+    combiner: call.combiner,
+    tuning: call.tuning,
+    tuningName: call.tuningName,
+    initBits: call.initBits,
+    readBack: call.readBack,
+    gen: call.gen,
+    finishMode: call.finish?.mode,
+    finishCap: call.finish?.cap,
+    streams: call.streams.length,
+    keysOut: call.keysOut !== undefined,
+    arrays,
+    prepared,
+  };
+}
+
+/** The derivations of `call`: a kept call's when one has the same parts, else `prepare`'s (then kept). */
+function preparedFor(device: GpuDevice, call: EngineCall): Prepared {
+  let kept = lastScans.get(device);
+  if (kept) {
+    for (let k = 0; k < kept.length; k++) {
+      const e = kept[k] as LastScan;
+      if (sameScan(e, call)) return e.prepared;
+    }
+  }
+  const prepared = prepare(device, call);
+  // Calls with copies, several outputs or copies of runs never take the fast path.
+  if (prepared.copied || call.more.length > 0 || call.runsCopy) return prepared;
+  if (!kept) {
+    kept = [];
+    lastScans.set(device, kept);
+  }
+  kept.unshift(keep(call, prepared));
+  if (kept.length > LAST_SCANS) kept.pop();
+  return prepared;
+}
+
+/** Whether two generate hooks are the same: the same object, or 'element' hooks of equal parts. */
+function sameGen(a: GenerateHook, b: GenerateHook): boolean {
+  if (a === b) return true;
+  if (a.kind !== 'element' || b.kind !== 'element') return false;
+  if (a.fn !== b.fn || a.element !== b.element || a.index !== b.index) return false;
+  const x = a.inputs;
+  const y = b.inputs;
+  if (x === y) return true;
+  if (!x || !y || x.length !== y.length) return false;
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  return true;
+}
+
+/** Whether array `a` is the one at slot `k` of `parts` (buffer, offset, length, type). */
+function sameSlot(parts: readonly unknown[], k: number, a: DeviceArray): boolean {
+  return (
+    parts[4 * k] === a.buffer &&
+    parts[4 * k + 1] === a.offset &&
+    parts[4 * k + 2] === a.length &&
+    parts[4 * k + 3] === a.type
+  );
+}
+
+/** Whether `call` has every part that `prepare` reads equal to the kept call's (so it derives the same). */
+function sameScan(last: LastScan, call: EngineCall): boolean {
+  const finish = call.finish;
+  if (
+    last.write !== call.write ||
+    last.combiner !== call.combiner ||
+    last.tuning !== call.tuning ||
+    last.tuningName !== call.tuningName ||
+    last.initBits !== call.initBits ||
+    last.readBack !== call.readBack ||
+    call.more.length !== 0 ||
+    call.runsCopy !== undefined ||
+    last.streams !== call.streams.length ||
+    last.keysOut !== (call.keysOut !== undefined) ||
+    last.finishMode !== finish?.mode ||
+    last.finishCap !== finish?.cap ||
+    !sameGen(last.gen, call.gen)
+  ) {
+    return false;
+  }
+  const parts = last.arrays;
+  if (!sameSlot(parts, 0, call.input) || !sameSlot(parts, 1, call.output)) return false;
+  let k = 2;
+  for (const a of call.streams) if (!sameSlot(parts, k++, a)) return false;
+  if (call.keysOut && !sameSlot(parts, k++, call.keysOut)) return false;
+  return finish === undefined || sameSlot(parts, k, finish.dst);
+}
+
+async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult & { keyBytes?: ArrayBuffer }> {
+  const { compaction, counted, t, inPlace, copyInput, copyStream, copied, leaves, key } = preparedFor(device, call);
+  const n = call.input.length;
   const cache = dispatchCache<ScanPlan>(device, 'scan');
   let plan = copied ? undefined : cache.get(key);
   // A cached plan's kernel fitted the device's storage buffers when it was built (its key names the
@@ -606,20 +763,26 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       if (!copied) cache.set(key, plan);
     }
     const p = plan;
-    let countRb: { data(): ArrayBuffer } | undefined;
+    let countRb: Readback | undefined;
     let outRb: { data(): ArrayBuffer } | undefined;
     let keysRb: { data(): ArrayBuffer } | undefined;
-    const moreRb: ({ data(): ArrayBuffer } | undefined)[] = [];
+    const more = call.more;
+    const moreRb: ({ data(): ArrayBuffer } | undefined)[] | undefined = more.length > 0 ? [] : undefined;
     const S = p.segments;
     const record = (rec: Recorder) => {
       const enc = rec.encoder;
       if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
-      call.streams.forEach((a, k) => {
-        if (copyStream[k]) enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
-      });
+      // Loops, not forEach: no closure per call on the hot path (issue 12).
+      if (copied) {
+        for (let k = 0; k < call.streams.length; k++) {
+          const a = call.streams[k] as DeviceArray;
+          if (copyStream[k])
+            enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
+        }
+      }
       // The segments' tile counters (ctrl's first S words) and the tile states of chained
       // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
-      if (p.chainedTiles > 0) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
+      if (p.clear) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
       const pass = rec.beginPass(call.label);
       recordSteps(rec, pass, p.steps);
       pass.end();
@@ -640,21 +803,24 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       if (call.readBack && call.keysOut) {
         keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
       }
-      call.more.forEach((m, q) => {
-        moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
-      });
+      if (moreRb) {
+        for (let q = 0; q < more.length; q++) {
+          const m = more[q] as MoreOutput;
+          moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
+        }
+      }
     };
     if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
     else await device.queue.enqueue(call.label, record, turn);
-    const count = countRb ? (new Uint32Array(countRb.data())[0] as number) : n;
-    const moreBytes = call.more.length > 0 ? moreRb.map((b) => b?.data()) : undefined;
+    const count = countRb ? countRb.word(0) : n;
+    const moreBytes = moreRb?.map((b) => b?.data());
     return { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
   } finally {
     if (copyInput) input.discard();
-    streams.forEach((a, k) => {
-      if (copyStream[k]) a.discard();
-    });
-    if (copied) for (const b of plan?.owned ?? []) device.queue.retire(b);
+    if (copied) {
+      for (let k = 0; k < streams.length; k++) if (copyStream[k]) (streams[k] as DeviceArray).discard();
+      for (const b of plan?.owned ?? []) device.queue.retire(b);
+    }
   }
 }
 
@@ -716,6 +882,10 @@ async function buildPlan(
     return plan;
   });
   const totalTiles = tileOffset;
+  // One chained tile: tile 0 never looks back, and with its tile taken from the workgroup index
+  // (not the segment's atomic counter) the kernel reads nothing of ctrl's counters or the states,
+  // so the call clears nothing.
+  const oneTile = plans.length === 1 && (plans[0] as SegmentPlan).kind === 'chained' && totalTiles === 1;
   const base: Omit<TileKernelParams, 'phase'> = {
     inType: input.type as TileKernelParams['inType'],
     combiner: call.combiner,
@@ -728,7 +898,7 @@ async function buildPlan(
     subgroups,
     minSubgroupSize,
     maxSpins: Math.max(0, Math.floor(t.maxSpins)),
-    atomicTileIds: t.atomicTileIds,
+    atomicTileIds: t.atomicTileIds && !oneTile,
     lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
     rowItems: t.rowItems % 4 === 0 && k % t.rowItems === 0 ? t.rowItems : 4,
   };
@@ -922,7 +1092,7 @@ async function buildPlan(
       stateWordsPerTile,
       segments: S,
       totalTiles,
-      chainedTiles,
+      clear: chainedTiles > 0 && !oneTile,
       tailCount,
       leaves,
     };

@@ -20,6 +20,7 @@ import {
   type Owned,
   paramsBuffer,
   pipelineFor,
+  type Readback,
   type WgslFragment,
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
@@ -103,14 +104,15 @@ interface ReducePlan extends Owned {
 }
 
 /**
- * Runs the engine and returns the raw bytes of the reduced accumulator (combiner.bytes long).
+ * Runs the engine and returns the readback of the reduced accumulator (combiner.bytes long: its
+ * `word(0)` for a 4-byte one, `data()` for a struct).
  * The caller combines its init value on the host.
  *
  * Per call on arrays seen before (same shape, tuning and arrays) nothing is built: the pipelines,
  * bind groups and parameter buffers come from a per-device cache, and the call records its
  * dispatches and the 4-byte readback into one command buffer (one error scope, one wait).
  */
-export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<ArrayBuffer> {
+export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<Readback> {
   const stride = req.combiner.bytes;
   // A call like the device's last one (the same request fields, arrays and tuning object) takes
   // its plan key without building it (issue 12); the key is still looked up, so an evicted plan
@@ -148,7 +150,7 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
   }
   if (!sameAsLast) lastCalls.set(device, lastCallOf(req, planKey));
   const p = plan;
-  let rb: { data(): ArrayBuffer } | undefined;
+  let rb: Readback | undefined;
   await device.queue.submit(
     req.label,
     (rec) => {
@@ -159,7 +161,7 @@ export async function transformReduceDevice(device: GpuDevice, req: TransformRed
     },
     turn,
   );
-  return (rb as { data(): ArrayBuffer }).data();
+  return rb as Readback;
 }
 
 /** A call's tuning, geometry choices and cache keys (the kernel's, and the plan's). */
