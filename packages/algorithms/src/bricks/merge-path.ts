@@ -210,14 +210,19 @@ export const pieceTask = function pieceTask(job: PieceJob): number {
   const P = (cut.length >> 1) - 1;
   let ran = 0;
   // The output position of piece p when every piece before it has published its count, else -1.
+  // The prefix of published counts is kept here and only extended (pre[q]: where piece q goes, for
+  // q <= known): rescanning every count before p for each piece read the counts' cache lines, which
+  // the other threads keep writing, ~P^2 times a call.
+  const pre = new Float64Array(P + 1);
+  let known = 0;
   const offsetOf = (p: number): number => {
-    let off = 0;
-    for (let q = 0; q < p; q++) {
-      const c = Atomics.load(ctl, 2 + q);
+    while (known < p) {
+      const c = Atomics.load(ctl, 2 + known);
       if (c === 0) return -1;
-      off += c - 1;
+      pre[known + 1] = (pre[known] as number) + c - 1;
+      known++;
     }
-    return off;
+    return pre[p] as number;
   };
   for (;;) {
     const p = Atomics.add(ctl, 0, 1);
