@@ -37,7 +37,7 @@ import { sharedView } from './compaction';
 import { INLINE_BUDGET, type Kernel, type KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { belowParMin, plainArraysSeq, runChunks, runPar, stage } from './staging';
-import { warmArray, warmedSource } from './warm';
+import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /** The functions of a by-key call and the types they run on. */
 export interface ByKeyFunctions {
@@ -301,20 +301,23 @@ export function byKeyKernel(kind: ByKeyKind, fns: ByKeyFunctions): { kernel: Ker
   const kt = [fns.keyType, fns.keyType];
   const vt = [fns.valueType, fns.valueType];
   const tag = `/* webdpl by-key ${kind} k:${fns.keyType} v:${fns.valueType} */`;
-  let source: string | undefined;
+  let sources: { op: string; eq: string } | undefined;
   try {
-    const op = fns.op ? fns.op.jsSource(vt) : 'undefined';
-    const eq = fns.keyEq.jsSource(kt);
-    // Short functions take the larger loops (the scans' 8 elements per step, the same-run test):
-    // up to 11 copies of op and 12 of eq, which must fit V8's inlining budget (source lengths
-    // standing in for bytecode; u32 plus / keyEqual: 437 of 920).
-    const short = 11 * op.length + 12 * eq.length <= INLINE_BUDGET;
-    const kernel = `(${factory(kind, fns.valueType, short)})(\n${op},\n${eq}\n)`;
-    source = warmedSource(kernel, warmCalls(kind, fns), tag);
+    sources = { op: fns.op ? fns.op.jsSource(vt) : 'undefined', eq: fns.keyEq.jsSource(kt) };
   } catch {
-    source = undefined;
+    sources = undefined;
   }
-  if (source !== undefined) return { kernel: compileOnce<Kernel>(source), source };
+  if (sources !== undefined) {
+    const { op, eq } = sources;
+    return warmedKernel<Kernel>(`by-key ${kind} ${fns.keyType} ${fns.valueType} ${op} ${eq}`, () => {
+      // Short functions take the larger loops (the scans' 8 elements per step, the same-run test):
+      // up to 11 copies of op and 12 of eq, which must fit V8's inlining budget (source lengths
+      // standing in for bytecode; u32 plus / keyEqual: 437 of 920).
+      const short = 11 * op.length + 12 * eq.length <= INLINE_BUDGET;
+      const kernel = `(${factory(kind, fns.valueType, short)})(\n${op},\n${eq}\n)`;
+      return warmedSource(kernel, warmCalls(kind, fns), tag);
+    });
+  }
   const f = compileOnce<(op: unknown, eq: unknown) => Kernel>(`${factory(kind, fns.valueType)} ${tag}`);
   return { kernel: f(fns.op?.js(vt), fns.keyEq.js(kt)), source: undefined };
 }

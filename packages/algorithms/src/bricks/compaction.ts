@@ -18,12 +18,12 @@
  * Predicates follow JS truthiness (a number is kept when non-zero and not NaN).
  */
 import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import { type CpuBackend, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { runPar } from './staging';
 import { unreadInput } from './transform';
-import { warmArray, warmedSource } from './warm';
+import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /** Which elements are kept. */
 export type CpuKeep =
@@ -177,8 +177,11 @@ export async function cpuCompact(
     // A predicate without a JS source (host-only): the calling thread runs its function.
     return seqCompactFn(keep, counting ? undefined : src, n, dst, mode, stencilArg);
   }
-  const kernelSource = warmCompactSource(pred, type, mode, stencilType, counting, keep.kind === 'adjacent-equal');
-  const kernel = compileOnce<Kernel>(kernelSource);
+  const equal = keep.kind === 'adjacent-equal';
+  const { kernel, source: kernelSource } = warmedKernel<Kernel>(
+    `compaction ${type} ${mode} ${stencilType} ${counting} ${equal} ${pred}`,
+    () => warmCompactSource(pred, type, mode, stencilType, counting, equal),
+  );
   const chunks = planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
     return seqCompact(kernel, src, n, dst, mode, stencil);

@@ -31,7 +31,7 @@ import { type CpuBackend, compileOnce, isShared, planParallel } from '@webdpl/po
 import type { Kernel } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 import { explicitThreshold, runPar } from './staging';
-import { warmArray, warmedSource } from './warm';
+import { warmArray, warmedKernel, warmedSource } from './warm';
 
 export type GatherKind = 'gather' | 'scatter';
 
@@ -214,10 +214,8 @@ export function gatherKernel(
   stencil: Stencil | undefined,
 ): Compiled {
   const types = arrays.map(typeOf);
-  if (!stencil) {
-    const source = kernelSource(kind, types, types.join(','), undefined);
-    return { kernel: compileOnce<Kernel>(source), source };
-  }
+  if (!stencil)
+    return warmedKernel<Kernel>(`${kind} ${types}`, () => kernelSource(kind, types, types.join(','), undefined));
   const st = stencil.array ? typeOf(stencil.array) : 'counting';
   const tag = `${types.join(',')},${st}`;
   let pred: string | undefined;
@@ -228,8 +226,8 @@ export function gatherKernel(
     const factory = compileOnce<(p: unknown) => Kernel>(kernelSource(kind, types, tag, 'bound', st));
     return { kernel: factory(stencil.pred.js([st === 'counting' ? 'u32' : st])), source: undefined };
   }
-  const source = kernelSource(kind, types, tag, pred, st);
-  return { kernel: compileOnce<Kernel>(source), source };
+  const p = pred;
+  return warmedKernel<Kernel>(`${kind} ${tag} ${p}`, () => kernelSource(kind, types, tag, p, st));
 }
 
 /**

@@ -175,4 +175,14 @@ describe('warmed kernels stay optimized on their first real calls', () => {
       });
     }
   }
+
+  it('a kernel is looked up by a short key: repeated calls return the same entry, no source rebuilt', () => {
+    const fns = { op: plusTagged('memo'), keyEq: keyEqual, keyType: 'u32', valueType: 'u32' } as const;
+    expect(byKeyKernel('reduce', fns)).toBe(byKeyKernel('reduce', fns));
+    expect(byKeyKernel('reduce', fns)).not.toBe(byKeyKernel('unique', fns));
+    const m = new Uint32Array(4);
+    const v = new Float32Array(4);
+    expect(gatherKernel('gather', [m, v, v], undefined)).toBe(gatherKernel('gather', [m, v, v], undefined));
+    expect(gatherKernel('gather', [m, v, v], undefined)).not.toBe(gatherKernel('scatter', [v, m, v], undefined));
+  });
 });
