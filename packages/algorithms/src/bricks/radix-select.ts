@@ -98,8 +98,9 @@ function histKernel(type: NumericType, descending: boolean, key: string): string
 }
 
 /**
- * The partition kernel: x the elements' bits, x2 = P: [_, _, v (the k-th key)], y the scratch, f
- * the offsets (f[3c], f[3c + 1], f[3c + 2]: where chunk c's keys before / equal to / after v go).
+ * The partition kernel: x the elements' bits, x2 = P: [_, branch (1: keys equal to v take a branch,
+ * 0: no branch at all), v (the k-th key)], y the scratch, f the offsets (f[3c], f[3c + 1],
+ * f[3c + 2]: where chunk c's keys before / equal to / after v go).
  */
 export function scatterSource(type: NumericType, descending: boolean): string {
   const key = keyExpr(type, descending, 'w');
@@ -109,8 +110,11 @@ export function scatterSource(type: NumericType, descending: boolean): string {
   P[2] = keyOf(wx[0]);
   let lt = 0, eq = 0;
   for (let i = 0; i < wx.length; i++) { const q = keyOf(wx[i]); if (q < P[2]) lt++; else if (q === P[2]) eq++; }
-  // Several calls: V8 gives a function its feedback vector only after its first few runs.
-  for (let j = 0; j < 4; j++) k(wx, P, wy, 0, wx.length, false, 0, new Uint32Array([0, lt, lt + eq]));`;
+  // Several calls of both loops: V8 gives a function its feedback vector only after its first runs.
+  for (let j = 0; j < 8; j++) {
+    P[1] = j & 1;
+    k(wx, P, wy, 0, wx.length, false, 0, new Uint32Array([0, lt, lt + eq]));
+  }`;
   return warmedSource(scatterKernel(type, descending, key), calls, '/* webdpl radix select */');
 }
 
@@ -123,16 +127,29 @@ function scatterKernel(type: NumericType, descending: boolean, key: string): str
     // Before / after without a branch (a branch per element ran 5x slower: the classes of random
     // keys cannot be predicted): g = 1 picks the after cursor by arithmetic, and the cursors stay in
     // registers (three cursors in an array indexed by the class ran 1.5x slower, each store waiting
-    // for the last one's cursor). Keys equal to the k-th take a branch: few, or nearly all.
+    // for the last one's cursor). Keys equal to the k-th take a branch when they are few or nearly
+    // all (P[1] = 1, see EQ_BRANCH), else the equal cursor is picked by arithmetic too.
     let lt = f[3 * c] | 0, eq = f[3 * c + 1] | 0, gt = f[3 * c + 2] | 0;
+    if (P[1] === 1) {
+      for (let i = b; i < e; i++) {
+        const w = x[i];
+        const k = ${key};
+        if (k === v) { y[eq++] = w; continue; }
+        const g = (k > v) | 0;
+        y[lt + (gt - lt) * g] = w;
+        lt = (lt + 1 - g) | 0;
+        gt = (gt + g) | 0;
+      }
+      return 0;
+    }
     for (let i = b; i < e; i++) {
       const w = x[i];
       const k = ${key};
-      if (k === v) { y[eq++] = w; continue; }
-      const g = (k > v) | 0;
-      y[lt + (gt - lt) * g] = w;
-      lt = (lt + 1 - g) | 0;
+      const g = (k > v) | 0, q = (k === v) | 0;
+      y[lt + (gt - lt) * g + (eq - lt) * q] = w;
+      lt = (lt + 1 - g - q) | 0;
       gt = (gt + g) | 0;
+      eq = (eq + q) | 0;
     }
     return 0;
   };
@@ -163,6 +180,14 @@ const COPY_SOURCE = `(function () {
  */
 export const SELECT_PAR_MIN = 1 << 18;
 export const SELECT_PLAIN_MIN = 1 << 20;
+
+/**
+ * The partition branches on keys equal to the k-th when fewer than n / EQ_BRANCH of them (or of the
+ * others) are: u32 2^22, keys equal to the k-th at random places, seq ms (branch / no branch /
+ * the former class-indexed cursors): none 7.8 / ~9.2 / 12.4; 10% 29.4 (branch) / 30.2 (cursors);
+ * 30% 52.9 (branch) / 45.6 (cursors), the branch mispredicted.
+ */
+export const EQ_BRANCH = 32;
 
 /** Bins of each round: digits of 11, 11 and 10 bits. */
 const BINS = [2048, 2048, 1024] as const;
@@ -319,6 +344,7 @@ export async function cpuRadixSelect(
       oGt += ch.end - ch.begin - (lt[c] as number) - (eq[c] as number);
     });
     P[2] = prefix >>> 0;
+    P[1] = totalEq * EQ_BRANCH < n || (n - totalEq) * EQ_BRANCH < n ? 1 : 0;
     const out = words(n);
     await pass(scatter, x, out, offsets, 1);
     // Back into the data: on the pool where the data is shared (out is still in the cache: copying

@@ -106,11 +106,17 @@ describe('the catalogue kernels warm themselves and stay optimized on real calls
         }
         expect(callsOptimized(hist, calls)).toBe(calls.length);
         // The partition around keys of the data, each class into a region of its own (in bounds
-        // whatever the counts), and over an empty range.
+        // whatever the counts), and over an empty range; both loops (a branch on equal keys or not).
         const part: (() => void)[] = [];
         const z = new Uint32Array(3 * n);
-        for (const at of [7, 3, 0]) {
+        for (const [at, branch] of [
+          [7, 1],
+          [3, 0],
+          [0, 1],
+          [5, 0],
+        ] as const) {
           part.push(() => {
+            P[1] = branch;
             P[2] = bits[at] as number;
             scatter(bits, P, z, 0, n, false, 0, new Uint32Array([0, n, 2 * n]));
             scatter(bits, P, z, 0, 0, false, 0, new Uint32Array([0, n, 2 * n]));
