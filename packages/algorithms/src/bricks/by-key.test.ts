@@ -83,7 +83,7 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
     ['par', par],
   ];
 
-  it('par chunk boundaries on and inside runs (plain and shared arrays), outputs of exactly the runs, short ones untouched', async () => {
+  it('par chunk boundaries on and inside runs (plain and shared inputs and outputs), outputs of exactly the runs, short ones untouched', async () => {
     // 8192 elements in 32 chunks of 256: keys (i + off) >> 4 put every boundary on a run boundary
     // (off 0) or inside a run (off 1, 7).
     const n = 8192;
@@ -98,10 +98,12 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
         for (const reduce of [true, false]) {
           const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
           const runs = want.keys.length;
-          for (const [name, b] of backends) {
-            const what = `${name} off ${off} shared ${shared} reduce ${reduce}`;
-            const ko = new Uint32Array(runs);
-            const vo = new Uint32Array(runs);
+          // Shared outputs: the workers copy runs into them too (after every chunk is counted).
+          for (const [[name, b], outShared] of backends.flatMap((x) => [false, true].map((o) => [x, o] as const))) {
+            const what = `${name} off ${off} shared ${shared} outputs shared ${outShared} reduce ${reduce}`;
+            const out = (m: number) => (outShared ? (allocShared('u32', m) as Uint32Array) : new Uint32Array(m));
+            const ko = out(runs);
+            const vo = out(runs);
             counting.reset();
             expect(await cpuRunsByKey(b, keys, vals, ko, vo, u32Fns, reduce, tooShort), what).toBe(runs);
             if (b.kind === 'par') expect(counting.runs(), what).toBeGreaterThan(0);
@@ -114,14 +116,37 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
               [runs - 1, n],
               [0, 0],
             ] as const) {
-              const ks = new Uint32Array(kl).fill(7);
-              const vs = new Uint32Array(vl).fill(7);
+              const ks = out(kl).fill(7);
+              const vs = out(vl).fill(7);
               await expect(cpuRunsByKey(b, keys, vals, ks, vs, u32Fns, reduce, tooShort), what).rejects.toThrow(
                 `${runs} runs`,
               );
               expect(ks.every((x) => x === 7) && vs.every((x) => x === 7), `${what}: ${kl}/${vl} untouched`).toBe(true);
             }
           }
+        }
+      }
+    }
+  });
+
+  it('shared outputs: workers place runs only once every chunk is counted (callerWorks off: two workers count)', async () => {
+    const n = 1 << 18;
+    const keys = allocShared('u32', n) as Uint32Array;
+    const vals = allocShared('u32', n) as Uint32Array;
+    keys.set(keysOf(n, 40, 3));
+    const r = rng(4);
+    for (let i = 0; i < n; i++) vals[i] = r();
+    const workersOnly: CpuBackend = { kind: 'par', pool: inner, tuning: { callerWorks: false, minChunk: 1024 } };
+    for (const reduce of [true, false]) {
+      const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
+      const runs = want.keys.length;
+      for (const b of [workersOnly, par]) {
+        for (let rep = 0; rep < 3; rep++) {
+          const ko = allocShared('u32', runs) as Uint32Array;
+          const vo = allocShared('u32', runs) as Uint32Array;
+          expect(await cpuRunsByKey(b, keys, vals, ko, vo, u32Fns, reduce, tooShort)).toBe(runs);
+          expect(Array.from(ko)).toEqual(want.keys);
+          expect(Array.from(vo)).toEqual(want.values);
         }
       }
     }

@@ -22,7 +22,8 @@
  * them once the runs are known to fit (outputs too short are never touched); par writes each chunk's
  * runs into scratch at the chunk's offset (each run by the chunk where it starts, reduceByKey reading
  * past the chunk's end while the run continues: a run longer than a chunk is folded by one thread)
- * and the calling thread checks the total and copies the runs into place. Plain (non-shared) arrays
+ * and, once every chunk is counted, the runs are copied into place (shared inputs: by the calling
+ * thread and, for shared outputs, the workers too: `runsOnPool`). Plain (non-shared) arrays
  * stay seq on par unless the tuning sets parallelThreshold, as for the scans, except reduceByKey's
  * (`parChunks`). Nothing runs on the pool below BY_KEY_PAR_MIN elements.
  *
@@ -32,11 +33,18 @@
  * each store; f32 lambdas round every step), in order within each run.
  */
 import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import {
+  type Chunk,
+  type CpuBackend,
+  compileOnce,
+  isShared,
+  planParallel,
+  sharedMemoryAvailable,
+} from '@webdpl/policies';
 import { sharedView } from './compaction';
 import { INLINE_BUDGET, type Kernel, type KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { belowParMin, plainArraysSeq, runChunks, runPar, stage } from './staging';
+import { belowParMin, plainArraysSeq, runChunks, runPar, stage, startWorkers } from './staging';
 import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /** The functions of a by-key call and the types they run on. */
@@ -489,36 +497,188 @@ export async function cpuRunsByKey(
   // Whether a chunk starts a run, from the caller's keys (a worker's staged copy of the key before
   // its chunk may not be there yet).
   const head = (b: number) => b === 0 || !eq(keys[b - 1] as number, keys[b] as number);
-  const counts = await runPar(
-    backend,
-    chunks,
-    { x: keys, x2: values, y: undefined, n },
-    (c, sh): KernelJob => ({
-      s: write.source as string,
-      x: sh.x,
-      x2: sh.x2,
-      y: ko,
-      b: c.begin,
-      e: c.end,
-      h: head(c.begin),
-      c: c.begin,
-      f: vo,
-    }),
-    (c) => write.kernel(keys, values, ko, c.begin, c.end, head(c.begin), c.begin, vo),
-  );
-  let runs = 0;
-  for (const m of counts) runs += m;
-  if (runs <= room) {
-    let o = 0;
-    chunks.forEach((c, k) => {
-      const m = counts[k] as number;
-      keysOut.set(ko.subarray(c.begin, c.begin + m), o);
-      valuesOut.set(vo.subarray(c.begin, c.begin + m), o);
-      o += m;
-    });
+  try {
+    if (isShared(keys) && isShared(values)) {
+      return await runsOnPool(backend, chunks, { src: write.source, x: keys, x2: values, ko, vo }, head, {
+        keysOut,
+        valuesOut,
+        room,
+        tooShort,
+      });
+    }
+    const counts = await runPar(
+      backend,
+      chunks,
+      { x: keys, x2: values, y: undefined, n },
+      (c, sh): KernelJob => ({
+        s: write.source as string,
+        x: sh.x,
+        x2: sh.x2,
+        y: ko,
+        b: c.begin,
+        e: c.end,
+        h: head(c.begin),
+        c: c.begin,
+        f: vo,
+      }),
+      (c) => write.kernel(keys, values, ko, c.begin, c.end, head(c.begin), c.begin, vo),
+    );
+    const counted = Int32Array.from(counts);
+    const runs = placeRuns({ chunks: chunkTable(chunks, head), counts: counted, ko, vo }, keysOut, valuesOut, room);
+    if (runs > room) throw tooShort(runs);
+    return runs;
+  } finally {
+    releaseScratch(kbuf);
+    releaseScratch(vbuf);
   }
-  releaseScratch(kbuf);
-  releaseScratch(vbuf);
-  if (runs > room) throw tooShort(runs);
+}
+
+/** Begin, end and head (1: the chunk starts a run) of each chunk, three Int32 each, in shared memory. */
+function chunkTable(chunks: readonly Chunk[], head: (b: number) => boolean): Int32Array {
+  const t = new Int32Array(new SharedArrayBuffer(12 * chunks.length));
+  chunks.forEach((c, k) => {
+    t[3 * k] = c.begin;
+    t[3 * k + 1] = c.end;
+    t[3 * k + 2] = head(c.begin) ? 1 : 0;
+  });
+  return t;
+}
+
+/** The shared state of a par reduceByKey / uniqueByKey call on shared inputs (`runsTask`). */
+interface RunsBatch {
+  /** [next chunk to claim, chunks counted, next chunk to place, give up (a thread failed)]. */
+  readonly ctl: Int32Array;
+  /** The write kernel's source (compiled once per thread). */
+  readonly src: string;
+  readonly x: HostArray;
+  readonly x2: HostArray;
+  /** Scratch of n keys and n values: chunk k writes its runs at its own begin. */
+  readonly ko: HostArray;
+  readonly vo: HostArray;
+  /** `chunkTable`. */
+  readonly chunks: Int32Array;
+  /** Runs written by each chunk. */
+  readonly counts: Int32Array;
+}
+
+/**
+ * A thread's part of a par reduceByKey / uniqueByKey call (`runsOnPool`), self-contained (shipped
+ * to the workers as source). `mode` 1 (the calling thread): claims chunks and writes their runs into
+ * the scratch until none is left. 0 (a worker): the same, then, with outputs given (shared ones),
+ * waits until every chunk is counted and places runs like mode 2. 2 (the calling thread, once
+ * every chunk is counted): claims chunks and copies their runs into the outputs (`placeRuns`).
+ */
+export function runsTask(job: {
+  readonly b: RunsBatch;
+  readonly mode: 0 | 1 | 2;
+  readonly keysOut?: HostArray;
+  readonly valuesOut?: HostArray;
+  readonly room?: number;
+}): number {
+  const { b, mode } = job;
+  const { ctl, chunks, counts } = b;
+  const total = counts.length;
+  if (mode !== 2) {
+    const k = (globalThis as unknown as { __webdplCompile: (source: string) => Kernel }).__webdplCompile(b.src);
+    for (;;) {
+      if (Atomics.load(ctl, 3) !== 0) return 0;
+      const c = Atomics.add(ctl, 0, 1);
+      if (c >= total) break;
+      const begin = chunks[3 * c] as number;
+      counts[c] = k(b.x, b.x2, b.ko, begin, chunks[3 * c + 1] as number, chunks[3 * c + 2] === 1, begin, b.vo);
+      Atomics.add(ctl, 1, 1);
+      Atomics.notify(ctl, 1);
+    }
+    if (mode === 1 || job.keysOut === undefined) return 0;
+    for (;;) {
+      const done = Atomics.load(ctl, 1);
+      if (done >= total) break;
+      if (Atomics.load(ctl, 3) !== 0) return 0;
+      Atomics.wait(ctl, 1, done, 50);
+    }
+  }
+  const { keysOut, valuesOut } = job as { keysOut: HostArray; valuesOut: HostArray };
+  let runs = 0;
+  const at = new Int32Array(total);
+  for (let c = 0; c < total; c++) {
+    at[c] = runs;
+    runs += counts[c] as number;
+  }
+  if (runs > (job.room as number)) return runs;
+  for (;;) {
+    const c = Atomics.add(ctl, 2, 1);
+    if (c >= total) break;
+    const begin = chunks[3 * c] as number;
+    const m = counts[c] as number;
+    keysOut.set(b.ko.subarray(begin, begin + m), at[c] as number);
+    valuesOut.set(b.vo.subarray(begin, begin + m), at[c] as number);
+  }
+  return runs;
+}
+
+/** `runsTask` mode 2 on the calling thread alone, over counts already known (the runs; placed when they fit). */
+function placeRuns(
+  b: Pick<RunsBatch, 'chunks' | 'counts' | 'ko' | 'vo'>,
+  keysOut: HostArray,
+  valuesOut: HostArray,
+  room: number,
+): number {
+  const ctl = new Int32Array(4);
+  return runsTask({ b: { ...b, ctl, src: '', x: b.ko, x2: b.vo }, mode: 2, keysOut, valuesOut, room });
+}
+
+type WaitAsync = (a: Int32Array, i: number, v: number) => { async: boolean; value: Promise<string> | string };
+
+/**
+ * reduceByKey / uniqueByKey par over shared inputs: every thread claims chunks and writes their runs
+ * into the scratch at the chunk's offset; once all are counted, the runs are copied into place by the
+ * calling thread and, when the outputs are shared, by the workers too (they wait for the count
+ * instead of returning; the copy was a serial 0.15-0.2 ms of a 1.7 ms uniqueByKey at 2^22,
+ * docs/benchmarks/cpu-by-key-par-2026-11-24.md). Outputs too short are never touched (each thread
+ * checks the total first).
+ */
+async function runsOnPool(
+  backend: CpuBackend & { kind: 'par' },
+  chunks: readonly Chunk[],
+  arrays: Pick<RunsBatch, 'src' | 'x' | 'x2' | 'ko' | 'vo'>,
+  head: (b: number) => boolean,
+  out: { keysOut: HostArray; valuesOut: HostArray; room: number; tooShort: (runs: number) => Error },
+): Promise<number> {
+  const total = chunks.length;
+  const { keysOut, valuesOut, room } = out;
+  const b: RunsBatch = {
+    ...arrays,
+    ctl: new Int32Array(new SharedArrayBuffer(16)),
+    chunks: chunkTable(chunks, head),
+    counts: new Int32Array(new SharedArrayBuffer(4 * total)),
+  };
+  const place = isShared(keysOut) && isShared(valuesOut);
+  const { callerWorks, settled, failed } = startWorkers(
+    backend,
+    runsTask,
+    place ? { b, mode: 0 as const, keysOut, valuesOut, room } : { b, mode: 0 as const },
+    total,
+  );
+  try {
+    if (callerWorks) runsTask({ b, mode: 1 });
+    // Until every chunk is counted, without blocking the calling thread.
+    const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
+    for (let done = Atomics.load(b.ctl, 1); done < total; done = Atomics.load(b.ctl, 1)) {
+      const f = failed();
+      if (f) throw f.error;
+      const w = waitAsync?.(b.ctl, 1, done);
+      await (w?.async ? Promise.race([w.value, settled]) : settled);
+    }
+  } catch (error) {
+    Atomics.store(b.ctl, 3, 1);
+    Atomics.notify(b.ctl, 1);
+    await settled;
+    throw error;
+  }
+  const runs = runsTask({ b, mode: 2, keysOut, valuesOut, room });
+  await settled;
+  const f = failed();
+  if (f) throw f.error;
+  if (runs > room) throw out.tooShort(runs);
   return runs;
 }
