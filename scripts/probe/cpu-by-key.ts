@@ -5,7 +5,10 @@
  * Rounds are interleaved (every variant once per round, in turn) and each variant's median over
  * the rounds is reported, with its ratio to the plain loop of the same algorithm.
  *
- * Run: tsx scripts/probe/cpu-by-key.ts [log2 sizes, default 20,22,24] [rounds, default 15] [algorithms]
+ * Run bundled under plain node (tsx skews thread timings; docs/benchmarks/cpu-catalogue-par-2026-11-24b.md):
+ *   esbuild scripts/probe/cpu-by-key.ts --bundle --platform=node --format=esm --outfile=/tmp/p.mjs --external:webgpu
+ *   node /tmp/p.mjs [log2 sizes, default 20,22,24] [rounds, default 15] [algorithms] [runs: 16 (default) | r8]
+ * Runs `r8`: random lengths 1..8 (keys still ascending); the short outputs then hold exactly the runs.
  */
 import { exclusiveScanByKey, inclusiveScanByKey, reduceByKey, uniqueByKey } from '../../packages/algorithms/src/index';
 import { allocShared, defaultPool, execution } from '../../packages/policies/src/index';
@@ -13,12 +16,27 @@ import { allocShared, defaultPool, execution } from '../../packages/policies/src
 const sizes = (process.argv[2] ?? '20,22,24').split(',').map(Number);
 const rounds = Number(process.argv[3] ?? 15);
 const only = process.argv[4]?.split(',');
+const randomRuns = process.argv[5] === 'r8';
 
 type Variant = { name: string; run: () => unknown };
 
 function keysOf(n: number, shared: boolean): Uint32Array {
   const k = shared ? (allocShared('u32', n) as Uint32Array) : new Uint32Array(n);
-  for (let i = 0; i < n; i++) k[i] = i >>> 4;
+  if (!randomRuns) for (let i = 0; i < n; i++) k[i] = i >>> 4;
+  else {
+    let s = 777;
+    let key = 0;
+    let left = 0;
+    for (let i = 0; i < n; i++) {
+      if (left === 0) {
+        key++;
+        s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+        left = 1 + (s >>> 29);
+      }
+      k[i] = key;
+      left--;
+    }
+  }
   return k;
 }
 
@@ -156,7 +174,7 @@ async function main() {
   // Start the pool before timing.
   await defaultPool().run((x: number) => x, [1, 2]);
   console.log(
-    `cpu-by-key: node ${process.version}, sizes 2^${sizes.join(',2^')}, ${rounds} rounds, ${new Date().toISOString()}`,
+    `cpu-by-key: node ${process.version}, sizes 2^${sizes.join(',2^')}, ${rounds} rounds, runs ${randomRuns ? 'random 1..8' : 'of 16'}, ${new Date().toISOString()}`,
   );
   const algos = ['reduceByKey', 'uniqueByKey', 'inclusiveScanByKey', 'exclusiveScanByKey'].filter(
     (a) => !only || only.includes(a),
@@ -167,7 +185,8 @@ async function main() {
     const v = valuesOf(n, false);
     const ks = keysOf(n, true);
     const vs = valuesOf(n, true);
-    const runs = Math.ceil(n / 16);
+    let runs = n > 0 ? 1 : 0;
+    for (let i = 1; i < n; i++) if (k[i] !== k[i - 1]) runs++;
     const ko = new Uint32Array(n);
     const vo = new Uint32Array(n);
     const out = new Uint32Array(n);
