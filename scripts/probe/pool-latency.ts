@@ -1,7 +1,7 @@
 /**
  * Round-trip latency of the worker pool (docs/benchmarks/pool-latency-2026-11-24.md): `pools` pools
  * of one worker, run in alternating blocks of 50 calls in one process (two identical pools by
- * default: their spread is the noise; with docs/benchmarks/pool-latency-2026-11-24-idle-spin.patch
+ * default: their spread is the noise; with docs/benchmarks/pool-latency-2026-11-24-experiments.patch
  * applied, pass idle names instead, e.g. `0,50,200`).
  * Per call: `start`, the delay from posting to the job starting in the worker (its wake-up), and
  * `total`, from posting to the run's promise resolving, for an empty job, calls back to back or
