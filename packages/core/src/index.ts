@@ -136,6 +136,7 @@ export {
   lookbackFlags,
   slotLookback,
   tailFlags,
+  unrolled,
   windowedLookback,
 } from './wgsl/tile';
 export type { WorkgroupParams } from './wgsl/workgroup';

@@ -165,7 +165,7 @@ export interface WindowedLookback {
    * finds its exclusive prefix (carry included), publishes the inclusive prefix, returns the exclusive.
    */
   readonly walk: string;
-  /** Fragments the functions call (the ordered subgroup reduce of the combiner). */
+  /** Fragments the functions call (the combiner's combine, its ordered subgroup reduce). */
   readonly deps: readonly WgslFragment[];
   /**
    * Statements of `main` (workgroup-uniform control flow, `ids` in scope): the look-back of tile
@@ -285,7 +285,7 @@ fn ${P}_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
     stateFunctions: splitStateFunctions(P, p.layout, V, p.state, p.base),
     fallback,
     walk,
-    deps: sgRed ? [sgRed] : [],
+    deps: sgRed ? [combiner.combine, sgRed] : [combiner.combine],
     call: (t, agg, result) => `  if (ids.sg_id == 0u) {
     let pfx = ${P}_lookback(${t}, ${agg}, ids.lane, ids.sg_size);
     if (ids.lane == 0u) { ${P}_prefix = pfx; }
@@ -368,7 +368,7 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
   const t = p.tile;
   const at = (tile: string) => `${p.state}[${p.base} + ${tile === '0' ? '' : `${tile} * ${S} + `}d]`;
   const publish = `let d0 = ${p.firstSlot};
-  ${lines(
+  ${unrolled(
     p.perThread,
     (i) => `var acc${i} = 0u;
   var done${i} = true;
@@ -394,10 +394,10 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
       loop {
         if (done${i}) { break; }
         let top = pos${i};
-        ${lines(window, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&${at(`(top - ${x + 1}u)`)}); }`, '\n        ')}
-        if (force) { ${lines(window, (x) => `w${x} = 0u;`, ' ')} }
+        ${unrolled(window, (x) => `var w${x} = 0u;\n        if (${x}u < top) { w${x} = atomicLoad(&${at(`(top - ${x + 1}u)`)}); }`, '\n        ')}
+        if (force) { ${unrolled(window, (x) => `w${x} = 0u;`, ' ')} }
         var blocked = false;
-        ${lines(
+        ${unrolled(
           window,
           (x) => `if (!done${i} && !blocked && ${x}u < top) {
           if ((w${x} & ${PRE}) != 0u) { acc${i} += w${x} & ${VALUE}; done${i} = true; }
@@ -422,14 +422,14 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
   let spin_limit = select(${p.spins}, 0u, force);
   loop {
     if (${t} == 0u) { break; }
-    ${lines(p.perThread, walkSlot, '\n    ')}
+    ${unrolled(p.perThread, walkSlot, '\n    ')}
     let stuck = workgroupUniformLoad(&${stuck});
     if (stuck == 0u) { break; }
     // Fallback: ${p.fallback.comment}
     let fb = stuck - 1u;
     if (ids.lid == 0u) { atomicStore(&${stuck}, 0u); }
     ${p.fallback.statements}
-    ${lines(
+    ${unrolled(
       p.perThread,
       (i) => `if (d0 + ${i}u < ${S}) {
       let d = d0 + ${i}u;
@@ -447,7 +447,7 @@ export function slotLookback(p: SlotLookbackParams): SlotLookback {
       '\n    ',
     )}
   }`;
-  const finish = lines(
+  const finish = unrolled(
     p.perThread,
     (i) => `if (d0 + ${i}u < ${S}) {
     let d = d0 + ${i}u;
@@ -532,11 +532,11 @@ export interface TileLoadParams {
  */
 export function loadStriped(p: TileLoadParams & { readonly full: string }): string {
   const at = (j: number) => `${p.reg(j)} = ${p.array}[${p.base} + ${p.pos(j)}];`;
-  return `${lines(p.items, (j) => `var ${p.reg(j)} = ${p.fill};`, '\n  ')}
+  return `${unrolled(p.items, (j) => `var ${p.reg(j)} = ${p.fill};`, '\n  ')}
   if (${p.full}) {
-    ${lines(p.items, at, '\n    ')}
+    ${unrolled(p.items, at, '\n    ')}
   } else {
-    ${lines(p.items, (j) => `if (${p.pos(j)} < ${p.valid}) { ${at(j)} }`, '\n    ')}
+    ${unrolled(p.items, (j) => `if (${p.pos(j)} < ${p.valid}) { ${at(j)} }`, '\n    ')}
   }`;
 }
 
@@ -554,14 +554,14 @@ export function loadStaged(
     readonly get: string;
   },
 ): string {
-  return `${lines(p.items, (j) => `var ${p.reg(j)} = ${p.fill};`, '\n  ')}
+  return `${unrolled(p.items, (j) => `var ${p.reg(j)} = ${p.fill};`, '\n  ')}
   workgroupBarrier();
   for (var j = 0u; j < ${p.perThread}; j++) {
     let q = j * ${p.threads} + ids.lid;
     if (q < ${p.valid}) { ${p.put}(q, ${p.array}[${p.base} + q]); }
   }
   workgroupBarrier();
-  ${lines(p.items, (j) => `if (${p.pos(j)} < ${p.valid}) { ${p.reg(j)} = ${p.get}(${p.pos(j)}); }`, '\n  ')}
+  ${unrolled(p.items, (j) => `if (${p.pos(j)} < ${p.valid}) { ${p.reg(j)} = ${p.get}(${p.pos(j)}); }`, '\n  ')}
   workgroupBarrier();`;
 }
 
@@ -628,7 +628,10 @@ export function tailFlags(p: DiscontinuityParams & { readonly last: (j: number) 
   return out;
 }
 
-/** `n` pieces of WGSL from `f(j)`, joined by `sep`. */
-function lines(n: number, f: (j: number) => string, sep: string): string {
+/**
+ * `n` pieces of WGSL from `f(j)`, joined by `sep`: code unrolled into named registers (kernels keep
+ * per-item values in registers; private arrays indexed in loops go to local memory on NVIDIA).
+ */
+export function unrolled(n: number, f: (j: number) => string, sep = '\n  '): string {
   return Array.from({ length: n }, (_, j) => f(j)).join(sep);
 }

@@ -25,6 +25,7 @@ import {
   plus,
   slotLookback,
   threadIds,
+  unrolled,
   type WgslFragment,
   workgroupExclusiveScan,
   workgroupFootprint,
@@ -153,11 +154,6 @@ function tileKey(p: TileParams): (string | number | boolean)[] {
   ];
 }
 
-/** `n` lines from `f(j)`, joined for WGSL text (the per-key code is unrolled into named registers). */
-function each(n: number, f: (j: number) => string, sep = '\n  '): string {
-  return Array.from({ length: n }, (_, j) => f(j)).join(sep);
-}
-
 /** What tileCommon() gives the tile kernels. */
 interface TileCode {
   /** Module-scope declarations and helper functions. */
@@ -239,10 +235,10 @@ fn rs_scan_digits(ids: WdplIds) {
   workgroupBarrier();
   let d0 = ids.lid * RS_DPT;
   var s = 0u;
-  ${each(dpt, (i) => `let c${i} = select(0u, atomicLoad(&rs_dig[min(d0 + ${i}u, 255u)]), d0 + ${i}u < 256u);\n  let l${i} = s;\n  s += c${i};`)}
+  ${unrolled(dpt, (i) => `let c${i} = select(0u, atomicLoad(&rs_dig[min(d0 + ${i}u, 255u)]), d0 + ${i}u < 256u);\n  let l${i} = s;\n  s += c${i};`)}
   var total: u32;
   let ex = ${scan.name}(s, ids, &total);
-  ${each(dpt, (i) => `if (d0 + ${i}u < 256u) { rs_dstart[d0 + ${i}u] = ex + l${i}; }`)}
+  ${unrolled(dpt, (i) => `if (d0 + ${i}u < 256u) { rs_dstart[d0 + ${i}u] = ex + l${i}; }`)}
   workgroupBarrier();
 }
 `;
@@ -282,7 +278,7 @@ ${helpers}
 fn rs_match_rank(d: u32, lanes_all: ${mask}, lt: ${mask}, cbase: u32) -> u32 {
   // Lanes whose digit equals d: per bit, the lanes agreeing with d's bit (ballot, or its complement).
   var peers = lanes_all;
-  ${each(8, (b) => `peers &= ${ballot(`((d >> ${b}u) & 1u) != 0u`)} ^ ${mask}(((d >> ${b}u) & 1u) - 1u);`)}
+  ${unrolled(8, (b) => `peers &= ${ballot(`((d >> ${b}u) & 1u) != 0u`)} ^ ${mask}(((d >> ${b}u) & 1u) - 1u);`)}
   let below = rs_popc(peers & lt);
   let before = atomicLoad(&rs_stage[cbase + d]);
   if (below == 0u) { atomicStore(&rs_stage[cbase + d], before + rs_popc(peers)); }
@@ -317,10 +313,10 @@ fn rs_tile_rank(d: u32, r: u32, cbase: u32) -> u32 {
     let lt = rs_lt_mask(ids.lane);
     let lanes_all = ${ballot('true')};
     let cbase = ids.sg_id * 256u;
-    ${each(k, (j) => `let d${j} = select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u * ids.sg_size < valid);`, '\n    ')}
-    ${each(k, (j) => `r${j} = rs_match_rank(d${j}, lanes_all, lt, cbase);`, '\n    ')}
+    ${unrolled(k, (j) => `let d${j} = select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u * ids.sg_size < valid);`, '\n    ')}
+    ${unrolled(k, (j) => `r${j} = rs_match_rank(d${j}, lanes_all, lt, cbase);`, '\n    ')}
     rs_scan_counters(ids);
-    ${each(k, (j) => `r${j} = rs_tile_rank(d${j}, r${j}, cbase);`, '\n    ')}
+    ${unrolled(k, (j) => `r${j} = rs_tile_rank(d${j}, r${j}, cbase);`, '\n    ')}
   }`;
     return {
       code,
@@ -369,24 +365,24 @@ fn rs_nibble_rank(nib: u32, before: u32, carry: u32, lid: u32) -> u32 {
   const nibblePass = (q: number) => `{
       workgroupBarrier();
       for (var c = 0u; c < 8u; c++) { rs_nib[c * RS_W + ids.lid] = 0u; }
-      ${each(k, (j) => `let lr${j} = rs_count_nibble(((e${j} & 255u) >> ${q * 4}u) & 15u, ids.lid);`, '\n      ')}
+      ${unrolled(k, (j) => `let lr${j} = rs_count_nibble(((e${j} & 255u) >> ${q * 4}u) & 15u, ids.lid);`, '\n      ')}
       let carry = rs_scan_nibbles(ids);
-      ${each(k, (j) => `let rr${j} = rs_nibble_rank(((e${j} & 255u) >> ${q * 4}u) & 15u, lr${j}, carry, ids.lid);`, '\n      ')}
+      ${unrolled(k, (j) => `let rr${j} = rs_nibble_rank(((e${j} & 255u) >> ${q * 4}u) & 15u, lr${j}, carry, ids.lid);`, '\n      ')}
       ${
         q === 0
-          ? `${each(k, (j) => `rs_put(rr${j}, e${j});`, '\n      ')}
+          ? `${unrolled(k, (j) => `rs_put(rr${j}, e${j});`, '\n      ')}
       workgroupBarrier();
-      ${each(k, (j) => `e${j} = rs_get(rs_p0 + ${j}u);`, '\n      ')}`
-          : `${each(k, (j) => `rs_put(e${j} >> 8u, rr${j});`, '\n      ')}
+      ${unrolled(k, (j) => `e${j} = rs_get(rs_p0 + ${j}u);`, '\n      ')}`
+          : `${unrolled(k, (j) => `rs_put(e${j} >> 8u, rr${j});`, '\n      ')}
       workgroupBarrier();
-      ${each(k, (j) => `r${j} = rs_get(rs_p0 + ${j}u);`, '\n      ')}`
+      ${unrolled(k, (j) => `r${j} = rs_get(rs_p0 + ${j}u);`, '\n      ')}`
       }
     }`;
   const rank = `{
     for (var d = ids.lid; d < 256u; d += RS_W) { atomicStore(&rs_dig[d], 0u); }
     workgroupBarrier();
-    ${each(k, (j) => `var e${j} = ((rs_p0 + ${j}u) << 8u) | select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u < valid);`, '\n    ')}
-    ${each(k, (j) => `atomicAdd(&rs_dig[e${j} & 255u], 1u);`, '\n    ')}
+    ${unrolled(k, (j) => `var e${j} = ((rs_p0 + ${j}u) << 8u) | select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u < valid);`, '\n    ')}
+    ${unrolled(k, (j) => `atomicAdd(&rs_dig[e${j} & 255u], 1u);`, '\n    ')}
     ${nibblePass(0)}
     ${nibblePass(1)}
     rs_scan_digits(ids);
@@ -468,16 +464,16 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   const scatterValues = p.hasValues
     ? `${p.subgroups ? '' : loadValues}
   workgroupBarrier();
-  ${each(k, (j) => `rs_put(r${j}, v${j});`)}
+  ${unrolled(k, (j) => `rs_put(r${j}, v${j});`)}
   workgroupBarrier();
   if (valid == RS_TILE) {
-    ${each(k, (m) => `vals_out[o${m}] = rs_get(${full(m)});`, '\n    ')}
+    ${unrolled(k, (m) => `vals_out[o${m}] = rs_get(${full(m)});`, '\n    ')}
   } else {
-    ${each(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_get(${full(m)}); }`, '\n    ')}
+    ${unrolled(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_get(${full(m)}); }`, '\n    ')}
   }`
     : '';
   // The tile's digit counts: early (workgroup atomics over the loaded keys) or from the ranking.
-  const early = `${each(k, (j) => `if (${tc.pos(j)} < valid) { atomicAdd(&rs_early[rs_digit(k${j}, shift)], 1u); }`)}
+  const early = `${unrolled(k, (j) => `if (${tc.pos(j)} < valid) { atomicAdd(&rs_early[rs_digit(k${j}, shift)], 1u); }`)}
   workgroupBarrier();`;
   const count = (d: string) =>
     p.earlyCounts
@@ -537,12 +533,12 @@ ${entryPrologue(p.subgroups)}
   let lb_next = rs_params.tiles * 256u - lb;
   ${tc.positions}
   ${loadTile(p, tc, 'keys_in', 'k', '0xffffffffu')}
-  ${each(k, (j) => `var r${j} = 0u;`)}
+  ${unrolled(k, (j) => `var r${j} = 0u;`)}
   ${p.earlyCounts ? `${early}\n  ${lb.publish}\n  ${tc.rank}` : `${tc.rank}\n  ${lb.publish}`}
 
   // Stage the keys in tile-rank order (and load values) while predecessors finish.
   workgroupBarrier();
-  ${each(k, (j) => `rs_put(r${j}, k${j});`)}
+  ${unrolled(k, (j) => `rs_put(r${j}, k${j});`)}
   ${p.subgroups ? loadValues : ''}
 
   // Decoupled look-back with fallback. Each thread walks back over its digits' slots on its own
@@ -557,11 +553,11 @@ ${entryPrologue(p.subgroups)}
 
   // Scatter: position i of the stage holds the key of tile rank i, so a digit's run is contiguous.
   workgroupBarrier();
-  ${each(k, (m) => `var o${m} = 0u;`)}
+  ${unrolled(k, (m) => `var o${m} = 0u;`)}
   if (valid == RS_TILE) {
-    ${each(k, (m) => `{ let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+    ${unrolled(k, (m) => `{ let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   } else {
-    ${each(k, (m) => `if (${full(m)} < valid) { let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
+    ${unrolled(k, (m) => `if (${full(m)} < valid) { let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
   }
   ${scatterValues}
 }`;
@@ -581,9 +577,9 @@ export function singleWorkgroupKernel(p: TileParams): WgslFragment {
   const name = mangle('rs_single', ...tileKey(p));
   const permuteValues = p.hasValues
     ? `workgroupBarrier();
-    ${each(k, (j) => `rs_put(r${j}, v${j});`, '\n    ')}
+    ${unrolled(k, (j) => `rs_put(r${j}, v${j});`, '\n    ')}
     workgroupBarrier();
-    ${each(k, (j) => `v${j} = rs_get(${tc.pos(j)});`, '\n    ')}`
+    ${unrolled(k, (j) => `v${j} = rs_get(${tc.pos(j)});`, '\n    ')}`
     : '';
   const code = `${tc.code}
 ${RS_SINGLE.wgsl(p.hasValues ? RS_SINGLE_VALUES : {})}
@@ -598,10 +594,10 @@ ${entryPrologue(p.subgroups)}
   ${tc.positions}
   ${loadTile(p, tc, 'keys_io', 'k', '0xffffffffu')}
   ${p.hasValues ? loadTile(p, tc, 'vals_io', 'v', '0u') : ''}
-  ${each(k, (j) => `var r${j} = 0u;`)}
+  ${unrolled(k, (j) => `var r${j} = 0u;`)}
   let first = rs_bits(keys_io[0]);
   var diff = 0u;
-  ${each(k, (j) => `if (${tc.pos(j)} < valid) { diff |= rs_bits(k${j}) ^ first; }`)}
+  ${unrolled(k, (j) => `if (${tc.pos(j)} < valid) { diff |= rs_bits(k${j}) ^ first; }`)}
   atomicOr(&rs_diff, diff);
   let all_diff = workgroupUniformLoad(&rs_diff);
   for (var pass_index = 0u; pass_index < 4u; pass_index++) {
@@ -609,12 +605,12 @@ ${entryPrologue(p.subgroups)}
     if (((all_diff >> shift) & 255u) == 0u) { continue; }
     ${tc.rank}
     workgroupBarrier();
-    ${each(k, (j) => `rs_put(r${j}, k${j});`, '\n    ')}
+    ${unrolled(k, (j) => `rs_put(r${j}, k${j});`, '\n    ')}
     workgroupBarrier();
-    ${each(k, (j) => `k${j} = rs_get(${tc.pos(j)});`, '\n    ')}
+    ${unrolled(k, (j) => `k${j} = rs_get(${tc.pos(j)});`, '\n    ')}
     ${permuteValues}
   }
-  ${each(k, (j) => `if (${tc.pos(j)} < valid) { keys_io[${tc.pos(j)}] = k${j};${p.hasValues ? ` vals_io[${tc.pos(j)}] = v${j};` : ''} }`)}
+  ${unrolled(k, (j) => `if (${tc.pos(j)} < valid) { keys_io[${tc.pos(j)}] = k${j};${p.hasValues ? ` vals_io[${tc.pos(j)}] = v${j};` : ''} }`)}
 }`;
   return fragment({ name, code, deps: tc.deps, workgroupBytes: tc.bytes + 4 });
 }
@@ -691,12 +687,12 @@ fn rs_set(at: u32, x: u32, y: u32) {
 fn main(@builtin(local_invocation_index) li: u32) {
   let d0 = li * ${per}u;
   // Every pass's counts loaded up front (their latencies overlap), then one scan per pass.
-  ${each(4, (p) => each(per, (j) => `let c${p}_${j} = atomicLoad(&rs_meta[${META_HIST + p * 256}u + d0 + ${j}u]);`), '\n  ')}
-  ${each(
+  ${unrolled(4, (p) => unrolled(per, (j) => `let c${p}_${j} = atomicLoad(&rs_meta[${META_HIST + p * 256}u + d0 + ${j}u]);`), '\n  ')}
+  ${unrolled(
     4,
     (p) => `{
-    ${each(per, (j) => `if (c${p}_${j} == rs_params.n) { atomicStore(&rs_skip[${p}u], 1u); }`, '\n    ')}
-    let s = ${each(per, (j) => `c${p}_${j}`, ' + ')};
+    ${unrolled(per, (j) => `if (c${p}_${j} == rs_params.n) { atomicStore(&rs_skip[${p}u], 1u); }`, '\n    ')}
+    let s = ${unrolled(per, (j) => `c${p}_${j}`, ' + ')};
     workgroupBarrier();
     rs_scan[li] = s;
     for (var d = 1u; d < ${w}u; d = d << 1u) {
@@ -708,7 +704,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     }
     workgroupBarrier();
     var run = rs_scan[li] - s;
-    ${each(per, (j) => `atomicStore(&rs_meta[${META_OFFSETS + p * 256}u + d0 + ${j}u], run);\n    run += c${p}_${j};`, '\n    ')}
+    ${unrolled(per, (j) => `atomicStore(&rs_meta[${META_OFFSETS + p * 256}u + d0 + ${j}u], run);\n    run += c${p}_${j};`, '\n    ')}
   }`,
     '\n  ',
   )}

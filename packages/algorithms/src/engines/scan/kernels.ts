@@ -51,6 +51,7 @@ import {
   subgroupReduce,
   tailFlags,
   threadIds,
+  unrolled,
   type WgslFragment,
   type WorkgroupParams,
   windowedLookback,
@@ -1333,7 +1334,7 @@ fn scn_carry_out(v: ${V}) {
       maxSpins: p.maxSpins,
       fallback: { element: runsW ? 'scn_heads_at' : 'scn_gen_at', tileItems: tile, n: 'prm.n' },
     });
-    lbDeps = runsW ? [RUN_COUNTS.combine, ...lb.deps] : lb.deps;
+    lbDeps = lb.deps;
     helpers = `${lb.declarations}
 
 ${lb.stateFunctions}
@@ -1528,14 +1529,14 @@ ${entryPrologue(p.subgroups)}
   for (var base = 0u; base < prm.tiles; base += ${w * RUNS_FIX_ITEMS}u) {
     // K consecutive records per thread, all loaded first, folded, one workgroup scan.
     let t0 = base + ids.lid * ${RUNS_FIX_ITEMS}u;
-    ${lines(RUNS_FIX_ITEMS, (j) => `var r${j} = vec4<u32>(0u, (${c.identity}).y, 1u, 0u);`, '\n    ')}
-    ${lines(RUNS_FIX_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { r${j} = recs[prm.rec_base / 4u + t0 + ${j}u]; }`, '\n    ')}
+    ${unrolled(RUNS_FIX_ITEMS, (j) => `var r${j} = vec4<u32>(0u, (${c.identity}).y, 1u, 0u);`, '\n    ')}
+    ${unrolled(RUNS_FIX_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { r${j} = recs[prm.rec_base / 4u + t0 + ${j}u]; }`, '\n    ')}
     var acc = r0.xy;
-    ${lines(RUNS_FIX_ITEMS - 1, (j) => `acc = ${comb}(acc, r${j + 1}.xy);`, '\n    ')}
+    ${unrolled(RUNS_FIX_ITEMS - 1, (j) => `acc = ${comb}(acc, r${j + 1}.xy);`, '\n    ')}
     var total: vec2<u32>;
     // The runs before tile t0 and the fold of the run open at its start, then at each next tile.
     var cin = ${comb}(carry, ${scan.name}(acc, ids, &total));
-    ${lines(
+    ${unrolled(
       RUNS_FIX_ITEMS,
       (j) => `if (r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
       var f = bitcast<${T}>(cin.y);
@@ -1557,11 +1558,6 @@ ${entryPrologue(p.subgroups)}
 
 /** Records each thread of `runsFixKernel` folds per step. */
 const RUNS_FIX_ITEMS = 4;
-
-/** `n` pieces of WGSL from `f(j)`, joined by `sep`. */
-function lines(n: number, f: (j: number) => string, sep: string): string {
-  return Array.from({ length: n }, (_, j) => f(j)).join(sep);
-}
 
 /** How `finishKernel` copies a compaction result back. */
 export type FinishMode = 'prefix' | 'all' | 'stable-partition';
