@@ -10,10 +10,10 @@
  * beyond PAR_BIN_WORDS stay seq.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
-import { type Chunk, type CpuBackend, compileOnce, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import { type Chunk, type CpuBackend, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
 import { belowParMin, plainMemoryBoundSeq, runPar } from './staging';
-import { warmArray, warmedSource } from './warm';
+import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /**
  * Elements from which par counts on the pool (allocShared input; par at 2^16 ran 0.6-0.9x seq, from
@@ -180,8 +180,7 @@ export async function cpuHistogram(
   counts.fill(0, 0, bins);
   const n = x.length;
   if (n === 0 || params[2] === 0) return;
-  const source = histogramSource(type, kind);
-  const kernel = compileOnce<Kernel>(source);
+  const { kernel, source } = warmedKernel<Kernel>(`histogram ${type} ${kind}`, () => histogramSource(type, kind));
   const seq = belowParMin(backend, n, HISTOGRAM_PAR_MIN) || plainMemoryBoundSeq(backend, n, [x], HISTOGRAM_PLAIN_MIN);
   const chunks = seq ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable() || chunks.length * bins > PAR_BIN_WORDS) {

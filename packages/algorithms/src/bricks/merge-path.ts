@@ -24,7 +24,7 @@ import { bitsView } from './sort/key-bits';
 import { mergePath } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
 import { belowParMin, startWorkers } from './staging';
-import { WARM_N, warmArray, warmedSource } from './warm';
+import { WARM_N, warmArray, warmedKernel, warmedSource } from './warm';
 
 /** Pieces per thread: small pieces keep a set operation's scratch in cache and balance the threads. */
 export const PIECES_PER_THREAD = 32;
@@ -150,19 +150,29 @@ export function mergeSource(comparator: string, values: boolean, type: NumericTy
 }
 
 /** The calling thread's merge kernel for a comparator source and keys of `type` (compiled once). */
-export function mergeKernel(
-  comparator: string,
-  values: boolean,
-  type: NumericType,
-): (
+export function mergeKernel(comparator: string, values: boolean, type: NumericType): MergeKernel {
+  return mergeWarmed(comparator, values, type).kernel;
+}
+
+/** A merge kernel (see mergeKernelBody): merges a and b (and their values) into o (ov). */
+type MergeKernel = (
   a: KeyArray,
   b: KeyArray,
   va: Uint32Array | undefined,
   vb: Uint32Array | undefined,
   o: KeyArray,
   ov: Uint32Array | undefined,
-) => number {
-  return compileOnce(mergeSource(comparator, values, type));
+) => number;
+
+/** The merge kernel and its source, memoized by what determines the source (`warmedKernel`). */
+function mergeWarmed(
+  comparator: string,
+  values: boolean,
+  type: NumericType,
+): { readonly kernel: MergeKernel; readonly source: string } {
+  return warmedKernel<MergeKernel>(`merge ${values} ${type} ${comparator}`, () =>
+    mergeSource(comparator, values, type),
+  );
 }
 
 /** The set kernel of `op` for a comparator source, over keys of `type`. */
@@ -385,8 +395,10 @@ export async function runMergePieces(
     const job: PieceJob = {
       src:
         op !== undefined
-          ? setSource(comparator, op, elementTypeOf(a))
-          : mergeSource(comparator, va !== undefined, elementTypeOf(a)),
+          ? warmedKernel(`set ${op} ${elementTypeOf(a)} ${comparator}`, () =>
+              setSource(comparator, op, elementTypeOf(a)),
+            ).source
+          : mergeWarmed(comparator, va !== undefined, elementTypeOf(a)).source,
       set: op !== undefined ? 1 : 0,
       both: op !== undefined && writesBoth(op) ? 1 : 0,
       ctl,

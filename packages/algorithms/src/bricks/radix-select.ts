@@ -39,7 +39,7 @@ import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { borrow, giveBack } from './sort/scratch';
 import { belowParMin, plainMemoryBoundSeq, runChunks } from './staging';
-import { warmArray, warmedSource } from './warm';
+import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /** From this many elements the built-in orders select by radix (below, the introselect). */
 export const RADIX_SELECT_MIN = 1 << 12;
@@ -221,8 +221,10 @@ export async function cpuRadixSelect(
       : undefined;
   const chunks: readonly Chunk[] = par ?? [{ begin: 0, end: n }];
   const C = chunks.length;
-  const hist = histSource(type, descending);
-  const scatter = scatterSource(type, descending);
+  const hist = warmedKernel(`radix select hist ${type} ${descending}`, () => histSource(type, descending)).source;
+  const scatter = warmedKernel(`radix select scatter ${type} ${descending}`, () =>
+    scatterSource(type, descending),
+  ).source;
   const taken: ArrayBufferView[] = [];
   const shared = par !== undefined;
   const words = (m: number) => {
