@@ -1,7 +1,8 @@
 /**
  * cpuHistogram's exact integer kernels ('shift', 'div') against a reference: both of their loops
  * (counts straight into the output when the bins outnumber the range's elements or exceed
- * LOCAL_BINS_MAX, else into a local array four elements per step, then added), every tail length,
+ * LOCAL_BINS_MAX, else into a local array HIST_UNROLL (8) elements per step, then added), every tail
+ * length (with and without a full step),
  * values below, inside and above the bins, seq and par, plain and shared input, counts added to
  * what the output's other bins hold untouched.
  */
@@ -70,7 +71,8 @@ const CASES: Case[] = [
 describe.each(testBackends(pool))('cpuHistogram exact bins on $name', ({ backend }) => {
   for (const c of CASES) {
     it(`${c.type} ${c.kind} ${c.bins} bins: tails, sizes around the bin count, shared input`, async () => {
-      const sizes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, c.bins - 1, c.bins, c.bins + 1, c.bins + 3, 4099, 2 ** 17 + 3];
+      const tails = Array.from({ length: 18 }, (_, i) => i);
+      const sizes = [...tails, c.bins - 1, c.bins, c.bins + 1, c.bins + 3, 4099, 2 ** 17 + 3];
       for (const n of [...new Set(sizes)].filter((s) => s >= 0)) {
         const x = data(c, n, c.bins);
         const input = n % 2 === 1 ? sharedCopy(x) : x;

@@ -45,6 +45,16 @@ export type CpuBinKind = 'even' | 'edges' | 'shift' | 'div';
 const LOCAL_BINS_MAX = 1 << 16;
 
 /**
+ * Elements per step of the integer kernels' local-bins loop, loaded first: u32, 256 bins, 2^20 /
+ * 2^22 / 2^24 elements 0.95 / 3.76 / 15.2 ms at 4, 0.90 / 3.60 / 14.4 at 8, 0.95 / 3.77 / 15.3 at 16
+ * (an element range check each); 'shift' tests the step's 8 range checks in one condition before 8
+ * unchecked counts (each checked on the other side): 0.94 -> 0.86 ms at 2^20, against 0.74 with no
+ * check at all; 'div' ran slower that way (1.46 -> 1.64 ms) and keeps a check per element
+ * (docs/benchmarks/cpu-catalogue-2026-11-24c.md).
+ */
+const HIST_UNROLL = 8;
+
+/**
  * The kernel source: over x[b, e) into f[c + bin]; x2 holds the parameters
  * [lo, scale, edge count m, open (1/0), edge 0 .. edge m-1] (a Float64Array).
  */
@@ -63,7 +73,10 @@ function warmCalls(type: NumericType, kind: CpuBinKind): string {
   const gen =
     type === 'f32'
       ? '(i) => (i % 13 === 0 ? NaN : ((i * 0.37) % 4) - 1)'
-      : '(i) => (i % 3 === 0 ? Math.imul(i, 0x9e3779b9) : i % 9)';
+      : // Every third element has the top bit set (u32 above 2^31, i32 negative), so each load of the
+        // unrolled step (i + q, q < HIST_UNROLL, coprime to 3) sees one: a load that saw only
+        // small values took "lost precision" deopts on real u32 data (warm-catalogue.test.ts).
+        '(i) => (i % 3 === 0 ? Math.imul(i, 0x9e3779b9) | 0x80000000 : i % 9)';
   // [lo, bin width, P[1]]: small bins from 0, and (integers) wide bins from the type's bottom, whose
   // range and differences pass 2^31 as real ones do.
   const wide =
@@ -71,9 +84,19 @@ function warmCalls(type: NumericType, kind: CpuBinKind): string {
       ? '[-5, 0.25, 4]'
       : `[${type === 'i32' ? -(2 ** 31) : 0}, ${kind === 'shift' ? 2 ** 31 : 3e9}, ${kind === 'shift' ? 31 : kind === 'div' ? 3e9 : 1 / 3e9}]`;
   // 'shift' warms on wide bins alone: with the small ones too, its loop over 2^22 u32 into 256 bins
-  // ran 5.1-5.4 ms instead of 4.1-4.3 (the bound seen both as a small integer and above 2^31).
-  const small = kind === 'shift' ? '' : kind === 'div' ? '[0, 3, 3], ' : '[0, 2, 1], ';
+  // ran 5.1-5.4 ms instead of 4.1-4.3 (the bound seen both as a small integer and above 2^31). The
+  // second wide set starts at the type's middle, so half the values fall outside it (the loop's
+  // per-element side; from the bottom, bins of 2^31 cover every value).
+  const small =
+    kind === 'shift'
+      ? `[${type === 'i32' ? 0 : 2 ** 31}, ${2 ** 30}, 30], `
+      : kind === 'div'
+        ? '[0, 3, 3], '
+        : '[0, 2, 1], ';
+  // Twice over: V8 allocates the feedback vector lazily (after some bytecode has run), so the first
+  // calls may leave a branch without feedback.
   return `const wx = ${warmArray(type, gen)}, wf = ${warmArray('u32')};
+  for (let r = 0; r < 2; r++)
   for (const [lo, width, w] of [${small}${wide}]) {
     for (const open of [0, 1]) {
       const P = new Float64Array([lo, w, 3, open, lo, lo + width, lo + 2 * width]);
@@ -91,10 +114,21 @@ function histogramKernel(type: NumericType, kind: CpuBinKind): string {
     // then lo + bins * width is one past the type's greatest value). One unsigned compare of
     // d = (v - lo) mod 2^32 decides the range: below lo, d >= 2^32 - (lo - min) >= bins * width.
     const bin = (d: string) => (kind === 'shift' ? `${d} >>> w` : `(${d} / w) >>> 0`);
+    const ds = Array.from({ length: HIST_UNROLL }, (_, q) => `d${q}`);
+    // 'shift': the step's counts unchecked when all of its elements are in range (see HIST_UNROLL).
+    const allIn =
+      kind === 'shift'
+        ? `if (${ds.map((d) => `${d} <= top`).join(' && ')}) {
+        ${ds.map((d) => `g[${bin(d)}]++;`).join('\n        ')}
+      } else `
+        : '';
     return `(function () {
   'use strict';
   return function histogram_${type}_${kind}(x, P, y, b, e, h, c, f) {
-    const lo = P[0], w = P[1] >>> 0, bins = P[3] === 1 ? P[2] : P[2] - 1;
+    // lo is an integer of the type's range (bins.ts exactBins), so (v - lo) mod 2^32 is
+    // (v - (lo | 0)) mod 2^32: an int32 subtraction of the loaded word where v - lo (a double)
+    // cost a float subtraction and a truncation per element (u32, 256 bins, 2^20: 1.26 -> 0.95 ms).
+    const lo = P[0] | 0, w = P[1] >>> 0, bins = P[3] === 1 ? P[2] : P[2] - 1;
     const range = bins * ${kind === 'shift' ? '2 ** w' : 'w'};
     // The bound as a u32 (d <= top): comparing d with the double \`range\` ran ~20x slower for
     // large inputs once V8 had optimized the loop on many small ones (pnpm bench --quick: 10.5 ms
@@ -108,15 +142,15 @@ function histogramKernel(type: NumericType, kind: CpuBinKind): string {
       }
       return 0;
     }
-    // Counted into a local array (added into f at the end, mod 2^32 as f's own counts), four
-    // elements per loop step with their loads first: see LOCAL_BINS_MAX.
+    // Counted into a local array (added into f at the end, mod 2^32 as f's own counts),
+    // ${HIST_UNROLL} elements per loop step with their loads first ('shift': one branch when all of
+    // them are in range): see LOCAL_BINS_MAX, HIST_UNROLL.
     const g = new Int32Array(bins);
-    for (; i + 3 < e; i += 4) {
-      const d0 = (x[i] - lo) >>> 0, d1 = (x[i + 1] - lo) >>> 0, d2 = (x[i + 2] - lo) >>> 0, d3 = (x[i + 3] - lo) >>> 0;
-      if (d0 <= top) g[${bin('d0')}]++;
-      if (d1 <= top) g[${bin('d1')}]++;
-      if (d2 <= top) g[${bin('d2')}]++;
-      if (d3 <= top) g[${bin('d3')}]++;
+    for (; i + ${HIST_UNROLL - 1} < e; i += ${HIST_UNROLL}) {
+      const ${ds.map((d, q) => `${d} = (x[i${q ? ` + ${q}` : ''}] - lo) >>> 0`).join(', ')};
+      ${allIn}{
+        ${ds.map((d) => `if (${d} <= top) g[${bin(d)}]++;`).join('\n        ')}
+      }
     }
     for (; i < e; i++) {
       const d = (x[i] - lo) >>> 0;

@@ -14,15 +14,65 @@
  * aggregation of equal bins; inputs beyond one storage binding in segments.
  * Size tiers: an empty input only clears the counts; otherwise one pass (one dispatch per segment).
  */
-import type { DeviceArray, HostArray } from '@webdpl/core';
+import type { DeviceArray, HostArray, NumericType } from '@webdpl/core';
 import type { Policy } from '@webdpl/policies';
 import { type CpuBinKind, cpuHistogram } from '../bricks/histogram';
 import { type ArrayArg, type CheckedArray, checkArray, checkNoAlias, checkOutput } from '../common/args';
 import { dispatch } from '../pattern/dispatch';
-import { binEdges, exactBins, type HistogramBins } from './bins';
+import { type BinEdges, binEdges, type ExactBins, exactBins, type HistogramBins } from './bins';
 import { gpuHistogram } from './gpu';
 
 export type { HistogramBins } from './bins';
+
+/** What a call derives from its bins and element type (never written after it is made). */
+export interface HistogramPlan {
+  readonly b: BinEdges;
+  readonly exact: ExactBins | undefined;
+  /** How the CPU loop finds a bin. */
+  readonly kind: CpuBinKind;
+  /** The CPU loop's parameters (bricks/histogram.ts `histogramSource`). */
+  readonly params: Float64Array;
+}
+
+/** Plans of even bins `{ bins, lo, hi }` by type and the three numbers (`histogramPlan`). */
+const plans = new Map<string, HistogramPlan>();
+
+/** A number's text that tells -0 from 0 (every other double has its own shortest text). */
+const text = (x: number) => (Object.is(x, -0) ? '-0' : String(x));
+
+/**
+ * The plan of a call: the checked edges (bins.ts), the exact integer bins, the CPU bin kind and
+ * parameters. Even bins are memoized by type and numbers: computing their edges (one ceiling per
+ * edge) cost ~11 us a call for 256 bins, a 2^10-element seq call 16 us against 1 us for a plain
+ * loop (docs/benchmarks/cpu-catalogue-2026-11-24c.md). At most 256 entries (then cleared).
+ */
+export function histogramPlan(spec: HistogramBins, type: NumericType): HistogramPlan {
+  const s = spec as { bins?: unknown; lo?: unknown; hi?: unknown; boundaries?: unknown };
+  const even =
+    typeof spec === 'object' &&
+    spec !== null &&
+    !('boundaries' in spec) &&
+    typeof s.bins === 'number' &&
+    typeof s.lo === 'number' &&
+    typeof s.hi === 'number';
+  const key = even ? `${type} ${text(s.bins as number)} ${text(s.lo as number)} ${text(s.hi as number)}` : undefined;
+  const known = key === undefined ? undefined : plans.get(key);
+  if (known) return known;
+  const b = binEdges(spec, type);
+  const m = b.edges.length;
+  // Integer bins of exact integer width: the CPU loop shifts or divides (no edge reads).
+  const exact = exactBins(type, b);
+  const kind: CpuBinKind = exact ? (exact.shift >= 0 ? 'shift' : 'div') : b.even ? 'even' : 'edges';
+  const params = new Float64Array(4 + m);
+  params.set([b.lo, exact ? (exact.shift >= 0 ? exact.shift : exact.width) : b.scale, m, b.open ? 1 : 0]);
+  params.set(b.edges, 4);
+  const plan = { b, exact, kind, params };
+  if (key !== undefined) {
+    if (plans.size >= 256) plans.clear();
+    plans.set(key, plan);
+  }
+  return plan;
+}
 export { histogramTuning } from './tuning';
 
 export function histogram(policy: Policy, input: ArrayArg, bins: HistogramBins): Promise<Uint32Array>;
@@ -47,7 +97,7 @@ export async function histogram(
   let counts: Uint32Array | undefined;
   await dispatch(policy, () => {
     const a = checkArray(input, 'input');
-    const b = binEdges(bins, a.type);
+    const { b, exact, kind, params } = histogramPlan(bins, a.type);
     let out: CheckedArray;
     if (output === undefined) {
       counts = new Uint32Array(b.bins);
@@ -56,13 +106,6 @@ export async function histogram(
       out = checkOutput(output, 'output', b.bins, 'u32');
       checkNoAlias(a, out, 'input', 'output');
     }
-    const m = b.edges.length;
-    // Integer bins of exact integer width: the CPU loop shifts or divides (no edge reads).
-    const exact = exactBins(a.type, b);
-    const kind: CpuBinKind = exact ? (exact.shift >= 0 ? 'shift' : 'div') : b.even ? 'even' : 'edges';
-    const params = new Float64Array(4 + m);
-    params.set([b.lo, exact ? (exact.shift >= 0 ? exact.shift : exact.width) : b.scale, m, b.open ? 1 : 0]);
-    params.set(b.edges, 4);
     return {
       algorithm: 'histogram',
       engine: 'histogram',
