@@ -138,6 +138,7 @@ describe.skipIf(!testDevice)('tuning from device limits', () => {
       maxSubgroupSize: device.info.subgroupMaxSize,
       lookbackWindow: t.lookbackWindow,
       earlyCounts: t.earlyCounts,
+      atomicTileIds: t.atomicTileIds,
     };
     expect(radixTileFootprint(params)).toBeGreaterThan(32768);
     const strict = makeDevicePolicy(device, { fallback: 'error' });

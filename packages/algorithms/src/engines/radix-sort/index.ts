@@ -160,6 +160,7 @@ function fitRadixTuning(
       ...tileParams(device, c, hasValues),
       lookbackWindow: c.lookbackWindow,
       earlyCounts: c.earlyCounts,
+      atomicTileIds: c.atomicTileIds,
     });
   const smaller = (c: RadixSortTuning): RadixSortTuning | undefined => {
     if (!('workgroupSize' in fixed) && c.workgroupSize > 32) return { ...c, workgroupSize: c.workgroupSize / 2 };
@@ -305,7 +306,15 @@ export async function radixSortDevice(
       }),
     ),
     getPipeline(device, planKernel(fixedThreads)),
-    getPipeline(device, onesweepKernel({ ...tp, lookbackWindow: t.lookbackWindow, earlyCounts: t.earlyCounts })),
+    getPipeline(
+      device,
+      onesweepKernel({
+        ...tp,
+        lookbackWindow: t.lookbackWindow,
+        earlyCounts: t.earlyCounts,
+        atomicTileIds: t.atomicTileIds,
+      }),
+    ),
     getPipeline(device, copyKernel(hasValues, fixedThreads)),
   ]);
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);

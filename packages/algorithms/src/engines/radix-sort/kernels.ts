@@ -143,6 +143,11 @@ export interface PassParams extends TileParams {
    * ranking (CUB's early counts), so successors' look-backs rarely find this tile not ready.
    */
   readonly earlyCounts: boolean;
+  /**
+   * Tile ids from an atomic ticket per pass (in the order workgroups start); false takes the
+   * workgroup index and relies on the look-back fallback wherever workgroups start out of order.
+   */
+  readonly atomicTileIds: boolean;
 }
 
 function tileKey(p: TileParams): (string | number | boolean)[] {
@@ -456,7 +461,13 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   const k = p.keysPerThread;
   const dpt = Math.max(1, Math.ceil(256 / p.workgroupSize));
   const win = p.lookbackWindow;
-  const name = mangle('rs_onesweep', ...tileKey(p), win, p.earlyCounts ? 'ec' : 'lc');
+  const name = mangle(
+    'rs_onesweep',
+    ...tileKey(p),
+    win,
+    p.earlyCounts ? 'ec' : 'lc',
+    p.atomicTileIds ? 'atomic' : 'wgid',
+  );
   const full = (m: number) => `${m}u * RS_W + ids.lid`;
   // Values load before the look-back (their latency overlaps it) where loads go straight to
   // registers; the workgroup-memory variant loads through the stage, so after the keys left it.
@@ -511,7 +522,7 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   const code = `${tc.code}
 ${RS_PASS.wgsl(p.hasValues ? RS_PASS_VALUES : {})}
 ${lb.flags}
-var<workgroup> rs_tile_id: u32;
+${p.atomicTileIds ? 'var<workgroup> rs_tile_id: u32;' : ''}
 ${lb.stuck}
 ${p.earlyCounts ? 'var<workgroup> rs_early: array<atomic<u32>, 256>;' : ''}
 
@@ -520,8 +531,12 @@ fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   rs_mode = rs_params.key_mode;
   let pass_index = rs_params.pass_index;
-  if (ids.lid == 0u) { rs_tile_id = atomicAdd(&rs_meta[${META_TICKETS}u + pass_index], 1u); }
-  let tile = workgroupUniformLoad(&rs_tile_id);
+  ${
+    p.atomicTileIds
+      ? `if (ids.lid == 0u) { rs_tile_id = atomicAdd(&rs_meta[${META_TICKETS}u + pass_index], 1u); }
+  let tile = workgroupUniformLoad(&rs_tile_id);`
+      : 'let tile = wg_index;'
+  }
   if (tile >= rs_params.tiles) { return; }
   let n = rs_params.n;
   let base = tile * RS_TILE;
@@ -561,7 +576,12 @@ ${entryPrologue(p.subgroups)}
   }
   ${scatterValues}
 }`;
-  return fragment({ name, code, deps: tc.deps, workgroupBytes: tc.bytes + 4 * (2 + (p.earlyCounts ? 256 : 0)) });
+  return fragment({
+    name,
+    code,
+    deps: tc.deps,
+    workgroupBytes: tc.bytes + 4 * ((p.atomicTileIds ? 2 : 1) + (p.earlyCounts ? 256 : 0)),
+  });
 }
 
 /**

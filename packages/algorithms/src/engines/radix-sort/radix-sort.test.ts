@@ -168,6 +168,20 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       const spins0 = { ...TINY, subgroups, lookbackSpins: 0 };
       await check(device, makeKeys('u32', 5000, 'random', 9), { tuning: spins0, values: true }, 'spins 0');
     });
+    // Hardware GPUs' default: tile ids from the workgroup index (lavapipe's default keeps the ticket).
+    it(`${tag}, tile ids from the workgroup index, with and without the fallback`, async () => {
+      for (const spins of [256, 0]) {
+        const tuning = { ...TINY, subgroups, atomicTileIds: false, lookbackSpins: spins };
+        for (const n of [5, 64, 65, 1000, 4099]) {
+          for (const kind of ['random', 'dups', 'specials']) {
+            const keys = makeKeys('f32', n, kind, n + kind.length);
+            await check(device, keys, { tuning, values: n % 2 === 1 }, `wgid ${kind} n=${n} spins=${spins}`);
+          }
+        }
+      }
+      const tuning = { subgroups, atomicTileIds: false };
+      await check(device, makeKeys('u32', 100003, 'random', 5), { tuning, values: true }, 'wgid default tiles');
+    });
     // The H100 default (subgroup ranking, 20 keys per thread), with values. Descending order is a
     // uniform of the same pipeline; each 20-key pipeline takes lavapipe's compiler ~50 s, so the
     // keys-only variant (the same code minus the value scatter) is left out.
@@ -205,6 +219,11 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
     const keys = Uint32Array.from({ length: n }, () => (r() & 0xff) << 8);
     const tuning = { workgroupSize: 32, keysPerThread: 1, histogramWorkgroupSize: 64, lookbackSpins: 64 };
     await check(device, keys, { tuning, values: true }, 'grid');
+    // Tile ids from the 2-D grid's workgroup index (hardware GPUs' default); other keys, so the
+    // scratch left by the call above cannot hold this call's answer.
+    const r2 = rng(18);
+    const keys2 = Uint32Array.from({ length: n }, () => (r2() & 0xff) << 16);
+    await check(device, keys2, { tuning: { ...tuning, atomicTileIds: false } }, 'grid, workgroup index');
   });
   it('tiles whose two look-back tables exceed one binding: UnsupportedOnDeviceError, keys untouched', async () => {
     const limit = device.limits.maxStorageBufferBindingSize;

@@ -35,6 +35,12 @@ export const radixSortTuning = {
    * Off: measured slower on the H100 (2^28 u32: 22.1 ms on, 14.3 ms off, 2026-11-22).
    */
   earlyCounts: false,
+  /**
+   * Tile ids of a digit pass from an atomic ticket (in the order workgroups start); false takes the
+   * workgroup index, relying on the look-back fallback wherever workgroups start out of order.
+   * @default false on hardware GPUs, true on software adapters (radixSortTuningFor)
+   */
+  atomicTileIds: true,
   /** Tests: ignore every published look-back value, so the fallback path computes all of them. */
   lookbackForceFallback: false,
   /** Largest n sorted by one workgroup in workgroup memory (0: one digit-pass tile). */
@@ -57,7 +63,10 @@ export function radixSortTuningFor(device: GpuDevice): RadixSortTuning {
     subgroups && min >= 32
       ? radixSortTuning
       : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15 };
+  // Hardware GPUs start workgroups in index order: the workgroup index is the tile id (as the scan
+  // engine's, scan/tuning.ts). H100 2026-11-24 (docs/benchmarks/h100-2026-11-24f.md): see there.
+  const atomicTileIds = device.info.kind === 'software-gpu';
   // Within the device's threads per workgroup; workgroup memory is fitted per call (index.ts,
   // fitRadixTuning), once the overrides are known.
-  return { ...fitThreads(device, t, ['workgroupSize', 'histogramWorkgroupSize']) };
+  return { ...fitThreads(device, { ...t, atomicTileIds }, ['workgroupSize', 'histogramWorkgroupSize']) };
 }

@@ -1,6 +1,6 @@
 /**
  * Engine paths the policy matrix does not reach on its own: the look-back fallback taken at every
- * wait (maxSpins 0), wider look-back windows, reduce-then-scan, scalar tiles of odd item counts,
+ * wait (maxSpins 0), tile ids from the workgroup index, wider look-back windows, reduce-then-scan, scalar tiles of odd item counts,
  * segments of a few default tiles, six-row tiles, and a grid of more than 65,535 tiles; scans by
  * key and reduceByKey on each.
  */
@@ -28,6 +28,16 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   },
   { name: 'tiny tiles, 3 predecessors per lane', tuning: { ...tiny, maxSpins: 3, lookbackPerLane: 3 } },
   { name: 'fallback at every wait, tiny tiles, no subgroups', tuning: { ...tiny, maxSpins: 0, subgroups: false } },
+  // Hardware GPUs' default (tile ids from the workgroup index); lavapipe keeps the atomic counter.
+  { name: 'tile ids from the workgroup index, default tiles', tuning: { atomicTileIds: false } },
+  {
+    name: 'tile ids from the workgroup index, fallback at every wait, tiny tiles',
+    tuning: { ...tiny, atomicTileIds: false, maxSpins: 0 },
+  },
+  {
+    name: 'tile ids from the workgroup index, tiny tiles, no subgroups',
+    tuning: { ...tiny, atomicTileIds: false, maxSpins: 2, subgroups: false },
+  },
   { name: 'reduce-then-scan', tuning: { reduceThenScan: true } },
   { name: 'reduce-then-scan, tiny segmented', tuning: { ...tiny, reduceThenScan: true, maxBindingBytes: 4096 } },
   { name: 'reduce-then-scan, tiny, no subgroups', tuning: { ...tiny, reduceThenScan: true, subgroups: false } },

@@ -63,7 +63,8 @@ export const scanTuning = {
   /**
    * Chained scan: tile ids from an atomic counter (in the order workgroups start); false takes the
    * workgroup index, saving one atomic round trip per tile, and relies on the look-back fallback
-   * wherever the device starts workgroups out of order. @default true
+   * wherever the device starts workgroups out of order (results are the same either way).
+   * @default false on hardware GPUs, true on software adapters (scanDefaults)
    */
   atomicTileIds: true,
   /**
@@ -146,6 +147,15 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     t.workgroupSize = kind === 'scan' ? 512 : 1024;
     t.itemsPerThread = kind === 'scan' ? 16 : 8;
   }
+  // Hardware GPUs start workgroups in index order, so the workgroup index serves as the tile id
+  // (the look-back fallback covers any device that does not). H100, 2026-11-24 (docs/benchmarks/
+  // h100-2026-11-24f.md, three alternating rounds in one device call, ms at 2^24 / 2^28): inclusive
+  // scan 0.0773-0.0787 / 0.968-0.978 -> 0.0748-0.0762 / 0.955, exclusive 0.0753-0.0772 / 0.955-0.957
+  // -> 0.0734-0.0748 / 0.943-0.945, copyIf 50% 0.0699-0.0722 / 0.848-0.860 -> 0.0685-0.0708 /
+  // 0.820-0.845, inclusiveScanByKey 0.1329 / 0.4506 -> 0.1286 / 0.4500, reduceByKey 0.1279 / 0.4164
+  // -> 0.1254 / 0.4086. Software adapters keep the counter: their worker threads may take
+  // workgroups out of order, and a waiting workgroup there can hold the thread its predecessor needs.
+  t.atomicTileIds = device.info.kind === 'software-gpu';
   if (device.info.kind === 'software-gpu') {
     t.workgroupSize = scanTuning.workgroupSize;
     t.itemsPerThread = 8;
