@@ -34,6 +34,40 @@ function comparatorOf(type: NumericType, descending: boolean) {
 
 const shareIf = <T extends HostArray>(a: T, shared: boolean): T => (shared ? sharedCopy(a) : a);
 
+/**
+ * Checks seq merge and mergeByKey of a and b against the textbook stable merge over comp's `before`
+ * (ties: a's element first), values numbering each input's elements.
+ */
+async function checkSeqMerge(
+  type: NumericType,
+  comp: ReturnType<typeof comparatorOf>,
+  a: KeyArray,
+  b: KeyArray,
+  at: string,
+): Promise<void> {
+  const na = a.length;
+  const nb = b.length;
+  const va = Uint32Array.from({ length: na }, (_, i) => i);
+  const vb = Uint32Array.from({ length: nb }, (_, i) => 1e6 + i);
+  const wantK = alloc(type, na + nb) as KeyArray;
+  const wantV = new Uint32Array(na + nb);
+  let i = 0;
+  let j = 0;
+  for (let d = 0; d < na + nb; d++) {
+    const fromB = i >= na || (j < nb && comp.before(b[j] as number, a[i] as number));
+    wantK[d] = fromB ? (b[j] as number) : (a[i] as number);
+    wantV[d] = fromB ? (vb[j++] as number) : (va[i++] as number);
+  }
+  const ko = alloc(type, na + nb) as KeyArray;
+  const vo = new Uint32Array(na + nb);
+  await cpuMerge(seq, a, b, ko, type, comp, { a: va, b: vb, out: vo });
+  expect(diff(ko, wantK), at).toBe('');
+  expect(diff(vo, wantV), `${at} values`).toBe('');
+  const keysOnly = alloc(type, na + nb) as KeyArray;
+  await cpuMerge(seq, a, b, keysOnly, type, comp);
+  expect(diff(keysOnly, wantK), `${at} keys only`).toBe('');
+}
+
 describe('merge-path pieces', () => {
   afterEach(() => vi.unstubAllGlobals());
 
@@ -101,27 +135,44 @@ describe('merge-path pieces', () => {
           const spread = k % 2 === 0 ? 5 : 3 * (na + nb) + 3;
           const a = sortedData(type, na, k + 1, spread, descending);
           const b = sortedData(type, nb, k + 101, spread, descending);
-          const va = Uint32Array.from({ length: na }, (_, i) => i);
-          const vb = Uint32Array.from({ length: nb }, (_, i) => 1e6 + i);
-          // The reference: the textbook stable merge over comp's `before` (ties: a's element first).
-          const wantK = alloc(type, na + nb) as KeyArray;
-          const wantV = new Uint32Array(na + nb);
-          let i = 0;
-          let j = 0;
-          for (let d = 0; d < na + nb; d++) {
-            const fromB = i >= na || (j < nb && comp.before(b[j] as number, a[i] as number));
-            wantK[d] = fromB ? (b[j] as number) : (a[i] as number);
-            wantV[d] = fromB ? (vb[j++] as number) : (va[i++] as number);
+          await checkSeqMerge(type, comp, a, b, `${type} ${descending ? 'greater' : 'less'} na=${na} nb=${nb}`);
+        }
+      }
+    }
+  });
+
+  it('seq merges of alternating runs match a reference (the integer kernel: probe, branchy phase, both exits)', async () => {
+    // Keys dealt to a and b in alternating runs of r (the probe's 64 steps, the branchy phase's 512,
+    // one input running out in either phase), ties between the inputs at every fifth key.
+    for (const type of ['u32', 'i32', 'f32'] as const) {
+      for (const descending of [false, true]) {
+        const comp = comparatorOf(type, descending);
+        for (const r of [1, 2, 7, 63, 64, 65, 200, 511, 512, 513, 700, 3000]) {
+          for (const total of [3 * r + 5, 2000 + r]) {
+            const keys = Array.from(
+              { length: total },
+              (_, i) => (type === 'i32' ? i - 1000 : i) - (i % 5 === 1 ? 1 : 0),
+            );
+            if (descending) keys.reverse();
+            const fromA = (i: number) => Math.floor(i / r) % 2 === 0;
+            const Ctor = type === 'u32' ? Uint32Array : type === 'i32' ? Int32Array : Float32Array;
+            const ka: KeyArray = Ctor.from(keys.filter((_, i) => fromA(i)));
+            const kb: KeyArray = Ctor.from(keys.filter((_, i) => !fromA(i)));
+            await checkSeqMerge(
+              type,
+              comp,
+              ka,
+              kb,
+              `${type} ${descending ? 'greater' : 'less'} runs of ${r}, ${total} keys`,
+            );
+            await checkSeqMerge(
+              type,
+              comp,
+              kb,
+              ka,
+              `${type} ${descending ? 'greater' : 'less'} runs of ${r}, ${total} keys, b first`,
+            );
           }
-          const ko = alloc(type, na + nb) as KeyArray;
-          const vo = new Uint32Array(na + nb);
-          await cpuMerge(seq, a, b, ko, type, comp, { a: va, b: vb, out: vo });
-          const at = `${type} ${descending ? 'greater' : 'less'} na=${na} nb=${nb}`;
-          expect(diff(ko, wantK), at).toBe('');
-          expect(diff(vo, wantV), `${at} values`).toBe('');
-          const keysOnly = alloc(type, na + nb) as KeyArray;
-          await cpuMerge(seq, a, b, keysOnly, type, comp);
-          expect(diff(keysOnly, wantK), `${at} keys only`).toBe('');
         }
       }
     }

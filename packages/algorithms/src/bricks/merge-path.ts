@@ -76,31 +76,78 @@ export function setKernelBody(op: SetOp): string {
 }
 
 /**
- * The generated stable merge kernel `(a, b, va, vb, o, ov)`: merges all of a and b into o (ties take
- * a's element first), value bits along when `values` (subarrays, as the set kernel). The heads of
- * both inputs stay in locals and only the side that moved loads its next element: the same
- * comparisons as reloading both heads every step, 7-9% faster (u32, 2^20 5.6 -> 5.1 ms, 2^24 91 ->
- * 83 ms; docs/benchmarks/cpu-seq-2026-11-24.md).
+ * The integer merge kernel's phases (mergeKernelBody): PROBE_STEPS steps without a branch on the
+ * comparison, then, when at most PROBE_SWITCHES of them took the other input than the step before
+ * (runs: the branch predicts well), BRANCHY_STEPS steps with it.
  */
-function mergeKernelBody(values: boolean): string {
+const PROBE_STEPS = 64;
+const PROBE_SWITCHES = 8;
+const BRANCHY_STEPS = 512;
+
+/**
+ * The generated stable merge kernel `(a, b, va, vb, o, ov)`: merges all of a and b into o (ties take
+ * a's element first), value bits along when `values` (subarrays, as the set kernel).
+ *
+ * The branch on the comparison mispredicts on interleaved inputs (half the steps, two sorted halves
+ * of random keys). Integer keys (`branchless`) take the element by arithmetic instead: t =
+ * +!!before(y, x) (0 or 1), out = x ^ ((x ^ y) & -t), i += 1 - t, j += t, both heads loaded each
+ * step. Kernel alone, u32, two sorted random halves, 2^20: 4.9 -> 2.15 ms (plain loop 4.5), 2^24 89
+ * -> 35 ms. Where runs are long a predicted branch is faster (one input after the other 1.18 ms
+ * against 1.66; alternating runs of 64 1.10 against 2.15), so the kernel probes PROBE_STEPS steps
+ * without the branch and runs BRANCHY_STEPS with it when they switched inputs rarely: 2.17 / 1.19 /
+ * 1.34 ms on the three (docs/benchmarks/cpu-catalogue-2026-11-24c.md).
+ *
+ * The branchy loop keeps the heads of both inputs in locals and loads only the side that moved: the
+ * same comparisons as reloading both heads every step, 7-9% faster (u32, 2^20 5.6 -> 5.1 ms, 2^24
+ * 91 -> 83 ms; docs/benchmarks/cpu-seq-2026-11-24.md). f32 keys keep it alone (`branchless`
+ * false): the built-in f32 orders branch inside the comparator, and the select works on bits.
+ */
+function mergeKernelBody(values: boolean, branchless: boolean): string {
   const v = (s: string) => (values ? s : '');
+  const branchy = (limit: string) => `let x = a[i], y = b[j];${
+    limit
+      ? `
+        const end = d + ${limit};`
+      : ''
+  }
+        for (;;) {
+          if (before(y, x)) {
+            o[d] = y; ${v('ov[d] = vb[j];')} d++;
+            if (++j >= nb${limit ? ' || d >= end' : ''}) break;
+            y = b[j];
+          } else {
+            o[d] = x; ${v('ov[d] = va[i];')} d++;
+            if (++i >= na${limit ? ' || d >= end' : ''}) break;
+            x = a[i];
+          }
+        }`;
+  const loop = branchless
+    ? `while (i < na && j < nb) {
+      let sw = 0, tp = 0;
+      const stop = d + ${PROBE_STEPS};
+      while (d < stop && i < na && j < nb) {
+        const x = a[i], y = b[j];
+        const t = +!!before(y, x);
+        o[d] = x ^ ((x ^ y) & -t);
+        ${v('const p = va[i], q = vb[j];')}
+        ${v('ov[d] = p ^ ((p ^ q) & -t);')}
+        d++;
+        i += 1 - t;
+        j += t;
+        sw += t ^ tp;
+        tp = t;
+      }
+      if (sw <= ${PROBE_SWITCHES} && i < na && j < nb) {
+        ${branchy(String(BRANCHY_STEPS))}
+      }
+    }`
+    : `if (na > 0 && nb > 0) {
+      ${branchy('')}
+    }`;
   return `function merge${values ? '_pairs' : ''}(a, b, va, vb, o, ov) {
     const na = a.length, nb = b.length;
     let i = 0, j = 0, d = 0;
-    if (na > 0 && nb > 0) {
-      let x = a[0], y = b[0];
-      for (;;) {
-        if (before(y, x)) {
-          o[d] = y; ${v('ov[d] = vb[j];')} d++;
-          if (++j >= nb) break;
-          y = b[j];
-        } else {
-          o[d] = x; ${v('ov[d] = va[i];')} d++;
-          if (++i >= na) break;
-          x = a[i];
-        }
-      }
-    }
+    ${loop}
     for (; i < na; i++, d++) { o[d] = a[i]; ${v('ov[d] = va[i];')} }
     for (; j < nb; j++, d++) { o[d] = b[j]; ${v('ov[d] = vb[j];')} }
     return 0;
@@ -130,23 +177,57 @@ const WARM_KEYS: Readonly<Record<NumericType, readonly [string, string]>> = {
  * "insufficient type feedback for compare operation" bailouts per run of 30 calls), and the
  * calling thread did 2/3 of the pieces.
  */
-function kernelSource(comparator: string, body: string, tag: string, type: NumericType, call: string): string {
+function kernelSource(
+  comparator: string,
+  body: string,
+  tag: string,
+  type: NumericType,
+  call: string,
+  more = '',
+): string {
   const [ga, gb] = WARM_KEYS[type];
   const kernel = `(function () {\n'use strict';\nconst before = ${comparator};\nreturn ${body};\n})()`;
   const calls = `const wa = ${warmArray(type, ga)}, wb = ${warmArray(type, gb)}, wo = ${warmArray(type)};
   const wv = ${warmArray('u32')}, wvo = ${warmArray('u32')};
   const call = ${call};
   const h = ${WARM_N >> 1};
-  for (const [x, y] of [[wa, wb], [wb, wa.subarray(0, 8)], [wa.subarray(0, 8), wb], [wa, wa], [wa.subarray(0, 0), wb], [wa, wb.subarray(0, 0)]]) call(x.subarray(0, Math.min(h, x.length)), y.subarray(0, Math.min(h, y.length)));`;
+  for (const [x, y] of [[wa, wb], [wb, wa.subarray(0, 8)], [wa.subarray(0, 8), wb], [wa, wa], [wa.subarray(0, 0), wb], [wa, wb.subarray(0, 0)]]) call(x.subarray(0, Math.min(h, x.length)), y.subarray(0, Math.min(h, y.length)));
+  ${more}`;
   return warmedSource(kernel, calls, `/* webdpl ${tag} ${type} */`);
 }
 
-/** The merge kernel for a comparator source, over keys of `type`. */
+/**
+ * The merge kernel for a comparator source, over keys of `type`. The integer kernel's branchy phase
+ * needs longer inputs than the common warm-up's (whose short interleaved inputs end in the probe):
+ * keys sorted by the comparator, dealt into two inputs in alternating runs of BRANCHY_STEPS / 2 (the
+ * probe finding one switch, then the branchy phase taking either side until it has run its steps)
+ * and cut in two halves of 2 * PROBE_STEPS, either first (the branchy phase running one input out).
+ * As few as that: a longer warm-up (6 calls of 1536 keys) got the kernel optimized during it, before
+ * the branchy calls, in 2-3 processes of 20 (`--trace-deopt`: "insufficient type feedback" there
+ * on the first real call, warm-catalogue.test.ts).
+ */
 export function mergeSource(comparator: string, values: boolean, type: NumericType): string {
   const call = values
     ? '(x, y) => k(x, y, wv.subarray(0, x.length), wv.subarray(0, y.length), wo, wvo)'
     : '(x, y) => k(x, y, undefined, undefined, wo, undefined)';
-  return kernelSource(comparator, mergeKernelBody(values), 'merge piece', type, call);
+  const branchless = type !== 'f32';
+  const run = BRANCHY_STEPS / 2;
+  const more = branchless
+    ? `{
+    const cmp = ${comparator};
+    const L = new wa.constructor(${4 * run});
+    for (let i = 0; i < L.length; i++) L[i] = Math.imul(i + 3, 0x9e3779b9);
+    L.sort((p, q) => (cmp(p, q) ? -1 : cmp(q, p) ? 1 : 0));
+    const pick = (f, n) => [L.filter((_, i) => i < n && f(i)), L.filter((_, i) => i < n && !f(i))];
+    const lo = new wa.constructor(L.length), lv = new Uint32Array(L.length);
+    const longCall = ${values ? '(x, y) => k(x, y, lv.subarray(0, x.length), lv.subarray(0, y.length), lo, lv)' : '(x, y) => k(x, y, undefined, undefined, lo, undefined)'};
+    for (const [x, y] of [pick((i) => Math.floor(i / ${run}) % 2 === 0, L.length), pick((i) => i < ${2 * PROBE_STEPS}, ${4 * PROBE_STEPS})]) {
+      longCall(x, y);
+      longCall(y, x);
+    }
+  }`
+    : '';
+  return kernelSource(comparator, mergeKernelBody(values, branchless), 'merge piece', type, call, more);
 }
 
 /** The calling thread's merge kernel for a comparator source and keys of `type` (compiled once). */
