@@ -637,16 +637,28 @@ ${entryPrologue(p.subgroups)}
 
 /**
  * All four digit histograms of the key bits: each workgroup counts a contiguous run of tiles
- * (W*K keys each, striped loads) into 4x256 workgroup atomics, then adds them to the global
- * histograms (meta words 0..1023). Bindings (RS_HIST): the uniform, keys, meta.
+ * (W*K keys each, striped loads; a full tile's K keys all loaded before any is counted: 1% off the
+ * whole sort on the H100, docs/benchmarks/h100-2026-11-24f/sort-histogram.txt) into 4x256
+ * workgroup atomics, then adds them to the global histograms (meta words 0..1023). Bindings (RS_HIST): the uniform, keys, meta.
  * Workgroup memory: 4 KiB. Traffic: one read of the keys; 1024 global atomics per workgroup.
  */
 export function histogramKernel(p: { workgroupSize: number; keysPerThread: number }): WgslFragment {
   const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
   const name = mangle('rs_histogram', w, p.keysPerThread);
+  const k = p.keysPerThread;
+  const tile = w * k;
   const code = `${RS_HIST.wgsl()}
 var<workgroup> rs_h: array<atomic<u32>, 1024>;
+
+/** Counts key \`x\`'s four digits. */
+fn rs_count(x: u32) {
+  let b = ${keyBits.name}(x, rs_params.key_mode);
+  atomicAdd(&rs_h[b & 255u], 1u);
+  atomicAdd(&rs_h[256u + ((b >> 8u) & 255u)], 1u);
+  atomicAdd(&rs_h[512u + ((b >> 16u) & 255u)], 1u);
+  atomicAdd(&rs_h[768u + (b >> 24u)], 1u);
+}
 
 @compute @workgroup_size(${w})
 fn main(${entryParams(false)}) {
@@ -657,15 +669,15 @@ ${entryPrologue(false)}
   let first = wg_index * rs_params.tiles_per_wg;
   let last = min(first + rs_params.tiles_per_wg, rs_params.tiles);
   for (var t = first; t < last; t++) {
-    let base = t * ${w * p.keysPerThread}u;
-    for (var k = 0u; k < ${p.keysPerThread}u; k++) {
-      let i = base + k * ${w}u + ids.lid;
-      if (i < n) {
-        let b = ${keyBits.name}(keys_in[i], rs_params.key_mode);
-        atomicAdd(&rs_h[b & 255u], 1u);
-        atomicAdd(&rs_h[256u + ((b >> 8u) & 255u)], 1u);
-        atomicAdd(&rs_h[512u + ((b >> 16u) & 255u)], 1u);
-        atomicAdd(&rs_h[768u + (b >> 24u)], 1u);
+    let base = t * ${tile}u + ids.lid;
+    if ((t + 1u) * ${tile}u <= n) {
+      // A full tile: every key loaded before any is counted (the loads' latencies overlap).
+      ${unrolled(k, (j) => `let x${j} = keys_in[base + ${j * w}u];`, '\n      ')}
+      ${unrolled(k, (j) => `rs_count(x${j});`, '\n      ')}
+    } else {
+      for (var j = 0u; j < ${k}u; j++) {
+        let i = base + j * ${w}u;
+        if (i < n) { rs_count(keys_in[i]); }
       }
     }
   }
