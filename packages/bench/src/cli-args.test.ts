@@ -85,6 +85,12 @@ describe('parseArgs', () => {
     expect(defaultSizes(parseArgs(['--max', '8']))).toEqual([8]);
   });
 
+  it('--shared runs the CPU policies on allocShared arrays; not with --device-only', () => {
+    expect(parseArgs([]).shared).toBe(false);
+    expect(parseArgs(['--shared']).shared).toBe(true);
+    expect(() => parseArgs(['--device-only', '--shared'])).toThrow(/--shared applies to the CPU policies/);
+  });
+
   it('ignores a leading -- (pnpm passes it through)', () => {
     expect(parseArgs(['--', '--quick']).quick).toBe(true);
   });

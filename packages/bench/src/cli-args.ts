@@ -34,6 +34,11 @@ export interface BenchOptions {
   readonly timeMs: number;
   /** Skip the SVG/PNG charts. @default false */
   readonly charts: boolean;
+  /**
+   * The seq and par series run on `allocShared` copies of the inputs and outputs (the arrays par
+   * hands to its workers without copying); plain JS and the GPU keep plain arrays. @default false
+   */
+  readonly shared: boolean;
   /** Print the entries and exit. @default false */
   readonly list: boolean;
   /** Print the usage and exit. @default false */
@@ -63,6 +68,7 @@ Options:
   --quick               short time budgets and fewer sizes: a smoke run
   --time MS             time budget per measurement in ms (default 100, 40 with --quick)
   --no-charts           skip the SVG/PNG charts
+  --shared              seq and par on allocShared arrays (par's workers share them uncopied)
   --list                list the benchmark entries and exit
   -h, --help            this text
 `;
@@ -162,6 +168,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case '--device-only':
       case '--quick':
       case '--no-charts':
+      case '--shared':
       case '--list':
         switches.add(arg);
         break;
@@ -186,6 +193,9 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   if (deviceOnly && policiesText !== undefined) {
     throw new UsageError('--device-only measures the device policy only; drop --policies');
   }
+  if (deviceOnly && switches.has('--shared')) {
+    throw new UsageError('--shared applies to the CPU policies; --device-only runs none');
+  }
   const jsonText = get('--json');
   const outText = get('--out');
   if (jsonText === '') throw new UsageError('--json: empty file name');
@@ -207,6 +217,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     quick,
     timeMs: timeText === undefined ? (quick ? 40 : 100) : parseInteger('--time', timeText, 1, 600_000),
     charts: !switches.has('--no-charts'),
+    shared: switches.has('--shared'),
     list: switches.has('--list'),
     help: switches.has('--help'),
   };

@@ -5,7 +5,7 @@
  */
 
 import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
-import { type DevicePolicy, execution, type HostPolicy, type Policy } from '@webdpl/policies';
+import { allocShared, type DevicePolicy, execution, type HostPolicy, type Policy, toShared } from '@webdpl/policies';
 import type { BenchOptions } from './cli-args';
 import { type AlgorithmApi, alloc, type BenchEntry, type HostCase, MissingExportError } from './entries';
 import { generateOnDevice, generatorOf } from './gpu-data';
@@ -53,10 +53,19 @@ const GPU_SERIES = ['device-e2e', 'device-call', 'device-time'] as const;
 /** A series that takes longer than this per call is not run at larger sizes. */
 const SLOW_CALL_MS = 20_000;
 
-/** Host arrays for one series: working inputs (copies when the call sorts in place) and outputs. */
-function hostArgs(entry: BenchEntry, c: HostCase) {
-  const inputs = entry.inPlace ? c.inputs.map((a) => a.slice()) : [...c.inputs];
-  const outputs = c.outputs.map((o) => alloc(o.type, o.length));
+/**
+ * Host arrays for one series: working inputs (copies when the call sorts in place) and outputs;
+ * with `shared`, `allocShared` copies of the inputs and `allocShared` outputs.
+ */
+export function hostArgs(entry: BenchEntry, c: HostCase, shared: boolean) {
+  const inputs = shared
+    ? c.inputs.map((a) => toShared(a))
+    : entry.inPlace
+      ? c.inputs.map((a) => a.slice())
+      : [...c.inputs];
+  const outputs = c.outputs.map((o) =>
+    shared ? (allocShared(o.type, o.length) as HostArray) : alloc(o.type, o.length),
+  );
   const observed = entry.inPlace ? inputs : outputs;
   const before = entry.inPlace
     ? () => {
@@ -137,7 +146,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
   const onHostArrays =
     (policy: Policy): Planned['exec'] =>
     (c) => {
-      const a = hostArgs(entry, c);
+      const a = hostArgs(entry, c, options.shared && policy.kind !== 'device');
       return measure({
         run: () => entry.call(api, policy, a.inputs, a.outputs),
         before: a.before,
