@@ -116,7 +116,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const where = options.deviceOnly ? 'were not run' : 'ran on the CPU only';
     notes.push(`${device.info.name} is a software GPU: sizes above ${pow2(gpuMaxLog2)} ${where} (--software-gpu-max)`);
   }
-  if (options.shared) notes.push('seq and par ran on allocShared arrays (--shared); plain JS and the GPU on plain arrays');
+  if (options.shared)
+    notes.push('seq and par ran on allocShared arrays (--shared); plain JS and the GPU on plain arrays');
   const devicePolicy = device ? makeDevicePolicy(device, { fallback: 'error' }) : undefined;
   say(
     `${device ? `GPU ${device.info.name} [${software ? 'software GPU' : 'hardware GPU'}]` : `no GPU: ${gpuNote}`}; ` +
