@@ -47,9 +47,13 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
     name: 'segments of a few default tiles, fallback at every wait',
     tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, maxSpins: 0 },
   },
+  {
+    name: 'segments of a few default tiles, tile ids from the workgroup index',
+    tuning: { maxBindingBytes: 2 * 6144 * 4 + 300, atomicTileIds: false },
+  },
   { name: 'six rows per tile (24 items per thread)', tuning: { itemsPerThread: 24, maxSpins: 4 } },
-  // Hardware defaults: 8 rows scanned together (compactions too).
-  { name: 'eight rows per tile (32 items per thread)', tuning: { itemsPerThread: 32 } },
+  // Hardware defaults: 8 rows scanned together (compactions too), tile ids from the workgroup index.
+  { name: 'eight rows per tile (32 items per thread)', tuning: { itemsPerThread: 32, atomicTileIds: false } },
   // Hardware defaults without subgroups (scans 512 x 16, compactions 1024 x 8).
   { name: 'no subgroups, 512 x 16', tuning: { subgroups: false, workgroupSize: 512, itemsPerThread: 16 } },
   { name: 'no subgroups, 1024 x 8', tuning: { subgroups: false, workgroupSize: 1024, itemsPerThread: 8 } },
@@ -141,12 +145,16 @@ describe.skipIf(!testDevice)('scan engine paths', () => {
   }
 
   it('more than 65,535 tiles (a 2-D grid): 32-element tiles over 2,097,253 elements', async () => {
+    for (const atomicTileIds of [true, false]) await bigGrid(atomicTileIds, atomicTileIds ? 1 : 2);
+  });
+  /** Tile ids from a ticket or from the 2-D grid's workgroup index; `seed` gives each its own data. */
+  async function bigGrid(atomicTileIds: boolean, seed: number): Promise<void> {
     const policy = makeDevicePolicy(device, {
       fallback: 'error',
-      tuning: { scan: { workgroupSize: 32, itemsPerThread: 1 } },
+      tuning: { scan: { workgroupSize: 32, itemsPerThread: 1, atomicTileIds } },
     });
     const n = 65_536 * 32 + 101;
-    const data = makeData('u32', n, 'random');
+    const data = makeData('u32', n, 'random', seed);
     const out = new Uint32Array(n);
     await inclusiveScan(policy, data, out);
     let acc = 0;
@@ -159,5 +167,5 @@ describe.skipIf(!testDevice)('scan engine paths', () => {
     for (let i = 0; i < n; i++)
       if ((data[i] as number) & 1 && out[j++] !== data[i]) expect.fail(`copyIf element ${j - 1}`);
     expect(kept).toBe(j);
-  });
+  }
 });
