@@ -23,6 +23,7 @@
  */
 import type { NumericType } from '@webdpl/core';
 import { compileOnce } from '@webdpl/policies';
+import { warmedSource } from '../warm';
 
 /** Digits: [shift, mask] of top, mid and low. */
 export const DIGITS: readonly (readonly [number, number])[] = [
@@ -70,6 +71,41 @@ export interface RadixJob {
   readonly lv?: number;
   /** buckets: a shared claim counter (par); without it the job sorts every bucket. */
   readonly c?: Int32Array | undefined;
+  /** buckets: the size above which a bucket takes the large-bucket path (LOCAL_MAX; less in the warm-up). */
+  readonly lm?: number;
+}
+
+/**
+ * The kernel's parameters, in order: a job's fields but its source. The kernel takes them one by one
+ * (`callRadix`), not the job object: par's jobs reach a worker structured-cloned, as objects of
+ * another map than the calling thread's, and the kernel's reads of the job then deoptimized on a
+ * 'wrong map' in the workers (`--trace-deopt`, radix-warm.test.ts).
+ */
+export const RADIX_ARGS = [
+  'op',
+  'k',
+  'v',
+  'b',
+  'e',
+  'h',
+  'ho',
+  'dg',
+  'a',
+  'va',
+  'o',
+  'vo',
+  'st',
+  'lv',
+  'c',
+  'lm',
+] as const;
+
+/** A compiled kernel (see RADIX_ARGS). */
+export type RadixKernel = (...args: unknown[]) => number;
+
+/** Calls `kernel` with the fields of `job` (RADIX_ARGS). */
+export function callRadix(kernel: RadixKernel, j: RadixJob): number {
+  return kernel(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm);
 }
 
 // f32 keys: branch-free sign handling (negative: all bits flipped; positive: the sign bit set), so
@@ -134,10 +170,10 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
   const UNKEY = (x: string) => unkeyExpr(type, descending, x);
   // Statements moving a value along (empty for keys alone).
   const V = (s: string) => (pairs ? s : '');
-  // The level scatter of k[j.b, e) into a by the digit `digit` of the transformed key x.
+  // The level scatter of k[J_b, e) into a by the digit `digit` of the transformed key x.
   const LEVEL_SCATTER = (digit: (x: string) => string) =>
     scatterLoop(
-      'j.b',
+      'J_b',
       'e',
       (i) => KEY(`k[${i}]`),
       pairs ? (i) => `v[${i}]` : undefined,
@@ -206,11 +242,11 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
         `const d = ${sh === '0' ? `${t} & ${mk}` : `(${t} >>> ${sh}) & ${mk}`}; const p = ${h}[d]; ${h}[d] = p + 1; ` +
         `${dst}[p] = ${unkey ? UNKEY(t) : t};${V(` ${vdst}[p] = ${w};`)}`,
     );
-  return `function radixKernel_${type}_${descending ? 'desc' : 'asc'}_${pairs ? 'pairs' : 'keys'}(j) {
+  return `function radixKernel_${type}_${descending ? 'desc' : 'asc'}_${pairs ? 'pairs' : 'keys'}(${RADIX_ARGS.map((x) => `J_${x}`).join(', ')}) {
   'use strict';
-  if (j.op === 0) {
-    const k = j.k, h = j.h, o = j.ho, e = j.e;
-    for (let i = j.b; i < e; i++) {
+  if (J_op === 0) {
+    const k = J_k, h = J_h, o = J_ho, e = J_e;
+    for (let i = J_b; i < e; i++) {
       const x = ${KEY('k[i]')};
       h[o + (x >>> 21)]++;
       h[o + 2048 + ((x >>> 10) & 0x7ff)]++;
@@ -218,22 +254,22 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
     }
     return 0;
   }
-  if (j.op === 1) {
+  if (J_op === 1) {
     // One loop per level digit, so shifts and masks are literals (V8 then drops the counters' bounds
     // checks: ~1.5x faster than a variable shift here).
-    const k = j.k, a = j.a, h = j.h, o = j.ho, e = j.e;
-    const v = j.v, va = j.va;
-    if (j.dg === 0) {
+    const k = J_k, a = J_a, h = J_h, o = J_ho, e = J_e;
+    const v = J_v, va = J_va;
+    if (J_dg === 0) {
       ${LEVEL_SCATTER((x) => `(${x} >>> 21)`)}
-    } else if (j.dg === 1) {
+    } else if (J_dg === 1) {
       ${LEVEL_SCATTER((x) => `((${x} >>> 10) & 0x7ff)`)}
     } else {
       ${LEVEL_SCATTER((x) => `(${x} & 0x3ff)`)}
     }
     return 0;
   }
-  // op 2: sort buckets from j.a into j.o.
-  const a = j.a, out = j.o, va = j.va, vo = j.vo, st = j.st, lv = j.lv, ctl = j.c;
+  // op 2: sort buckets from J_a into J_o.
+  const a = J_a, out = J_o, va = J_va, vo = J_vo, st = J_st, lv = J_lv, ctl = J_c, lm = J_lm;
   const g = globalThis;
   let loc = g.__webdplRadixLocal;
   if (loc === undefined) {
@@ -337,7 +373,7 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
       ${SCATTER('a', 'va', 'b', 'e', 'hl', '0', '0x3ff', 'out', 'vo', true)}
     } else if (!useLow) {
       ${SCATTER('a', 'va', 'b', 'e', 'hm', '10', '0x7ff', 'out', 'vo', true)}
-    } else if (m <= ${LOCAL_MAX}) {
+    } else if (m <= lm) {
       // Two passes through thread-local buffers: a -> local (low digit), local -> out (mid digit).
       if (loc.k.length < m) loc.k = new Uint32Array(m);
       ${V('if (loc.v.length < m) loc.v = new Uint32Array(m);')}
@@ -387,14 +423,72 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
 }`;
 }
 
+/**
+ * The warm-up of a radix kernel (bricks/warm.ts): whole sorts as radix-seq.ts runs them ('hist', the
+ * level digit, 'scatter', 'buckets'), of key bits made to take every path: random keys (the top digit
+ * splits them: buckets of 1 and up to INSERTION_MAX), four top digits (small LSD buckets, lv 2, with
+ * a skipped first or last pass), four mid digits under one top digit (lv 1), two top digits with
+ * buckets above SMALL_MAX (the two local passes, and each digit constant in turn), the same with
+ * `lm` lowered below the buckets (the large-bucket path, its parts of 1, <= INSERTION_MAX and more,
+ * one of constant low digit), and one top and mid digit (lv 0: copies), each growing the thread's
+ * bucket buffers from 16 keys. Each twice: without and with a claim
+ * counter (par's buckets), values along for `pairs`. Without it, `--trace-deopt` showed 4-8 "insufficient type feedback"
+ * bailouts of each radixKernel_* per bench process (docs/benchmarks/cpu-seq-2026-11-24b.md).
+ */
+function warmCalls(pairs: boolean): string {
+  return `const hash = (i) => { let x = Math.imul(i + 0x6b43a9b5, 0x9e3779b9); x ^= x >>> 15; return Math.imul(x, 0x85ebca6b) >>> 0; };
+  const sortBits = (n, bits, lm, counter) => {
+    const run = (o) => k(o.op, o.k, o.v, o.b ?? 0, o.e ?? 0, o.h, 0, o.dg ?? 0, o.a, o.va, o.o, o.vo, o.st, o.lv ?? 0, o.c, o.lm ?? ${LOCAL_MAX});
+    // The thread's bucket buffers shrunk, so this sort grows them (the growth code gets feedback).
+    const loc = globalThis.__webdplRadixLocal;
+    if (loc !== undefined) {
+      loc.k = new Uint32Array(16);
+      loc.v = new Uint32Array(16);
+    }
+    const key = new Uint32Array(n);
+    for (let i = 0; i < n; i++) key[i] = bits(i);
+    const v = ${pairs ? 'key.slice()' : 'undefined'};
+    const h = new Int32Array(${HIST_WORDS});
+    run({ op: 0, k: key, b: 0, e: n, h, a: key });
+    let dg = -1;
+    for (let g = 0; g < 3 && dg < 0; g++) {
+      let used = 0;
+      for (let d = 0; d < 2048; d++) if (h[g * 2048 + d] !== 0) used++;
+      if (used > 1) dg = g;
+    }
+    if (dg < 0) return;
+    const st = new Int32Array(2049);
+    for (let d = 0, sum = 0; d < 2048; d++) { st[d] = sum; sum += h[dg * 2048 + d]; st[d + 1] = sum; }
+    const a = new Uint32Array(n), va = ${pairs ? 'new Uint32Array(n)' : 'undefined'};
+    run({ op: 1, k: key, v, b: 0, e: n, h: st.slice(), dg, a, va });
+    // With a counter, buckets are claimed as par's workers claim them.
+    run({ op: 2, a, va, o: key, vo: v, st, lv: 2 - dg, c: counter ? new Int32Array(1) : undefined, lm });
+  };
+  const top = (t) => (t & 0x7ff) << 21, mid = (m) => (m & 0x7ff) << 10;
+  for (const counter of [false, true]) {
+    sortBits(3001, hash, ${LOCAL_MAX}, counter);
+    sortBits(3003, (i) => top(i & 3) | (hash(i) & 0x1fffff), ${LOCAL_MAX}, counter);
+    sortBits(3005, (i) => top(i & 3) | (hash(i) & 0x1fff80), ${LOCAL_MAX}, counter);
+    sortBits(3007, (i) => top(i & 3) | (hash(i) & 0x3fff), ${LOCAL_MAX}, counter);
+    sortBits(2009, (i) => top(5) | mid(i & 3) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
+    sortBits(3011, (i) => top(i & 1) | (hash(i) & 0x1fffff), ${LOCAL_MAX}, counter);
+    sortBits(3013, (i) => top(i & 1) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
+    sortBits(3015, (i) => top(i & 1) | (hash(i) & 0x1ffc00), ${LOCAL_MAX}, counter);
+    sortBits(3017, (i) => top(i & 1) | mid(7), ${LOCAL_MAX}, counter);
+    sortBits(3019, (i) => top(9) | mid(i & 1) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
+    sortBits(3021, (i) => top(i & 1) | (i % 3 === 0 ? mid(hash(i) % 200) | (hash(i) & 0x3ff) : i % 3 === 1 ? mid(900) | (hash(i) & 0x3ff) : mid(901) | 5), 1100, counter);
+    sortBits(2023, (i) => top(3) | mid(3) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
+  }`;
+}
+
 const sources = new Map<string, string>();
 
-/** The kernel source for (type, order, pairs), built once. */
+/** The kernel source for (type, order, pairs), warming itself where it is compiled, built once. */
 export function radixSource(type: NumericType, descending: boolean, pairs: boolean): string {
   const key = `${type}|${descending}|${pairs}`;
   let s = sources.get(key);
   if (s === undefined) {
-    s = radixKernelSource(type, descending, pairs);
+    s = warmedSource(radixKernelSource(type, descending, pairs), warmCalls(pairs), `/* webdpl radix ${key} */`);
     sources.set(key, s);
   }
   return s;
@@ -422,19 +516,21 @@ export function radixJob(j: RadixJob): RadixJob {
     st: j.st,
     lv: j.lv ?? 0,
     c: j.c,
+    lm: j.lm ?? LOCAL_MAX,
   };
 }
 
-/** The compiled kernel on the calling thread. */
+/** The compiled kernel on the calling thread, called with a job (`callRadix`). */
 export function radixKernel(source: string): (job: RadixJob) => number {
-  return compileOnce<(job: RadixJob) => number>(source);
+  const kernel = compileOnce<RadixKernel>(source);
+  return (job) => callRadix(kernel, job);
 }
 
-/** The pool task (self-contained: shipped to workers as source): runs the job's kernel. */
-export const radixTask = function radixTask(job: RadixJob): number {
-  const compile = (globalThis as unknown as { __webdplCompile: (s: string) => (j: RadixJob) => number })
+/** The pool task (self-contained: shipped to workers as source): runs the job's kernel (RADIX_ARGS). */
+export const radixTask = function radixTask(j: RadixJob): number {
+  const compile = (globalThis as unknown as { __webdplCompile: (s: string) => (...args: unknown[]) => number })
     .__webdplCompile;
-  return compile(job.s)(job);
+  return compile(j.s)(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm);
 };
 
 /**
