@@ -77,12 +77,15 @@ export function setKernelBody(op: SetOp): string {
 
 /**
  * The integer merge kernel's phases (mergeKernelBody): PROBE_STEPS steps without a branch on the
- * comparison, then, when at most PROBE_SWITCHES of them took the other input than the step before
- * (runs: the branch predicts well), BRANCHY_STEPS steps with it.
+ * comparison; then, when at most PROBE_SWITCHES of them took the other input than the step before
+ * (runs) or than two steps before (alternation), steps with the branch until either input has moved
+ * `span` elements, `span` doubling from BRANCHY_STEPS to BRANCHY_MAX while the probes keep finding
+ * such patterns.
  */
 const PROBE_STEPS = 64;
 const PROBE_SWITCHES = 8;
 const BRANCHY_STEPS = 512;
+const BRANCHY_MAX = 1 << 15;
 
 /**
  * The generated stable merge kernel `(a, b, va, vb, o, ov)`: merges all of a and b into o (ties take
@@ -91,11 +94,12 @@ const BRANCHY_STEPS = 512;
  * The branch on the comparison mispredicts on interleaved inputs (half the steps, two sorted halves
  * of random keys). Integer keys (`branchless`) take the element by arithmetic instead: t =
  * +!!before(y, x) (0 or 1), out = x ^ ((x ^ y) & -t), i += 1 - t, j += t, both heads loaded each
- * step. Kernel alone, u32, two sorted random halves, 2^20: 4.9 -> 2.15 ms (plain loop 4.5), 2^24 89
- * -> 35 ms. Where runs are long a predicted branch is faster (one input after the other 1.18 ms
- * against 1.66; alternating runs of 64 1.10 against 2.15), so the kernel probes PROBE_STEPS steps
- * without the branch and runs BRANCHY_STEPS with it when they switched inputs rarely: 2.17 / 1.19 /
- * 1.34 ms on the three (docs/benchmarks/cpu-catalogue-2026-11-24c.md).
+ * step. Where the branch predicts well (runs, alternation) it is faster, so the kernel probes
+ * without it and runs the branchy loop on patterns (see PROBE_STEPS). Kernel alone, u32, 2^22
+ * (dev VM, load ~3.5, docs/benchmarks/cpu-catalogue-2026-11-24c.md), branchy only -> this: two
+ * sorted random halves 20.7 -> 9.7 ms (2^20: 5.07 -> 2.39, the plain loop 4.3), halves of
+ * 0..2^21-1 (strict alternation) 4.40 -> 4.78, alternating runs of 64 5.21 -> 5.72, one input after
+ * the other 5.09 -> 5.48.
  *
  * The branchy loop keeps the heads of both inputs in locals and loads only the side that moved: the
  * same comparisons as reloading both heads every step, 7-9% faster (u32, 2^20 5.6 -> 5.1 ms, 2^24
@@ -104,26 +108,23 @@ const BRANCHY_STEPS = 512;
  */
 function mergeKernelBody(values: boolean, branchless: boolean): string {
   const v = (s: string) => (values ? s : '');
-  const branchy = (limit: string) => `let x = a[i], y = b[j];${
-    limit
-      ? `
-        const end = d + ${limit};`
-      : ''
-  }
+  // The branchy loop over a[i, ie) and b[j, je) (the phase's bounds: either side's span, or the ends).
+  const branchy = (ie: string, je: string) => `let x = a[i], y = b[j];
         for (;;) {
           if (before(y, x)) {
             o[d] = y; ${v('ov[d] = vb[j];')} d++;
-            if (++j >= nb${limit ? ' || d >= end' : ''}) break;
+            if (++j >= ${je}) break;
             y = b[j];
           } else {
             o[d] = x; ${v('ov[d] = va[i];')} d++;
-            if (++i >= na${limit ? ' || d >= end' : ''}) break;
+            if (++i >= ${ie}) break;
             x = a[i];
           }
         }`;
   const loop = branchless
-    ? `while (i < na && j < nb) {
-      let sw = 0, tp = 0;
+    ? `let span = ${BRANCHY_STEPS};
+    while (i < na && j < nb) {
+      let sw = 0, sw2 = 0, tp = 0, tpp = 0;
       const stop = d + ${PROBE_STEPS};
       while (d < stop && i < na && j < nb) {
         const x = a[i], y = b[j];
@@ -135,14 +136,20 @@ function mergeKernelBody(values: boolean, branchless: boolean): string {
         i += 1 - t;
         j += t;
         sw += t ^ tp;
+        sw2 += t ^ tpp;
+        tpp = tp;
         tp = t;
       }
-      if (sw <= ${PROBE_SWITCHES} && i < na && j < nb) {
-        ${branchy(String(BRANCHY_STEPS))}
+      if (sw > ${PROBE_SWITCHES} && sw2 > ${PROBE_SWITCHES}) {
+        span = ${BRANCHY_STEPS};
+      } else if (i < na && j < nb) {
+        const ie = Math.min(na, i + span), je = Math.min(nb, j + span);
+        ${branchy('ie', 'je')}
+        span = span < ${BRANCHY_MAX} ? 2 * span : span;
       }
     }`
     : `if (na > 0 && nb > 0) {
-      ${branchy('')}
+      ${branchy('na', 'nb')}
     }`;
   return `function merge${values ? '_pairs' : ''}(a, b, va, vb, o, ov) {
     const na = a.length, nb = b.length;
@@ -197,11 +204,12 @@ function kernelSource(
 }
 
 /**
- * The merge kernel for a comparator source, over keys of `type`. The integer kernel's branchy phase
- * needs longer inputs than the common warm-up's (whose short interleaved inputs end in the probe):
- * keys sorted by the comparator, dealt into two inputs in alternating runs of BRANCHY_STEPS / 2 (the
- * probe finding one switch, then the branchy phase taking either side until it has run its steps)
- * and cut in two halves of 2 * PROBE_STEPS, either first (the branchy phase running one input out).
+ * The merge kernel for a comparator source, over keys of `type`. The integer kernel's phases need
+ * longer inputs than the common warm-up's (which end in the first probe): keys sorted by the
+ * comparator, dealt into two inputs in alternating runs of BRANCHY_STEPS / 2 (the probe finding one
+ * switch, then the branchy phase taking either side), cut in two halves of 2 * PROBE_STEPS, either
+ * first (the branchy phase running one input out), and dealt two to a, one to b (a probe finding
+ * many switches either way: its second test got no feedback otherwise).
  * As few as that: a longer warm-up (6 calls of 1536 keys) got the kernel optimized during it, before
  * the branchy calls, in 2-3 processes of 20 (`--trace-deopt`: "insufficient type feedback" there
  * on the first real call, warm-catalogue.test.ts).
@@ -221,7 +229,7 @@ export function mergeSource(comparator: string, values: boolean, type: NumericTy
     const pick = (f, n) => [L.filter((_, i) => i < n && f(i)), L.filter((_, i) => i < n && !f(i))];
     const lo = new wa.constructor(L.length), lv = new Uint32Array(L.length);
     const longCall = ${values ? '(x, y) => k(x, y, lv.subarray(0, x.length), lv.subarray(0, y.length), lo, lv)' : '(x, y) => k(x, y, undefined, undefined, lo, undefined)'};
-    for (const [x, y] of [pick((i) => Math.floor(i / ${run}) % 2 === 0, L.length), pick((i) => i < ${2 * PROBE_STEPS}, ${4 * PROBE_STEPS})]) {
+    for (const [x, y] of [pick((i) => Math.floor(i / ${run}) % 2 === 0, L.length), pick((i) => i < ${2 * PROBE_STEPS}, ${4 * PROBE_STEPS}), pick((i) => i % 3 !== 0, ${4 * PROBE_STEPS})]) {
       longCall(x, y);
       longCall(y, x);
     }
