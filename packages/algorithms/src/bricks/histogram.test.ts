@@ -1,7 +1,8 @@
 /**
  * cpuHistogram's exact integer kernels ('shift', 'div') against a reference: both of their loops
  * (counts straight into the output when the bins outnumber the range's elements or exceed
- * LOCAL_BINS_MAX, else into a local array HIST_UNROLL (8) elements per step, then added), every tail
+ * LOCAL_BINS_MAX, else into a local array HIST_UNROLL (8) elements per step, then added; 'shift' with
+ * bins of 2^16 or more over enough elements into 2^(32 - w) words with no range check), every tail
  * length (with and without a full step),
  * values below, inside and above the bins, seq and par, plain and shared input, counts added to
  * what the output's other bins hold untouched.
@@ -66,13 +67,21 @@ const CASES: Case[] = [
   { type: 'i32', kind: 'div', lo: -(2 ** 20), scale: 12345, bins: 170 },
   // Past LOCAL_BINS_MAX: the direct loop even for ranges longer than the bins.
   { type: 'u32', kind: 'shift', lo: 0, scale: 1, bins: (1 << 16) + 1 },
+  // Bins of 2^26: the wide loop (no range check) from WIDE_MIN elements (~3% of the values outside
+  // the bins), and below it; bins of 2^28 / 2^29 with ~30% outside: the sample keeps the checked loop.
+  { type: 'u32', kind: 'shift', lo: 5, scale: 26, bins: 62 },
+  { type: 'i32', kind: 'shift', lo: -(2 ** 31) + 7, scale: 26, bins: 62 },
+  { type: 'u32', kind: 'shift', lo: 5, scale: 28, bins: 3 },
+  { type: 'i32', kind: 'shift', lo: -(2 ** 31) + 7, scale: 29, bins: 5 },
 ];
 
 describe.each(testBackends(pool))('cpuHistogram exact bins on $name', ({ backend }) => {
   for (const c of CASES) {
     it(`${c.type} ${c.kind} ${c.bins} bins: tails, sizes around the bin count, shared input`, async () => {
       const tails = Array.from({ length: 18 }, (_, i) => i);
-      const sizes = [...tails, c.bins - 1, c.bins, c.bins + 1, c.bins + 3, 4099, 2 ** 17 + 3];
+      // Around WIDE_MIN (4096): every tail length of the wide loop's steps.
+      const wide = c.scale >= 16 ? Array.from({ length: 18 }, (_, i) => 4094 + i) : [];
+      const sizes = [...tails, ...wide, c.bins - 1, c.bins, c.bins + 1, c.bins + 3, 4099, 2 ** 17 + 3];
       for (const n of [...new Set(sizes)].filter((s) => s >= 0)) {
         const x = data(c, n, c.bins);
         const input = n % 2 === 1 ? sharedCopy(x) : x;
