@@ -154,6 +154,11 @@ class PendingReadback implements Readback {
     return readbackClass(Math.max(4, Math.ceil(this.size / 4) * 4));
   }
 
+  /** Bytes mapped to read it: its size in whole words. */
+  get mappedBytes(): number {
+    return Math.ceil(this.size / 4) * 4;
+  }
+
   /** Takes the mapped bytes (the staging buffer is mapped). */
   take(): void {
     const words = Math.ceil(this.size / 4);
@@ -577,9 +582,86 @@ export class Queue {
    * queue, a submit records into the caller's encoder like `enqueue` (it must not read back), unless
    * `direct` (DeviceArray.read: a submission of its own).
    */
-  async submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
+  submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
     if (this.external && !direct) return this.enqueue(label, record, turn);
-    const t = turn ?? this.reserve();
+    return this.submitting(label, record, turn ?? this.reserve(), undefined) as Promise<unknown> as Promise<void>;
+  }
+
+  /**
+   * `submit`, resolving with the first readback the recording made (undefined when it made none):
+   * an engine that reads one value back gets it with no promise step of its own (issue 12).
+   */
+  submitRead(label: string, record: (rec: Recorder) => void, turn?: Turn): Promise<Readback | undefined> {
+    if (this.external) {
+      return this.enqueue(label, record, turn).then(() => undefined);
+    }
+    return this.submitting(label, record, turn ?? this.reserve(), true);
+  }
+
+  /**
+   * What `submit` and `submitRead` share. Node's hot path (no turn to wait for, no profiling: Dawn
+   * reports errors synchronously, so there is no error scope) is no async function: it records,
+   * submits and returns the promise of its one readback's mapping, which settles the call (issue
+   * 12: each async layer was a frame and promise steps around every call). Everything else waits
+   * in `submitSlow`. Errors reject the returned promise, never throw.
+   */
+  private submitting(
+    label: string,
+    record: (rec: Recorder) => void,
+    t: Turn,
+    withReadback: true | undefined,
+  ): Promise<Readback | undefined> {
+    if (t.ready || !SYNC_ERRORS) return this.submitSlow(label, record, t, withReadback);
+    try {
+      this.checkAlive();
+      this.throwPending(label);
+    } catch (e) {
+      t.release();
+      return Promise.reject(e);
+    }
+    let rec: Recording;
+    this.recording = label;
+    try {
+      rec = this.record(label, record, true);
+    } catch (e) {
+      return Promise.reject(e);
+    } finally {
+      this.recording = undefined;
+      t.release();
+    }
+    if (rec.timing || rec.readbacks !== undefined) return this.settle(rec, label, false, withReadback);
+    try {
+      return this.settleOne(rec, label, withReadback);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * Settles a submission of at most one readback, without an error scope: throws the errors its
+   * recording raised (its readback never fills), else maps its readback (`mapOne`), or releases it
+   * at once when it has none.
+   */
+  private settleOne(rec: Recording, label: string, withReadback: true | undefined): Promise<Readback | undefined> {
+    if (this.pending.length) {
+      // The submission failed validation: throw now (its readbacks never fill).
+      this.release(rec, true);
+      this.throwPending(label);
+    }
+    const rb0 = rec.readback0;
+    if (rb0) return this.mapOne(rb0, rec, label, withReadback);
+    this.release(rec, false);
+    this.throwPending(label);
+    return Promise.resolve(undefined);
+  }
+
+  /** `submitting` with a turn to wait for, or an error scope (browsers). */
+  private async submitSlow(
+    label: string,
+    record: (rec: Recorder) => void,
+    t: Turn,
+    withReadback: true | undefined,
+  ): Promise<Readback | undefined> {
     try {
       if (t.ready) await t.ready;
       this.checkAlive();
@@ -606,34 +688,30 @@ export class Queue {
       this.recording = undefined;
       t.release();
     }
-    const scope: Promise<GPUError | null> = scoped ? gpu.popErrorScope() : Promise.resolve(null);
-    if (!scoped && r && this.pending.length) {
-      // The submission failed validation: throw now (its readbacks never fill).
-      this.release(r, true);
-      this.throwPending(label);
-    }
     if (!r) {
-      await scope.catch(() => null);
+      if (scoped) await gpu.popErrorScope().catch(() => null);
       throw thrown;
     }
-    const rec = r;
-    if (!scoped && !rec.timing && rec.readbacks === undefined) {
-      // Node's hot path (issue 12): no scope to pop and at most one readback, so one promise to
-      // wait on (no Promise.all, no wrapper per wait).
-      const rb0 = rec.readback0;
-      if (rb0) {
-        try {
-          await this.mapOne(rb0, label);
-        } catch (e) {
-          this.release(rec, true);
-          this.checkAlive();
-          if (e instanceof WebdplError) throw e;
-          throw new GpuInternalError(`${label}: reading results back failed: ${(e as Error).message}`);
-        }
-      }
-      this.release(rec, false);
+    if (scoped || r.timing || r.readbacks !== undefined) return this.settle(r, label, scoped, withReadback);
+    return this.settleOne(r, label, withReadback);
+  }
+
+  /**
+   * Waits for a submission's readbacks (and timestamps) and, when `scoped`, its validation scope
+   * (pushed before the recording; popped here); resolves as `submitting` does.
+   */
+  private async settle(
+    rec: Recording,
+    label: string,
+    scoped: boolean,
+    withReadback: true | undefined,
+  ): Promise<Readback | undefined> {
+    const gpu = this.device.gpu;
+    const scope: Promise<GPUError | null> = scoped ? gpu.popErrorScope() : Promise.resolve(null);
+    if (!scoped && this.pending.length) {
+      // The submission failed validation: throw now (its readbacks never fill).
+      this.release(rec, true);
       this.throwPending(label);
-      return;
     }
     // Start mapping now, so the readback round trip overlaps the error-scope round trip.
     const rbs = rec.readbacks ?? (rec.readback0 ? [rec.readback0] : []);
@@ -660,36 +738,64 @@ export class Queue {
     this.release(rec, error !== null);
     if (error) this.pending.unshift(typedError(label, error));
     this.throwPending(label);
+    return withReadback && rec.readback0;
   }
 
   /**
-   * Maps one readback and takes its bytes; rejects with a DeviceLostError naming `label` when the
-   * device is lost first (as `untilLost`, in one promise).
+   * Maps the one readback of `rec` (its mapped range only, as the raw floor does), takes its bytes
+   * and settles the submission: its temporaries released, errors recorded meanwhile thrown; resolves
+   * with the readback when `withReadback`. Rejects with a DeviceLostError naming `label` when the
+   * device is lost first (as `untilLost`, in one promise), and with the map's failure as a
+   * GpuInternalError (after the loss check) when the mapping fails.
    */
-  private mapOne(rb: PendingReadback, label: string): Promise<void> {
+  private mapOne(
+    rb: PendingReadback,
+    rec: Recording,
+    label: string,
+    withReadback: true | undefined,
+  ): Promise<Readback | undefined> {
     this.watchLoss();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Readback | undefined>((resolve, reject) => {
+      let settled = false;
+      const failed = (e: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.waiters.delete(fail);
+        this.release(rec, true);
+        try {
+          this.checkAlive();
+        } catch (lost) {
+          reject(lost);
+          return;
+        }
+        if (e instanceof WebdplError) reject(e);
+        else reject(new GpuInternalError(`${label}: reading results back failed: ${(e as Error)?.message}`));
+      };
       const fail = (e: Error) => {
-        reject(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
+        failed(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
       };
       this.waiters.add(fail);
-      rb.staging.mapAsync(GPUMapMode.READ).then(
-        () => {
-          this.waiters.delete(fail);
-          try {
-            rb.take();
-            rb.staging.unmap();
-            this.returnReadback(rb.staging, rb.stagingSize);
-            resolve();
-          } catch (e) {
-            reject(e);
-          }
-        },
-        (e) => {
-          this.waiters.delete(fail);
+      rb.staging.mapAsync(GPUMapMode.READ, 0, rb.mappedBytes).then(() => {
+        if (settled) return;
+        try {
+          rb.take();
+          rb.staging.unmap();
+          this.returnReadback(rb.staging, rb.stagingSize);
+        } catch (e) {
+          failed(e);
+          return;
+        }
+        settled = true;
+        this.waiters.delete(fail);
+        this.release(rec, false);
+        try {
+          this.throwPending(label);
+        } catch (e) {
           reject(e);
-        },
-      );
+          return;
+        }
+        resolve(withReadback && rb);
+      }, failed);
     });
   }
 
