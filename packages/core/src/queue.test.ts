@@ -248,6 +248,33 @@ describe.skipIf(!gpu)('queue: ordering, non-waiting calls, errors', () => {
     expect(got?.word(0)).toBe(6);
     // Its readback buffer went back to the pool (the hot path settles the submission itself).
     expect(q.pooledBuffers).toBe(1);
+    // A result made where the readback arrives; one that throws rejects the call.
+    expect(
+      await q.submitRead(
+        'mapped',
+        (rec) => void rec.readback(src.buffer, 8, 8),
+        undefined,
+        (rb) => rb?.word(1),
+      ),
+    ).toBe(8);
+    await expect(
+      q.submitRead(
+        'bad result',
+        (rec) => void rec.readback(src.buffer, 0, 4),
+        undefined,
+        () => {
+          throw new Error('result failed');
+        },
+      ),
+    ).rejects.toThrow(/result failed/);
+    expect(
+      await q.submitRead(
+        'no readback',
+        () => {},
+        undefined,
+        (rb) => (rb === undefined ? 'none' : 'some'),
+      ),
+    ).toBe('none');
     expect(await q.submit('read one', (rec) => void rec.readback(src.buffer, 0, 4))).toBeUndefined();
     expect(await q.submitRead('no readback', (rec) => rec.encoder.clearBuffer(src.buffer, 0, 0))).toBeUndefined();
     // A recording that throws: a rejected promise (the turn released: the next call runs).

@@ -198,6 +198,10 @@ function readbackClass(bytes: number): number {
   return bytes <= 256 ? 256 : 2 ** Math.ceil(Math.log2(bytes));
 }
 
+/** `submitRead`'s results: nothing (`submit`), the readback itself (the default). */
+const NOTHING = (): void => undefined;
+const SAME = (readback: Readback | undefined): Readback | undefined => readback;
+
 /** Reads of at most this many bytes keep their words instead of a copy of the mapped range. */
 const SMALL_READBACK = 16;
 /** Marks a small read whose bytes are in its words (`PendingReadback.out`). */
@@ -584,18 +588,28 @@ export class Queue {
    */
   submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
     if (this.external && !direct) return this.enqueue(label, record, turn);
-    return this.submitting(label, record, turn ?? this.reserve(), undefined) as Promise<unknown> as Promise<void>;
+    return this.submitting(label, record, turn ?? this.reserve(), NOTHING);
   }
 
   /**
-   * `submit`, resolving with the first readback the recording made (undefined when it made none):
-   * an engine that reads one value back gets it with no promise step of its own (issue 12).
+   * `submit`, resolving with `result(readback)` once the submission settled, `readback` being the
+   * first readback the recording made (undefined when it made none; by default the result is that
+   * readback). `result` runs where the submission settles, before the promise resolves: an engine
+   * (or its caller) that turns the bytes read back into its answer takes no promise step of its own
+   * (issue 12: each was a microtask turn and a closure between the GPU's answer and the caller's).
+   * An error thrown by `result` rejects the promise.
    */
-  submitRead(label: string, record: (rec: Recorder) => void, turn?: Turn): Promise<Readback | undefined> {
+  submitRead<T = Readback | undefined>(
+    label: string,
+    record: (rec: Recorder) => void,
+    turn?: Turn,
+    result: (readback: Readback | undefined) => T = SAME as (readback: Readback | undefined) => T,
+  ): Promise<T> {
     if (this.external) {
-      return this.enqueue(label, record, turn).then(() => undefined);
+      // Recording into a caller's encoder: it must not read back (enqueue throws if it does).
+      return this.enqueue(label, record, turn).then(() => result(undefined));
     }
-    return this.submitting(label, record, turn ?? this.reserve(), true);
+    return this.submitting(label, record, turn ?? this.reserve(), result);
   }
 
   /**
@@ -605,13 +619,13 @@ export class Queue {
    * 12: each async layer was a frame and promise steps around every call). Everything else waits
    * in `submitSlow`. Errors reject the returned promise, never throw.
    */
-  private submitting(
+  private submitting<T>(
     label: string,
     record: (rec: Recorder) => void,
     t: Turn,
-    withReadback: true | undefined,
-  ): Promise<Readback | undefined> {
-    if (t.ready || !SYNC_ERRORS) return this.submitSlow(label, record, t, withReadback);
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
+    if (t.ready || !SYNC_ERRORS) return this.submitSlow(label, record, t, result);
     try {
       this.checkAlive();
       this.throwPending(label);
@@ -629,9 +643,9 @@ export class Queue {
       this.recording = undefined;
       t.release();
     }
-    if (rec.timing || rec.readbacks !== undefined) return this.settle(rec, label, false, withReadback);
+    if (rec.timing || rec.readbacks !== undefined) return this.settle(rec, label, false, result);
     try {
-      return this.settleOne(rec, label, withReadback);
+      return this.settleOne(rec, label, result);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -642,26 +656,26 @@ export class Queue {
    * recording raised (its readback never fills), else maps its readback (`mapOne`), or releases it
    * at once when it has none.
    */
-  private settleOne(rec: Recording, label: string, withReadback: true | undefined): Promise<Readback | undefined> {
+  private settleOne<T>(rec: Recording, label: string, result: (readback: Readback | undefined) => T): Promise<T> {
     if (this.pending.length) {
       // The submission failed validation: throw now (its readbacks never fill).
       this.release(rec, true);
       this.throwPending(label);
     }
     const rb0 = rec.readback0;
-    if (rb0) return this.mapOne(rb0, rec, label, withReadback);
+    if (rb0) return this.mapOne(rb0, rec, label, result);
     this.release(rec, false);
     this.throwPending(label);
-    return Promise.resolve(undefined);
+    return Promise.resolve(result(undefined));
   }
 
   /** `submitting` with a turn to wait for, or an error scope (browsers). */
-  private async submitSlow(
+  private async submitSlow<T>(
     label: string,
     record: (rec: Recorder) => void,
     t: Turn,
-    withReadback: true | undefined,
-  ): Promise<Readback | undefined> {
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
     try {
       if (t.ready) await t.ready;
       this.checkAlive();
@@ -692,20 +706,20 @@ export class Queue {
       if (scoped) await gpu.popErrorScope().catch(() => null);
       throw thrown;
     }
-    if (scoped || r.timing || r.readbacks !== undefined) return this.settle(r, label, scoped, withReadback);
-    return this.settleOne(r, label, withReadback);
+    if (scoped || r.timing || r.readbacks !== undefined) return this.settle(r, label, scoped, result);
+    return this.settleOne(r, label, result);
   }
 
   /**
    * Waits for a submission's readbacks (and timestamps) and, when `scoped`, its validation scope
    * (pushed before the recording; popped here); resolves as `submitting` does.
    */
-  private async settle(
+  private async settle<T>(
     rec: Recording,
     label: string,
     scoped: boolean,
-    withReadback: true | undefined,
-  ): Promise<Readback | undefined> {
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
     const gpu = this.device.gpu;
     const scope: Promise<GPUError | null> = scoped ? gpu.popErrorScope() : Promise.resolve(null);
     if (!scoped && this.pending.length) {
@@ -738,24 +752,24 @@ export class Queue {
     this.release(rec, error !== null);
     if (error) this.pending.unshift(typedError(label, error));
     this.throwPending(label);
-    return withReadback && rec.readback0;
+    return result(rec.readback0);
   }
 
   /**
    * Maps the one readback of `rec` (its mapped range only, as the raw floor does), takes its bytes
    * and settles the submission: its temporaries released, errors recorded meanwhile thrown; resolves
-   * with the readback when `withReadback`. Rejects with a DeviceLostError naming `label` when the
+   * with `result(rb)` (an error it throws rejects). Rejects with a DeviceLostError naming `label` when the
    * device is lost first (as `untilLost`, in one promise), and with the map's failure as a
    * GpuInternalError (after the loss check) when the mapping fails.
    */
-  private mapOne(
+  private mapOne<T>(
     rb: PendingReadback,
     rec: Recording,
     label: string,
-    withReadback: true | undefined,
-  ): Promise<Readback | undefined> {
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
     this.watchLoss();
-    return new Promise<Readback | undefined>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       let settled = false;
       const failed = (e: unknown) => {
         if (settled) return;
@@ -788,13 +802,15 @@ export class Queue {
         settled = true;
         this.waiters.delete(fail);
         this.release(rec, false);
+        let value: T;
         try {
           this.throwPending(label);
+          value = result(rb);
         } catch (e) {
           reject(e);
           return;
         }
-        resolve(withReadback && rb);
+        resolve(value);
       }, failed);
     });
   }

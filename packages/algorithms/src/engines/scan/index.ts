@@ -864,15 +864,15 @@ function submitPlan(
       }
     }
   };
-  const done =
-    counted || call.readBack
-      ? device.queue.submit(call.label, record, turn)
-      : device.queue.enqueue(call.label, record, turn);
-  return done.then(() => {
+  const result = (): RunResult => {
     const count = countRb ? countRb.word(0) : n;
     const moreBytes = moreRb?.map((b) => b?.data());
     return { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
-  });
+  };
+  // A call that reads back takes its result where the readback arrives (no promise step of its own).
+  return counted || call.readBack
+    ? device.queue.submitRead(call.label, record, turn, result)
+    : device.queue.enqueue(call.label, record, turn).then(result);
 }
 
 /** Builds the pipelines, bind groups and parameter buffers of a call (the cold path). */

@@ -113,7 +113,21 @@ interface ReducePlan extends Owned {
  * bind groups and parameter buffers come from a per-device cache, and the call records its
  * dispatches and the 4-byte readback into one command buffer (one error scope, one wait).
  */
-export function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<Readback> {
+export function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<Readback>;
+/**
+ * The engine, resolving with `result(readback)`: run where the readback arrives, with no promise
+ * step between it and the caller's answer (a front's fold of init with the reduced value).
+ */
+export function transformReduceDevice<T>(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  result: (readback: Readback) => T,
+): Promise<T>;
+export function transformReduceDevice<T>(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  result?: (readback: Readback) => T,
+): Promise<T | Readback> {
   // No async function on the hot path (a plan cached): the promise of the queue's submission is
   // the call's, with no promise step of its own (issue 12). Errors reject, as before.
   try {
@@ -137,23 +151,24 @@ export function transformReduceDevice(device: GpuDevice, req: TransformReduceReq
     ) {
       plan = undefined;
     }
-    if (!plan) return buildThenSubmit(device, req, keyed ?? planKeyOf(device, req), planKey, sameAsLast, turn);
+    if (!plan) return buildThenSubmit(device, req, keyed ?? planKeyOf(device, req), planKey, sameAsLast, turn, result);
     if (!sameAsLast) lastCalls.set(device, lastCallOf(req, planKey));
-    return submitPlan(device, req, plan, turn);
+    return submitPlan(device, req, plan, turn, result);
   } catch (e) {
     return Promise.reject(e);
   }
 }
 
 /** The cold path of a call: builds its plan (releasing the turn if that fails), caches it and submits. */
-async function buildThenSubmit(
+async function buildThenSubmit<T>(
   device: GpuDevice,
   req: TransformReduceRequest,
   k: ReturnType<typeof planKeyOf>,
   planKey: string,
   sameAsLast: boolean,
   turn: Turn,
-): Promise<Readback> {
+  result: ((readback: Readback) => T) | undefined,
+): Promise<T | Readback> {
   let plan: ReducePlan;
   try {
     plan = await buildPlan(device, req, k.t, k.kernelKey, {
@@ -168,11 +183,20 @@ async function buildThenSubmit(
   }
   dispatchCache<ReducePlan>(device, 'transform-reduce').set(planKey, plan);
   if (!sameAsLast) lastCalls.set(device, lastCallOf(req, planKey));
-  return submitPlan(device, req, plan, turn);
+  return submitPlan(device, req, plan, turn, result);
 }
 
-/** Records a plan's dispatches and the accumulator's readback and submits them; resolves with the readback. */
-function submitPlan(device: GpuDevice, req: TransformReduceRequest, p: ReducePlan, turn: Turn): Promise<Readback> {
+/**
+ * Records a plan's dispatches and the accumulator's readback and submits them; resolves with
+ * `result(readback)`, or the readback.
+ */
+function submitPlan<T>(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  p: ReducePlan,
+  turn: Turn,
+  result: ((readback: Readback) => T) | undefined,
+): Promise<T | Readback> {
   const stride = req.combiner.bytes;
   return device.queue.submitRead(
     req.label,
@@ -183,8 +207,11 @@ function submitPlan(device: GpuDevice, req: TransformReduceRequest, p: ReducePla
       rec.readback(p.partials, p.resultAt, stride);
     },
     turn,
-  ) as Promise<Readback>;
+    (result ?? SAME) as (readback: Readback | undefined) => T | Readback,
+  );
 }
+
+const SAME = (readback: Readback): Readback => readback;
 
 /** A call's tuning, geometry choices and cache keys (the kernel's, and the plan's). */
 function planKeyOf(device: GpuDevice, req: TransformReduceRequest) {
