@@ -453,7 +453,7 @@ export class Queue {
    * `p`, or a DeviceLostError if the device is lost first. One handler on `GPUDevice.lost` serves
    * every wait (a reaction per call on that promise would pile up for the device's lifetime).
    */
-  private untilLost<T>(p: Promise<T>, label: string): Promise<T> {
+  private untilLost<T>(p: Promise<T>, label: string, thenPending?: string): Promise<T> {
     this.watchLoss();
     return new Promise<T>((resolve, reject) => {
       const fail = (e: Error) => {
@@ -463,6 +463,15 @@ export class Queue {
       p.then(
         (v) => {
           this.waiters.delete(fail);
+          // `thenPending`: the recorded errors thrown (naming it) before resolving, in this step.
+          if (thenPending !== undefined) {
+            try {
+              this.throwPending(thenPending);
+            } catch (e) {
+              reject(e);
+              return;
+            }
+          }
           resolve(v);
         },
         (e) => {
@@ -927,12 +936,23 @@ export class Queue {
    * Waits until all submitted work finished, then throws the GPU errors of earlier calls not thrown
    * yet (calls submitted with `enqueue`); throws DeviceLostError if the device is lost meanwhile.
    */
-  async finish(): Promise<void> {
+  finish(): Promise<void> {
     // Calls that took their turn but have not submitted yet (compiling a pipeline) come first.
     const tail = this.order.tail;
-    if (tail) await tail.settled();
-    this.checkAlive();
-    await this.untilLost(this.device.gpu.queue.onSubmittedWorkDone(), 'finish');
-    this.throwPending('finish');
+    if (tail) return tail.settled().then(() => this.finishNow());
+    return this.finishNow();
+  }
+
+  /**
+   * `finish` with no turn pending: no async function, and the pending errors thrown in the step
+   * that sees the GPU done (issue 12: the probes' scans and transforms wait with it per call).
+   */
+  private finishNow(): Promise<void> {
+    try {
+      this.checkAlive();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.untilLost(this.device.gpu.queue.onSubmittedWorkDone(), 'finish', 'finish');
   }
 }

@@ -220,6 +220,8 @@ interface SegmentPlan {
 
 interface EngineCall {
   readonly label: string;
+  /** What the call resolves with, made from its result where the readback arrives (compactDevice's). */
+  readonly after?: (r: RunResult) => unknown;
   readonly input: DeviceArray;
   readonly output: DeviceArray;
   /** The keys output of 'by-key-runs'. */
@@ -379,10 +381,19 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
   return { count: r.count, values: r.bytes, keys: r.keyBytes };
 }
 
-/** Runs a compaction and returns the number of kept elements (and the output's bytes when asked). */
-export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Promise<CompactResult> {
+/**
+ * Runs a compaction and returns the number of kept elements (and the output's bytes when asked).
+ * With `after`: resolves with `after(result)`, made where the readback arrives (no promise step
+ * between it and the caller's answer, issue 12); an error `after` throws rejects.
+ */
+export function compactDevice<T = CompactResult>(
+  device: GpuDevice,
+  req: CompactDeviceRequest,
+  after?: (r: CompactResult) => T,
+): Promise<T> {
   return run(device, {
     label: req.label,
+    after,
     input: req.input,
     output: req.output,
     streams: streamsOf(req.keep, req.inputs, req.keys),
@@ -395,7 +406,7 @@ export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Pro
     readBack: req.readBack ?? false,
     finish: req.finish,
     more: req.more ?? [],
-  });
+  }) as Promise<unknown> as Promise<T>;
 }
 
 /** Why a compaction of `n` elements cannot run on `device`, if it cannot (its output is bound whole). */
@@ -867,7 +878,9 @@ function submitPlan(
   const result = (): RunResult => {
     const count = countRb ? countRb.word(0) : n;
     const moreBytes = moreRb?.map((b) => b?.data());
-    return { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
+    const r: RunResult = { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
+    // The caller's answer (`EngineCall.after`) where it has one: typed by compactDevice's overload.
+    return call.after ? (call.after(r) as RunResult) : r;
   };
   // A call that reads back takes its result where the readback arrives (no promise step of its own).
   return counted || call.readBack

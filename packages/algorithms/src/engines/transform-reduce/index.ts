@@ -112,22 +112,14 @@ interface ReducePlan extends Owned {
  * Per call on arrays seen before (same shape, tuning and arrays) nothing is built: the pipelines,
  * bind groups and parameter buffers come from a per-device cache, and the call records its
  * dispatches and the 4-byte readback into one command buffer (one error scope, one wait).
+ * With `result`: resolves with `result(readback)`, run where the readback arrives (no promise step
+ * between it and the caller's answer, e.g. a front's fold of init with the reduced value).
  */
-export function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<Readback>;
-/**
- * The engine, resolving with `result(readback)`: run where the readback arrives, with no promise
- * step between it and the caller's answer (a front's fold of init with the reduced value).
- */
-export function transformReduceDevice<T>(
-  device: GpuDevice,
-  req: TransformReduceRequest,
-  result: (readback: Readback) => T,
-): Promise<T>;
-export function transformReduceDevice<T>(
+export function transformReduceDevice<T = Readback>(
   device: GpuDevice,
   req: TransformReduceRequest,
   result?: (readback: Readback) => T,
-): Promise<T | Readback> {
+): Promise<T> {
   // No async function on the hot path (a plan cached): the promise of the queue's submission is
   // the call's, with no promise step of its own (issue 12). Errors reject, as before.
   try {
@@ -168,7 +160,7 @@ async function buildThenSubmit<T>(
   sameAsLast: boolean,
   turn: Turn,
   result: ((readback: Readback) => T) | undefined,
-): Promise<T | Readback> {
+): Promise<T> {
   let plan: ReducePlan;
   try {
     plan = await buildPlan(device, req, k.t, k.kernelKey, {
@@ -196,7 +188,7 @@ function submitPlan<T>(
   p: ReducePlan,
   turn: Turn,
   result: ((readback: Readback) => T) | undefined,
-): Promise<T | Readback> {
+): Promise<T> {
   const stride = req.combiner.bytes;
   return device.queue.submitRead(
     req.label,
@@ -207,7 +199,7 @@ function submitPlan<T>(
       rec.readback(p.partials, p.resultAt, stride);
     },
     turn,
-    (result ?? SAME) as (readback: Readback | undefined) => T | Readback,
+    (result ?? SAME) as (readback: Readback | undefined) => T,
   );
 }
 
