@@ -7,6 +7,7 @@
  * `queue.finish()` as in per-call.ts. "tail": the JavaScript after the call's last wait on Dawn
  * settled (a mapAsync, or finish's onSubmittedWorkDone) until the call returned; host + tail is the
  * call's JavaScript around the GPU work (its ratio to the floor's is what a slower host multiplies).
+ * "mean": the mean total per call, which counts the garbage collector's pauses (medians do not).
  * PROBE_DAWN_CALLS=1 prints the Dawn calls of one warm call of each variant instead (their
  * queue.finish() included: onSubmittedWorkDone).
  * Bundle: ./node_modules/.bin/esbuild scripts/probe/per-call-host.ts --bundle --platform=node
@@ -123,22 +124,29 @@ async function main(): Promise<void> {
       }
     }
     const med = (xs: number[]) => xs.slice().sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     const rows = names.map((name) => {
       const h = med(host[name] as number[]);
       const t = med(total[name] as number[]);
       const tl = med(tail[name] as number[]);
-      return { name, host: h, total: t, tail: tl };
+      // The mean total counts the garbage collector's pauses, as per-call-interleaved.ts's means do.
+      return { name, host: h, total: t, tail: tl, mean: mean(total[name] as number[]) };
     });
-    const f = (rows.find((r) => r.name === 'floor') ?? rows[0]) as { host: number; total: number; tail: number };
+    const f = (rows.find((r) => r.name === 'floor') ?? rows[0]) as {
+      host: number;
+      total: number;
+      tail: number;
+      mean: number;
+    };
     const mode = batch > 1 ? `in batches of ${batch}` : 'call by call';
     console.log(`per call at 2^${Math.log2(n)}, medians of ${calls} calls of each, interleaved ${mode} (us):`);
     console.log(
-      `  ${'variant'.padEnd(14)}${'host'.padStart(8)}${'x floor'.padStart(9)}${'tail'.padStart(8)}${'host+tail'.padStart(10)}${'x floor'.padStart(9)}${'total'.padStart(9)}${'x floor'.padStart(9)}`,
+      `  ${'variant'.padEnd(14)}${'host'.padStart(8)}${'x floor'.padStart(9)}${'tail'.padStart(8)}${'host+tail'.padStart(10)}${'x floor'.padStart(9)}${'total'.padStart(9)}${'x floor'.padStart(9)}${'mean'.padStart(9)}${'x floor'.padStart(9)}`,
     );
     for (const r of rows) {
       const ht = r.host + r.tail;
       console.log(
-        `  ${r.name.padEnd(14)}${r.host.toFixed(1).padStart(8)}${(r.host / f.host).toFixed(2).padStart(9)}${r.tail.toFixed(1).padStart(8)}${ht.toFixed(1).padStart(10)}${(ht / (f.host + f.tail)).toFixed(2).padStart(9)}${r.total.toFixed(1).padStart(9)}${(r.total / f.total).toFixed(2).padStart(9)}`,
+        `  ${r.name.padEnd(14)}${r.host.toFixed(1).padStart(8)}${(r.host / f.host).toFixed(2).padStart(9)}${r.tail.toFixed(1).padStart(8)}${ht.toFixed(1).padStart(10)}${(ht / (f.host + f.tail)).toFixed(2).padStart(9)}${r.total.toFixed(1).padStart(9)}${(r.total / f.total).toFixed(2).padStart(9)}${r.mean.toFixed(1).padStart(9)}${(r.mean / f.mean).toFixed(2).padStart(9)}`,
       );
     }
   }

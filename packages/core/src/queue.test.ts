@@ -237,4 +237,66 @@ describe.skipIf(!gpu)('queue: ordering, non-waiting calls, errors', () => {
     expect(early?.word(0)).toBe(words[0]);
     src.destroy();
   });
+  it('submitRead resolves with the first readback, submit with nothing; failures reject, never throw', async () => {
+    const q = new Queue(device, () => undefined);
+    const src = DeviceArray.from(device, new Uint32Array([5, 6, 7, 8]));
+    let made: Readback | undefined;
+    const got = await q.submitRead('read one', (rec) => {
+      made = rec.readback(src.buffer, 4, 4);
+    });
+    expect(got).toBe(made);
+    expect(got?.word(0)).toBe(6);
+    // Its readback buffer went back to the pool (the hot path settles the submission itself).
+    expect(q.pooledBuffers).toBe(1);
+    // A result made where the readback arrives; one that throws rejects the call.
+    expect(
+      await q.submitRead(
+        'mapped',
+        (rec) => void rec.readback(src.buffer, 8, 8),
+        undefined,
+        (rb) => rb?.word(1),
+      ),
+    ).toBe(8);
+    await expect(
+      q.submitRead(
+        'bad result',
+        (rec) => void rec.readback(src.buffer, 0, 4),
+        undefined,
+        () => {
+          throw new Error('result failed');
+        },
+      ),
+    ).rejects.toThrow(/result failed/);
+    expect(
+      await q.submitRead(
+        'no readback',
+        () => {},
+        undefined,
+        (rb) => (rb === undefined ? 'none' : 'some'),
+      ),
+    ).toBe('none');
+    expect(await q.submit('read one', (rec) => void rec.readback(src.buffer, 0, 4))).toBeUndefined();
+    expect(await q.submitRead('no readback', (rec) => rec.encoder.clearBuffer(src.buffer, 0, 0))).toBeUndefined();
+    // A recording that throws: a rejected promise (the turn released: the next call runs).
+    const throwing = () => {
+      throw new Error('recording failed');
+    };
+    for (const f of [() => q.submit('throws', throwing), () => q.submitRead('throws', throwing)]) {
+      let p: Promise<unknown> | undefined;
+      expect(() => {
+        p = f();
+      }).not.toThrow();
+      await expect(p).rejects.toThrow(/recording failed/);
+    }
+    // A submission that fails validation, with a readback: rejected, naming the call; the queue
+    // goes on (the device's queue: the one its uncaptured errors are recorded on).
+    await expect(
+      device.queue.submitRead('bad copy', (rec) => {
+        rec.encoder.copyBufferToBuffer(src.buffer, 0, src.buffer, 0, 1 << 20);
+        rec.readback(src.buffer, 0, 4);
+      }),
+    ).rejects.toThrow(/bad copy/);
+    expect((await device.queue.submitRead('after', (rec) => void rec.readback(src.buffer, 8, 4)))?.word(0)).toBe(7);
+    src.destroy();
+  });
 });

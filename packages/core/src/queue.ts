@@ -154,6 +154,11 @@ class PendingReadback implements Readback {
     return readbackClass(Math.max(4, Math.ceil(this.size / 4) * 4));
   }
 
+  /** Bytes mapped to read it: its size in whole words. */
+  get mappedBytes(): number {
+    return Math.ceil(this.size / 4) * 4;
+  }
+
   /** Takes the mapped bytes (the staging buffer is mapped). */
   take(): void {
     const words = Math.ceil(this.size / 4);
@@ -192,6 +197,10 @@ class PendingReadback implements Readback {
 function readbackClass(bytes: number): number {
   return bytes <= 256 ? 256 : 2 ** Math.ceil(Math.log2(bytes));
 }
+
+/** `submitRead`'s results: nothing (`submit`), the readback itself (the default). */
+const NOTHING = (): void => undefined;
+const SAME = (readback: Readback | undefined): Readback | undefined => readback;
 
 /** Reads of at most this many bytes keep their words instead of a copy of the mapped range. */
 const SMALL_READBACK = 16;
@@ -444,7 +453,7 @@ export class Queue {
    * `p`, or a DeviceLostError if the device is lost first. One handler on `GPUDevice.lost` serves
    * every wait (a reaction per call on that promise would pile up for the device's lifetime).
    */
-  private untilLost<T>(p: Promise<T>, label: string): Promise<T> {
+  private untilLost<T>(p: Promise<T>, label: string, thenPending?: string): Promise<T> {
     this.watchLoss();
     return new Promise<T>((resolve, reject) => {
       const fail = (e: Error) => {
@@ -454,6 +463,15 @@ export class Queue {
       p.then(
         (v) => {
           this.waiters.delete(fail);
+          // `thenPending`: the recorded errors thrown (naming it) before resolving, in this step.
+          if (thenPending !== undefined) {
+            try {
+              this.throwPending(thenPending);
+            } catch (e) {
+              reject(e);
+              return;
+            }
+          }
           resolve(v);
         },
         (e) => {
@@ -577,9 +595,96 @@ export class Queue {
    * queue, a submit records into the caller's encoder like `enqueue` (it must not read back), unless
    * `direct` (DeviceArray.read: a submission of its own).
    */
-  async submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
+  submit(label: string, record: (rec: Recorder) => void, turn?: Turn, direct = false): Promise<void> {
     if (this.external && !direct) return this.enqueue(label, record, turn);
-    const t = turn ?? this.reserve();
+    return this.submitting(label, record, turn ?? this.reserve(), NOTHING);
+  }
+
+  /**
+   * `submit`, resolving with `result(readback)` once the submission settled, `readback` being the
+   * first readback the recording made (undefined when it made none; by default the result is that
+   * readback). `result` runs where the submission settles, before the promise resolves: an engine
+   * (or its caller) that turns the bytes read back into its answer takes no promise step of its own
+   * (issue 12: each was a microtask turn and a closure between the GPU's answer and the caller's).
+   * An error thrown by `result` rejects the promise.
+   */
+  submitRead<T = Readback | undefined>(
+    label: string,
+    record: (rec: Recorder) => void,
+    turn?: Turn,
+    result: (readback: Readback | undefined) => T = SAME as (readback: Readback | undefined) => T,
+  ): Promise<T> {
+    if (this.external) {
+      // Recording into a caller's encoder: it must not read back (enqueue throws if it does).
+      return this.enqueue(label, record, turn).then(() => result(undefined));
+    }
+    return this.submitting(label, record, turn ?? this.reserve(), result);
+  }
+
+  /**
+   * What `submit` and `submitRead` share. Node's hot path (no turn to wait for, no profiling: Dawn
+   * reports errors synchronously, so there is no error scope) is no async function: it records,
+   * submits and returns the promise of its one readback's mapping, which settles the call (issue
+   * 12: each async layer was a frame and promise steps around every call). Everything else waits
+   * in `submitSlow`. Errors reject the returned promise, never throw.
+   */
+  private submitting<T>(
+    label: string,
+    record: (rec: Recorder) => void,
+    t: Turn,
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
+    if (t.ready || !SYNC_ERRORS) return this.submitSlow(label, record, t, result);
+    try {
+      this.checkAlive();
+      this.throwPending(label);
+    } catch (e) {
+      t.release();
+      return Promise.reject(e);
+    }
+    let rec: Recording;
+    this.recording = label;
+    try {
+      rec = this.record(label, record, true);
+    } catch (e) {
+      return Promise.reject(e);
+    } finally {
+      this.recording = undefined;
+      t.release();
+    }
+    if (rec.timing || rec.readbacks !== undefined) return this.settle(rec, label, false, result);
+    try {
+      return this.settleOne(rec, label, result);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * Settles a submission of at most one readback, without an error scope: throws the errors its
+   * recording raised (its readback never fills), else maps its readback (`mapOne`), or releases it
+   * at once when it has none.
+   */
+  private settleOne<T>(rec: Recording, label: string, result: (readback: Readback | undefined) => T): Promise<T> {
+    if (this.pending.length) {
+      // The submission failed validation: throw now (its readbacks never fill).
+      this.release(rec, true);
+      this.throwPending(label);
+    }
+    const rb0 = rec.readback0;
+    if (rb0) return this.mapOne(rb0, rec, label, result);
+    this.release(rec, false);
+    this.throwPending(label);
+    return Promise.resolve(result(undefined));
+  }
+
+  /** `submitting` with a turn to wait for, or an error scope (browsers). */
+  private async submitSlow<T>(
+    label: string,
+    record: (rec: Recorder) => void,
+    t: Turn,
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
     try {
       if (t.ready) await t.ready;
       this.checkAlive();
@@ -606,34 +711,30 @@ export class Queue {
       this.recording = undefined;
       t.release();
     }
-    const scope: Promise<GPUError | null> = scoped ? gpu.popErrorScope() : Promise.resolve(null);
-    if (!scoped && r && this.pending.length) {
-      // The submission failed validation: throw now (its readbacks never fill).
-      this.release(r, true);
-      this.throwPending(label);
-    }
     if (!r) {
-      await scope.catch(() => null);
+      if (scoped) await gpu.popErrorScope().catch(() => null);
       throw thrown;
     }
-    const rec = r;
-    if (!scoped && !rec.timing && rec.readbacks === undefined) {
-      // Node's hot path (issue 12): no scope to pop and at most one readback, so one promise to
-      // wait on (no Promise.all, no wrapper per wait).
-      const rb0 = rec.readback0;
-      if (rb0) {
-        try {
-          await this.mapOne(rb0, label);
-        } catch (e) {
-          this.release(rec, true);
-          this.checkAlive();
-          if (e instanceof WebdplError) throw e;
-          throw new GpuInternalError(`${label}: reading results back failed: ${(e as Error).message}`);
-        }
-      }
-      this.release(rec, false);
+    if (scoped || r.timing || r.readbacks !== undefined) return this.settle(r, label, scoped, result);
+    return this.settleOne(r, label, result);
+  }
+
+  /**
+   * Waits for a submission's readbacks (and timestamps) and, when `scoped`, its validation scope
+   * (pushed before the recording; popped here); resolves as `submitting` does.
+   */
+  private async settle<T>(
+    rec: Recording,
+    label: string,
+    scoped: boolean,
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
+    const gpu = this.device.gpu;
+    const scope: Promise<GPUError | null> = scoped ? gpu.popErrorScope() : Promise.resolve(null);
+    if (!scoped && this.pending.length) {
+      // The submission failed validation: throw now (its readbacks never fill).
+      this.release(rec, true);
       this.throwPending(label);
-      return;
     }
     // Start mapping now, so the readback round trip overlaps the error-scope round trip.
     const rbs = rec.readbacks ?? (rec.readback0 ? [rec.readback0] : []);
@@ -660,36 +761,66 @@ export class Queue {
     this.release(rec, error !== null);
     if (error) this.pending.unshift(typedError(label, error));
     this.throwPending(label);
+    return result(rec.readback0);
   }
 
   /**
-   * Maps one readback and takes its bytes; rejects with a DeviceLostError naming `label` when the
-   * device is lost first (as `untilLost`, in one promise).
+   * Maps the one readback of `rec` (its mapped range only, as the raw floor does), takes its bytes
+   * and settles the submission: its temporaries released, errors recorded meanwhile thrown; resolves
+   * with `result(rb)` (an error it throws rejects). Rejects with a DeviceLostError naming `label` when the
+   * device is lost first (as `untilLost`, in one promise), and with the map's failure as a
+   * GpuInternalError (after the loss check) when the mapping fails.
    */
-  private mapOne(rb: PendingReadback, label: string): Promise<void> {
+  private mapOne<T>(
+    rb: PendingReadback,
+    rec: Recording,
+    label: string,
+    result: (readback: Readback | undefined) => T,
+  ): Promise<T> {
     this.watchLoss();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const failed = (e: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.waiters.delete(fail);
+        this.release(rec, true);
+        try {
+          this.checkAlive();
+        } catch (lost) {
+          reject(lost);
+          return;
+        }
+        if (e instanceof WebdplError) reject(e);
+        else reject(new GpuInternalError(`${label}: reading results back failed: ${(e as Error)?.message}`));
+      };
       const fail = (e: Error) => {
-        reject(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
+        failed(e instanceof DeviceLostError ? new DeviceLostError(`${label}: ${e.message}`, e.reason) : e);
       };
       this.waiters.add(fail);
-      rb.staging.mapAsync(GPUMapMode.READ).then(
-        () => {
-          this.waiters.delete(fail);
-          try {
-            rb.take();
-            rb.staging.unmap();
-            this.returnReadback(rb.staging, rb.stagingSize);
-            resolve();
-          } catch (e) {
-            reject(e);
-          }
-        },
-        (e) => {
-          this.waiters.delete(fail);
+      rb.staging.mapAsync(GPUMapMode.READ, 0, rb.mappedBytes).then(() => {
+        if (settled) return;
+        try {
+          rb.take();
+          rb.staging.unmap();
+          this.returnReadback(rb.staging, rb.stagingSize);
+        } catch (e) {
+          failed(e);
+          return;
+        }
+        settled = true;
+        this.waiters.delete(fail);
+        this.release(rec, false);
+        let value: T;
+        try {
+          this.throwPending(label);
+          value = result(rb);
+        } catch (e) {
           reject(e);
-        },
-      );
+          return;
+        }
+        resolve(value);
+      }, failed);
     });
   }
 
@@ -805,12 +936,23 @@ export class Queue {
    * Waits until all submitted work finished, then throws the GPU errors of earlier calls not thrown
    * yet (calls submitted with `enqueue`); throws DeviceLostError if the device is lost meanwhile.
    */
-  async finish(): Promise<void> {
+  finish(): Promise<void> {
     // Calls that took their turn but have not submitted yet (compiling a pipeline) come first.
     const tail = this.order.tail;
-    if (tail) await tail.settled();
-    this.checkAlive();
-    await this.untilLost(this.device.gpu.queue.onSubmittedWorkDone(), 'finish');
-    this.throwPending('finish');
+    if (tail) return tail.settled().then(() => this.finishNow());
+    return this.finishNow();
+  }
+
+  /**
+   * `finish` with no turn pending: no async function, and the pending errors thrown in the step
+   * that sees the GPU done (issue 12: the probes' scans and transforms wait with it per call).
+   */
+  private finishNow(): Promise<void> {
+    try {
+      this.checkAlive();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.untilLost(this.device.gpu.queue.onSubmittedWorkDone(), 'finish', 'finish');
   }
 }

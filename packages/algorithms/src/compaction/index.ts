@@ -218,32 +218,42 @@ function copyPattern(
       dst.set(tmp.subarray(0, count));
       return count;
     },
-    gpu: async ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver, temp }) => {
-      const direct = out.length >= n;
+    gpu: ({ device, tuning, inputs: sides, outputs: [o], readBack, deliver, temp }) => {
+      // No async function: the engine's promise, then the count (issue 12: an async frame and its
+      // promise steps per call).
+      const compact = (input: DeviceArray): Promise<number> => {
+        const direct = out.length >= n;
+        const fn = stenciled ? predicateFragment(pred, [pt], negate) : undefined;
+        return compactDevice(
+          device,
+          {
+            label: algorithm,
+            input,
+            output: direct ? (o as DeviceArray) : temp(t, n),
+            keep: stCounted
+              ? { kind: 'element', fn, element: false, index: true }
+              : fn
+                ? stencilKeep(fn, pt)
+                : gpuKeep(keep, t),
+            inputs: stencil ? [sides[counted ? 0 : 1] as DeviceArray] : undefined,
+            write: 'compact',
+            finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
+            // Read back whichever array the kept elements went to.
+            readBack: readBack(0),
+            tuning,
+            tuningName: algorithm,
+          },
+          // Where the readback arrives (no promise step of its own).
+          (r) => {
+            if (r.count > out.length) throw tooShort(r.count);
+            deliver(0, r.bytes, r.count);
+            return r.count;
+          },
+        );
+      };
       // A counting input is written into a device temporary (the engine loads its input from a
       // binding); a counting stencil is the element's index in the element hook (`index: true`).
-      const input = counted ? await deviceCounting(device, n, temp) : (sides[0] as DeviceArray);
-      const fn = stenciled ? predicateFragment(pred, [pt], negate) : undefined;
-      const r = await compactDevice(device, {
-        label: algorithm,
-        input,
-        output: direct ? (o as DeviceArray) : temp(t, n),
-        keep: stCounted
-          ? { kind: 'element', fn, element: false, index: true }
-          : fn
-            ? stencilKeep(fn, pt)
-            : gpuKeep(keep, t),
-        inputs: stencil ? [sides[counted ? 0 : 1] as DeviceArray] : undefined,
-        write: 'compact',
-        finish: !direct && out.kind === 'device' ? { dst: out.array, mode: 'prefix', cap: out.length } : undefined,
-        // Read back whichever array the kept elements went to.
-        readBack: readBack(0),
-        tuning,
-        tuningName: algorithm,
-      });
-      if (r.count > out.length) throw tooShort(r.count);
-      deliver(0, r.bytes, r.count);
-      return r.count;
+      return counted ? deviceCounting(device, n, temp).then(compact) : compact(sides[0] as DeviceArray);
     },
   };
 }

@@ -267,6 +267,52 @@ describe('call order: tickets released out of order', () => {
   );
 });
 
+describe('the GPU hot path (a resolved device, DeviceArrays)', () => {
+  it.skipIf(!testDevice)(
+    'failures reject (never throw) and release the call order: the calls after them run',
+    async () => {
+      const device = testDevice as GpuDevice;
+      const strict = makeDevicePolicy(device, { fallback: 'error' });
+      const a = DeviceArray.from(device, Uint32Array.of(1, 2, 3, 4));
+      const gone = DeviceArray.create(device, 'u32', 4);
+      gone.destroy();
+      const failing = (how: 'throws' | 'rejects'): Pattern<number> => ({
+        algorithm: 'failing',
+        n: 4,
+        inputs: [{ kind: 'device', array: a, type: 'u32', length: 4 }],
+        empty: () => 0,
+        cpu: () => 0,
+        gpu: (): Promise<number> => {
+          if (how === 'throws') throw new Error('gpu part threw');
+          return Promise.reject(new Error('gpu part rejected'));
+        },
+      });
+      try {
+        for (let round = 0; round < 2; round++) {
+          let calls: Promise<unknown>[] = [];
+          expect(() => {
+            calls = [
+              reduce(strict, gone),
+              dispatch(strict, () => failing('throws')),
+              dispatch(strict, () => failing('rejects')),
+              reduce(strict, a, 0, 42 as never),
+            ];
+          }).not.toThrow();
+          const after = reduce(strict, a);
+          await expect(calls[0]).rejects.toThrow(/destroyed/);
+          await expect(calls[1]).rejects.toThrow(/gpu part threw/);
+          await expect(calls[2]).rejects.toThrow(/gpu part rejected/);
+          await expect(calls[3]).rejects.toThrow(/op/);
+          const settled = await Promise.race([after, new Promise((r) => setTimeout(() => r('stuck'), 5000))]);
+          expect(settled).toBe(10);
+        }
+      } finally {
+        a.destroy();
+      }
+    },
+  );
+});
+
 describe('front errors that the pattern layer shapes', () => {
   it.skipIf(!testDevice)('a lambda without identity names its source and suggests { identity }', async () => {
     const device = testDevice as GpuDevice;

@@ -44,6 +44,8 @@ import {
   type CpuBackend,
   checkPolicy,
   cpuFallback,
+  type HostPolicy,
+  type Policy,
   selectBackend,
   selectBackendNow,
   selectHostBackend,
@@ -311,74 +313,104 @@ function deviceSides<R>(p: Pattern<R>): { inputs: DeviceArray[]; outputs: Device
   return { inputs, outputs };
 }
 
-async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Promise<R> {
-  const pool = poolOf(device);
-  let releases: (() => void)[] | undefined;
-  const temp = (type: NumericType, n: number): DeviceArray => {
-    const t = pool.take(type, n);
-    (releases ??= []).push(t.release);
+/**
+ * The temporaries a GPU part takes from the staging pool (`GpuCall.temp`: host arrays' device
+ * sides and the engines' own), released once the part settled.
+ */
+class Temps {
+  private releases: (() => void)[] | undefined = undefined;
+
+  constructor(private readonly pool: StagingPool) {}
+
+  /** `GpuCall.temp` (a property: fronts destructure it). */
+  readonly take = (type: NumericType, n: number): DeviceArray => {
+    const t = this.pool.take(type, n);
+    (this.releases ??= []).push(t.release);
     return t.array;
   };
-  try {
-    const stage = p.stage ?? true;
-    // DeviceArrays only: nothing to upload, read back or deliver.
-    const sides = stage ? deviceSides(p) : undefined;
-    if (sides) {
-      return await p.gpu({
-        device,
-        tuning,
-        inputs: sides.inputs,
-        outputs: sides.outputs,
-        readBack: NO_READBACK,
-        deliver: NO_DELIVERY,
-        temp,
-      });
-    }
-    const upload = (a: CheckedArray): DeviceArray => {
-      const d = temp(a.type, a.length);
-      if (a.length) (d as DeviceArray<'u32'>).write(a.array as Uint32Array);
-      return d;
-    };
-    const ins = stage ? (p.inputs ?? []) : [];
-    const inputs: DeviceArray[] = [];
-    for (const [k, a] of ins.entries()) {
-      if (a.kind === 'device') {
-        inputs.push(a.array);
-        continue;
-      }
-      const twin = ins.findIndex((b) => sameHostArray(a, b));
-      if (twin < k) {
-        inputs.push(inputs[twin] as DeviceArray);
-        continue;
-      }
-      inputs.push(upload(a));
-    }
-    const outs = stage ? (p.outputs ?? []) : [];
-    const outputs = outs.map((o): DeviceArray => {
-      const a = o.arg;
-      const len = o.length ?? a.length;
-      if (a.kind === 'device') return len < a.length ? a.array.view(0, len) : a.array;
-      const shared = o.shareInput ? ins.findIndex((b) => sameHostArray(a, b)) : -1;
-      if (shared >= 0) return inputs[shared] as DeviceArray;
-      if (o.upload) return upload(a);
-      return temp(a.type, len);
-    });
-    return await p.gpu({
+
+  /**
+   * Released last-taken first, so the next call of the same shape takes the same buffers for the
+   * same arguments (the pool hands out the most recently released first).
+   */
+  release(): void {
+    const releases = this.releases;
+    if (!releases) return;
+    this.releases = undefined;
+    for (let k = releases.length - 1; k >= 0; k--) (releases[k] as () => void)();
+  }
+}
+
+/**
+ * What the GPU part of `p` gets: DeviceArrays as given; host inputs uploaded into temporaries
+ * (once per host array), host outputs backed by temporaries that `deliver` copies out.
+ */
+function gpuCall<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning, temps: Temps): GpuCall {
+  const temp = temps.take;
+  const stage = p.stage ?? true;
+  // DeviceArrays only: nothing to upload, read back or deliver.
+  const sides = stage ? deviceSides(p) : undefined;
+  if (sides) {
+    return {
       device,
       tuning,
-      inputs,
-      outputs,
-      readBack: (k) => outs[k]?.arg.kind === 'host',
-      deliver: (k, bytes, count) => {
-        const o = outs[k]?.arg;
-        if (o?.kind === 'host' && bytes && count > 0) copyInto(o.array, bytes, count);
-      },
+      inputs: sides.inputs,
+      outputs: sides.outputs,
+      readBack: NO_READBACK,
+      deliver: NO_DELIVERY,
       temp,
-    });
+    };
+  }
+  const upload = (a: CheckedArray): DeviceArray => {
+    const d = temp(a.type, a.length);
+    if (a.length) (d as DeviceArray<'u32'>).write(a.array as Uint32Array);
+    return d;
+  };
+  const ins = stage ? (p.inputs ?? []) : [];
+  const inputs: DeviceArray[] = [];
+  for (const [k, a] of ins.entries()) {
+    if (a.kind === 'device') {
+      inputs.push(a.array);
+      continue;
+    }
+    const twin = ins.findIndex((b) => sameHostArray(a, b));
+    if (twin < k) {
+      inputs.push(inputs[twin] as DeviceArray);
+      continue;
+    }
+    inputs.push(upload(a));
+  }
+  const outs = stage ? (p.outputs ?? []) : [];
+  const outputs = outs.map((o): DeviceArray => {
+    const a = o.arg;
+    const len = o.length ?? a.length;
+    if (a.kind === 'device') return len < a.length ? a.array.view(0, len) : a.array;
+    const shared = o.shareInput ? ins.findIndex((b) => sameHostArray(a, b)) : -1;
+    if (shared >= 0) return inputs[shared] as DeviceArray;
+    if (o.upload) return upload(a);
+    return temp(a.type, len);
+  });
+  return {
+    device,
+    tuning,
+    inputs,
+    outputs,
+    readBack: (k) => outs[k]?.arg.kind === 'host',
+    deliver: (k, bytes, count) => {
+      const o = outs[k]?.arg;
+      if (o?.kind === 'host' && bytes && count > 0) copyInto(o.array, bytes, count);
+    },
+    temp,
+  };
+}
+
+/** Runs the GPU part of `p` on `device` (a call recorded into a caller's encoder). */
+async function runGpu<R>(p: Pattern<R>, device: GpuDevice, tuning: Tuning): Promise<R> {
+  const temps = new Temps(poolOf(device));
+  try {
+    return await p.gpu(gpuCall(p, device, tuning, temps));
   } finally {
-    // Released last-taken first, so the next call of the same shape takes the same buffers for the
-    // same arguments (the pool hands out the most recently released first).
-    if (releases) for (let k = releases.length - 1; k >= 0; k--) (releases[k] as () => void)();
+    temps.release();
   }
 }
 
@@ -401,24 +433,65 @@ function deviceSpecific(e: unknown): boolean {
  * Runs one algorithm call under `policy`. `declare` checks the front's arguments and returns the
  * call's pattern; it runs after the policy check, so every error names the argument at fault.
  */
-export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): Promise<R> {
-  const pol = checkPolicy(policy);
-  if (pol.kind === 'host') {
-    // Host policies: no GPU part to order and nothing to await before the bricks run.
-    const p = declare();
-    const backend = selectHostBackend(pol, hasDeviceArrays(p) ? requestOf(p) : hostRequest(p));
-    if (p.n === 0) return p.empty();
-    return runCpu(p, backend as CpuBackend);
+export function dispatch<R>(policy: unknown, declare: () => Pattern<R>): Promise<R> {
+  let pol: Policy;
+  try {
+    pol = checkPolicy(policy);
+  } catch (e) {
+    return Promise.reject(e);
   }
+  // Host policies: no GPU part to order and nothing to await before the bricks run.
+  if (pol.kind === 'host') return dispatchHost(pol, declare);
   // Take this call's place in the order of GPU parts now, synchronously (see `order`).
   const ticket = order.take();
+  let p: Pattern<R>;
+  let req: BackendRequest;
+  let now: Backend | undefined;
+  let encoder: GPUCommandEncoder | undefined;
   try {
-    const p = declare();
-    const encoder = pol.kind === 'device' ? pol.encoder : undefined;
+    p = declare();
+    encoder = pol.kind === 'device' ? pol.encoder : undefined;
     if (encoder) checkRecordable(p);
-    const req = requestOf(p);
+    req = requestOf(p);
     // Without a promise where the device is known (the per-call fast path); else awaited.
-    const backend: Backend = selectBackendNow(pol, req) ?? (await selectBackend(pol, req));
+    now = selectBackendNow(pol, req);
+  } catch (e) {
+    order.release(ticket);
+    return Promise.reject(e);
+  }
+  // The per-call hot path (issue 12): a GPU part on a known device whose turn has come, neither
+  // recorded into an encoder nor measured, runs with no async function of dispatch's own (each was
+  // a frame and promise steps per call); everything else in `dispatchRest`, in the same order.
+  if (now?.kind === 'gpu' && !encoder && !now.measure && p.n !== 0 && order.isNext(ticket)) {
+    return runOnGpu(p, policy, req, now.device, now.tuning, ticket);
+  }
+  return dispatchRest(p, pol, policy, req, now, encoder, ticket);
+}
+
+/** `dispatch` under a host policy. */
+async function dispatchHost<R>(pol: HostPolicy, declare: () => Pattern<R>): Promise<R> {
+  const p = declare();
+  const backend = selectHostBackend(pol, hasDeviceArrays(p) ? requestOf(p) : hostRequest(p));
+  if (p.n === 0) return p.empty();
+  return runCpu(p, backend as CpuBackend);
+}
+
+/**
+ * The rest of `dispatch` where the backend is not known yet (`now` undefined), the call waits for
+ * its turn, runs on the CPU, is measured (execution.auto on host arrays) or recorded into an
+ * encoder, or has no elements. Releases `ticket` once the call settled.
+ */
+async function dispatchRest<R>(
+  p: Pattern<R>,
+  pol: Policy,
+  policy: unknown,
+  req: BackendRequest,
+  now: Backend | undefined,
+  encoder: GPUCommandEncoder | undefined,
+  ticket: number,
+): Promise<R> {
+  try {
+    const backend: Backend = now ?? (await selectBackend(pol, req));
     if (p.n === 0) return p.empty();
     if (backend.kind !== 'gpu') order.release(ticket);
     else {
@@ -428,14 +501,73 @@ export async function dispatch<R>(policy: unknown, declare: () => Pattern<R>): P
     if (encoder && backend.kind === 'gpu') {
       return await backend.device.queue.recordInto(encoder, () => runGpu(p, backend.device, backend.tuning));
     }
-    if (!backend.measure) return await run(p, policy, req, backend);
     // execution.auto on host arrays learns its crossover from the calls' end-to-end times.
-    const t0 = performance.now();
-    const r = await run(p, policy, req, backend);
-    backend.measure(performance.now() - t0);
+    const t0 = backend.measure ? performance.now() : 0;
+    let r: R;
+    switch (backend.kind) {
+      case 'seq':
+      case 'par':
+        r = await runCpu(p, backend);
+        break;
+      case 'gpu':
+        r = await runOnGpu(p, policy, req, backend.device, backend.tuning);
+        break;
+      default:
+        return assertNever(backend);
+    }
+    backend.measure?.(performance.now() - t0);
     return r;
   } finally {
     order.release(ticket);
+  }
+}
+
+/**
+ * Runs the GPU part of `p` on `device`: its temporaries released once it settled, a failure the
+ * CPU would not have run on the CPU where the policy falls back (`gpuFailed`), and then `ticket`
+ * released when one is given.
+ */
+function runOnGpu<R>(
+  p: Pattern<R>,
+  policy: unknown,
+  req: BackendRequest,
+  device: GpuDevice,
+  tuning: Tuning,
+  ticket?: number,
+): Promise<R> {
+  const temps = new Temps(poolOf(device));
+  let part: Promise<R>;
+  try {
+    part = p.gpu(gpuCall(p, device, tuning, temps));
+  } catch (e) {
+    part = Promise.reject(e);
+  }
+  return part.then(
+    (r) => {
+      temps.release();
+      if (ticket !== undefined) order.release(ticket);
+      return r;
+    },
+    (e) => {
+      temps.release();
+      return failedOnGpu(p, policy, req, device, e, ticket);
+    },
+  );
+}
+
+/** `gpuFailed`, then `ticket` released (when given) whatever happens. */
+async function failedOnGpu<R>(
+  p: Pattern<R>,
+  policy: unknown,
+  req: BackendRequest,
+  device: GpuDevice,
+  e: unknown,
+  ticket: number | undefined,
+): Promise<R> {
+  try {
+    return await gpuFailed(p, policy, req, device, e);
+  } finally {
+    if (ticket !== undefined) order.release(ticket);
   }
 }
 
@@ -485,6 +617,11 @@ class CallOrder {
     return this.next++;
   }
 
+  /** Whether every earlier ticket was released (`turn` would not wait). */
+  isNext(ticket: number): boolean {
+    return this.low >= ticket;
+  }
+
   /** Resolves once every earlier ticket was released (at once, with no promise, when they were). */
   turn(ticket: number): Promise<void> | undefined {
     if (this.low >= ticket) return undefined;
@@ -520,32 +657,28 @@ class CallOrder {
 
 const order = new CallOrder();
 
-async function run<R>(p: Pattern<R>, policy: unknown, req: BackendRequest, backend: Backend): Promise<R> {
-  switch (backend.kind) {
-    case 'seq':
-    case 'par':
-      return runCpu(p, backend);
-    case 'gpu': {
-      const { device } = backend;
-      try {
-        return await runGpu(p, device, backend.tuning);
-      } catch (e) {
-        // Whatever a call saw while its device went away (a rejected pipeline, a failed map) is
-        // the device loss.
-        const err =
-          device.lost && !(e instanceof DeviceLostError)
-            ? new DeviceLostError(
-                `${p.algorithm}: device '${device.info.name}' was lost during the call (${(e as Error)?.message ?? e})`,
-                'lost',
-              )
-            : e;
-        if (!deviceSpecific(err)) throw err;
-        const fallback = cpuFallback(policy, req);
-        if (fallback === undefined || fallback.kind === 'gpu') throw err;
-        return runCpu(p, fallback);
-      }
-    }
-    default:
-      return assertNever(backend);
-  }
+/**
+ * A GPU part failed with `e`: rethrown, unless it failed in a way the CPU would not (see
+ * `deviceSpecific`) and the policy falls back, then the call runs on the CPU.
+ */
+function gpuFailed<R>(
+  p: Pattern<R>,
+  policy: unknown,
+  req: BackendRequest,
+  device: GpuDevice,
+  e: unknown,
+): R | Promise<R> {
+  // Whatever a call saw while its device went away (a rejected pipeline, a failed map) is the
+  // device loss.
+  const err =
+    device.lost && !(e instanceof DeviceLostError)
+      ? new DeviceLostError(
+          `${p.algorithm}: device '${device.info.name}' was lost during the call (${(e as Error)?.message ?? e})`,
+          'lost',
+        )
+      : e;
+  if (!deviceSpecific(err)) throw err;
+  const fallback = cpuFallback(policy, req);
+  if (fallback === undefined || fallback.kind === 'gpu') throw err;
+  return runCpu(p, fallback);
 }

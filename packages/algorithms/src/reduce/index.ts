@@ -48,18 +48,24 @@ export function reduce(policy: Policy, input: ArrayArg | Counting, init?: number
       gpuCheck: () => identityReason(fn, t),
       empty: () => start,
       cpu: ({ backend, inputs: [x] }) => cpuReduce(backend, x as HostArray, start, fn),
-      gpu: async ({ device, tuning, inputs }) => {
-        const bytes = await transformReduceDevice(device, {
-          label: 'reduce',
-          inputs,
-          load: identityLoad(t),
-          combiner: combinerOf(fn, t),
-          commutative: fn.commutative,
-          tuning,
-        });
-        const f = fn.js([t, t]) as (a: number, b: number) => number;
-        return coerce(t, f(start, decodeScalar(t, bytes)));
-      },
+      // No async function, no promise step: the fold with init runs where the readback arrives
+      // (issue 12).
+      gpu: ({ device, tuning, inputs }) =>
+        transformReduceDevice(
+          device,
+          {
+            label: 'reduce',
+            inputs,
+            load: identityLoad(t),
+            combiner: combinerOf(fn, t),
+            commutative: fn.commutative,
+            tuning,
+          },
+          (bytes) => {
+            const f = fn.js([t, t]) as (a: number, b: number) => number;
+            return coerce(t, f(start, decodeScalar(t, bytes)));
+          },
+        ),
     });
   });
 }

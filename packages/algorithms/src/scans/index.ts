@@ -114,9 +114,10 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
         else await cpuInclusiveScan(backend, x as HostArray, y as HostArray, fn, init, options);
         return result;
       },
-      gpu: async ({ device, tuning, inputs: [x], outputs: [y], readBack, deliver }) => {
+      // No async function: the engine's promise, then the delivery (issue 12).
+      gpu: ({ device, tuning, inputs: [x], outputs: [y], readBack, deliver }) => {
         const start = init ?? (fn.identity(v) as number);
-        const bytes = await scanDevice(device, {
+        return scanDevice(device, {
           label: c.algorithm,
           input: x as DeviceArray,
           output: y as DeviceArray,
@@ -134,9 +135,10 @@ function scanFront<O extends ArrayArg>(c: ScanCall): Promise<O> {
           tuning,
           tuningName: c.algorithm,
           readBack: readBack(0),
+        }).then((bytes) => {
+          deliver(0, bytes, n);
+          return result;
         });
-        deliver(0, bytes, n);
-        return result;
       },
     };
   });

@@ -31,6 +31,7 @@ import {
   dispatchCache,
   fragment,
   type GpuDevice,
+  type LruCache,
   mangle,
   type NumericType,
   type Owned,
@@ -39,6 +40,7 @@ import {
   plus,
   type Readback,
   type Recorder,
+  type Turn,
   UnsupportedOnDeviceError,
   type WgslFragment,
 } from '@webdpl/core';
@@ -218,6 +220,8 @@ interface SegmentPlan {
 
 interface EngineCall {
   readonly label: string;
+  /** What the call resolves with, made from its result where the readback arrives (compactDevice's). */
+  readonly after?: (r: RunResult) => unknown;
   readonly input: DeviceArray;
   readonly output: DeviceArray;
   /** The keys output of 'by-key-runs'. */
@@ -248,8 +252,8 @@ const NO_TUNING: Readonly<Record<string, number | boolean>> = Object.freeze({});
  * Runs a scan: output[i] = init op v0 op ... op vi (inclusive) or init op v0 op ... op v(i-1)
  * (exclusive), v = gen(input[i]). Returns the output's bytes when `readBack`.
  */
-export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Promise<ArrayBuffer | undefined> {
-  const r = await run(device, {
+export function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Promise<ArrayBuffer | undefined> {
+  return run(device, {
     label: req.label,
     input: req.input,
     output: req.output,
@@ -262,7 +266,11 @@ export async function scanDevice(device: GpuDevice, req: ScanDeviceRequest): Pro
     tuningName: req.tuningName ?? SCAN_ENGINE,
     readBack: req.readBack ?? false,
     more: req.more ?? [],
-  });
+  }).then(bytesOf);
+}
+
+/** The bytes read back of a call's result (a function, not a closure per call). */
+function bytesOf(r: RunResult): ArrayBuffer | undefined {
   return r.bytes;
 }
 
@@ -373,10 +381,19 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
   return { count: r.count, values: r.bytes, keys: r.keyBytes };
 }
 
-/** Runs a compaction and returns the number of kept elements (and the output's bytes when asked). */
-export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Promise<CompactResult> {
+/**
+ * Runs a compaction and returns the number of kept elements (and the output's bytes when asked).
+ * With `after`: resolves with `after(result)`, made where the readback arrives (no promise step
+ * between it and the caller's answer, issue 12); an error `after` throws rejects.
+ */
+export function compactDevice<T = CompactResult>(
+  device: GpuDevice,
+  req: CompactDeviceRequest,
+  after?: (r: CompactResult) => T,
+): Promise<T> {
   return run(device, {
     label: req.label,
+    after,
     input: req.input,
     output: req.output,
     streams: streamsOf(req.keep, req.inputs, req.keys),
@@ -389,7 +406,7 @@ export function compactDevice(device: GpuDevice, req: CompactDeviceRequest): Pro
     readBack: req.readBack ?? false,
     finish: req.finish,
     more: req.more ?? [],
-  });
+  }) as Promise<unknown> as Promise<T>;
 }
 
 /** Why a compaction of `n` elements cannot run on `device`, if it cannot (its output is bound whole). */
@@ -727,94 +744,67 @@ function sameScan(last: LastScan, call: EngineCall): boolean {
   return finish === undefined || sameSlot(parts, k, finish.dst);
 }
 
-async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult & { keyBytes?: ArrayBuffer }> {
-  const { compaction, counted, t, inPlace, copyInput, copyStream, copied, leaves, key } = preparedFor(device, call);
-  const n = call.input.length;
-  const cache = dispatchCache<ScanPlan>(device, 'scan');
-  let plan = copied ? undefined : cache.get(key);
-  // A cached plan's kernel fitted the device's storage buffers when it was built (its key names the
-  // generate and write hooks): the count is taken on plan misses only.
-  if (!plan && !compactionFits(device, call.gen, call.write)) {
-    throw new UnsupportedOnDeviceError(
-      `${call.label}: the kernel binds ${bindingsOf(call.gen, call.write, false)} storage buffers; the device allows ${device.limits.maxStorageBuffersPerShaderStage}`,
-    );
+type RunResult = CompactResult & { keyBytes?: ArrayBuffer };
+
+/**
+ * Runs a call of the engine. A call whose plan is cached and copies nothing runs no async
+ * function (issue 12: an async frame and its promise steps per call): it submits at once and
+ * returns the submission's promise, then the result; everything else goes through `runBuilding`.
+ * Errors reject, as before.
+ */
+function run(device: GpuDevice, call: EngineCall): Promise<RunResult> {
+  try {
+    const prepared = preparedFor(device, call);
+    const { copied, leaves, key } = prepared;
+    const cache = dispatchCache<ScanPlan>(device, 'scan');
+    let plan = copied ? undefined : cache.get(key);
+    // A cached plan's kernel fitted the device's storage buffers when it was built (its key names
+    // the generate and write hooks): the count is taken on plan misses only.
+    if (!plan && !compactionFits(device, call.gen, call.write)) {
+      throw new UnsupportedOnDeviceError(
+        `${call.label}: the kernel binds ${bindingsOf(call.gen, call.write, false)} storage buffers; the device allows ${device.limits.maxStorageBuffersPerShaderStage}`,
+      );
+    }
+    if (
+      plan &&
+      (!sameLeaves(plan.leaves, leaves) ||
+        scratchBuffer(device, 'scan-lookback', plan.stateAt + plan.stateBytes) !== plan.ctrl)
+    ) {
+      plan = undefined;
+    }
+    if (!plan) return runBuilding(device, call, prepared, cache);
+    // The call's place in the device's call order.
+    return submitPlan(device, call, prepared, plan, call.input, call.streams, device.queue.reserve());
+  } catch (e) {
+    return Promise.reject(e);
   }
+}
+
+/** A call that builds its plan (a cache miss, or a call that copies an input or a stream). */
+async function runBuilding(
+  device: GpuDevice,
+  call: EngineCall,
+  prepared: Prepared,
+  cache: LruCache<ScanPlan>,
+): Promise<RunResult> {
+  const { t, inPlace, copyInput, copyStream, copied, leaves, key } = prepared;
+  const n = call.input.length;
   const input = copyInput ? DeviceArray.create(device, call.input.type, n) : call.input;
   const streams = copied
     ? call.streams.map((a, k) => (copyStream[k] ? DeviceArray.create(device, a.type, n) : a))
     : call.streams;
-  if (
-    plan &&
-    (!sameLeaves(plan.leaves, leaves) ||
-      scratchBuffer(device, 'scan-lookback', plan.stateAt + plan.stateBytes) !== plan.ctrl)
-  ) {
-    plan = undefined;
-  }
   // The call's place in the device's call order, before anything that may wait.
   const turn = device.queue.reserve();
+  let plan: ScanPlan | undefined;
   try {
-    if (!plan) {
-      try {
-        plan = await buildPlan(device, call, t, input, streams, inPlace, leaves);
-      } catch (e) {
-        turn.release();
-        throw e;
-      }
-      if (!copied) cache.set(key, plan);
+    try {
+      plan = await buildPlan(device, call, t, input, streams, inPlace, leaves);
+    } catch (e) {
+      turn.release();
+      throw e;
     }
-    const p = plan;
-    let countRb: Readback | undefined;
-    let outRb: { data(): ArrayBuffer } | undefined;
-    let keysRb: { data(): ArrayBuffer } | undefined;
-    const more = call.more;
-    const moreRb: ({ data(): ArrayBuffer } | undefined)[] | undefined = more.length > 0 ? [] : undefined;
-    const S = p.segments;
-    const record = (rec: Recorder) => {
-      const enc = rec.encoder;
-      if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
-      // Loops, not forEach: no closure per call on the hot path (issue 12).
-      if (copied) {
-        for (let k = 0; k < call.streams.length; k++) {
-          const a = call.streams[k] as DeviceArray;
-          if (copyStream[k])
-            enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
-        }
-      }
-      // The segments' tile counters (ctrl's first S words) and the tile states of chained
-      // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
-      if (p.clear) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
-      const pass = rec.beginPass(call.label);
-      recordSteps(rec, pass, p.steps);
-      pass.end();
-      if (p.tailCount > 0) {
-        enc.copyBufferToBuffer(
-          p.ctrl,
-          2 * S * 4,
-          call.output.buffer,
-          (call.output.offset + n - p.tailCount) * 4,
-          p.tailCount * 4,
-        );
-      }
-      if (compaction) countRb = rec.readback(p.ctrl, (2 * S - 1) * 4, 4);
-      else if (counted) countRb = rec.readback(p.ctrl, runsCountWord(S - 1, S) * 4, 4);
-      // Outputs bound whole may be shorter than n (runs by key): their length.
-      if (call.readBack)
-        outRb = rec.readback(call.output.buffer, call.output.byteOffset, Math.min(n, call.output.length) * 4);
-      if (call.readBack && call.keysOut) {
-        keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
-      }
-      if (moreRb) {
-        for (let q = 0; q < more.length; q++) {
-          const m = more[q] as MoreOutput;
-          moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
-        }
-      }
-    };
-    if (counted || call.readBack) await device.queue.submit(call.label, record, turn);
-    else await device.queue.enqueue(call.label, record, turn);
-    const count = countRb ? countRb.word(0) : n;
-    const moreBytes = moreRb?.map((b) => b?.data());
-    return { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
+    if (!copied) cache.set(key, plan);
+    return await submitPlan(device, call, prepared, plan, input, streams, turn);
   } finally {
     if (copyInput) input.discard();
     if (copied) {
@@ -822,6 +812,80 @@ async function run(device: GpuDevice, call: EngineCall): Promise<CompactResult &
       for (const b of plan?.owned ?? []) device.queue.retire(b);
     }
   }
+}
+
+/**
+ * Records a call's plan (after copying the input and streams into `input` and `streams` when the
+ * call copies them) and submits it in its turn; resolves with the count and what was read back.
+ */
+function submitPlan(
+  device: GpuDevice,
+  call: EngineCall,
+  prepared: Prepared,
+  p: ScanPlan,
+  input: DeviceArray,
+  streams: readonly DeviceArray[],
+  turn: Turn,
+): Promise<RunResult> {
+  const { compaction, counted, copyInput, copyStream, copied } = prepared;
+  const n = call.input.length;
+  let countRb: Readback | undefined;
+  let outRb: { data(): ArrayBuffer } | undefined;
+  let keysRb: { data(): ArrayBuffer } | undefined;
+  const more = call.more;
+  const moreRb: ({ data(): ArrayBuffer } | undefined)[] | undefined = more.length > 0 ? [] : undefined;
+  const S = p.segments;
+  const record = (rec: Recorder) => {
+    const enc = rec.encoder;
+    if (copyInput) enc.copyBufferToBuffer(call.input.buffer, call.input.byteOffset, input.buffer, 0, n * 4);
+    // Loops, not forEach: no closure per call on the hot path (issue 12).
+    if (copied) {
+      for (let k = 0; k < call.streams.length; k++) {
+        const a = call.streams[k] as DeviceArray;
+        if (copyStream[k]) enc.copyBufferToBuffer(a.buffer, a.byteOffset, (streams[k] as DeviceArray).buffer, 0, n * 4);
+      }
+    }
+    // The segments' tile counters (ctrl's first S words) and the tile states of chained
+    // segments (their slots lie anywhere in [0, totalTiles)) in one clear: they share a buffer.
+    if (p.clear) enc.clearBuffer(p.ctrl, 0, p.stateAt + p.totalTiles * p.stateWordsPerTile * 4);
+    const pass = rec.beginPass(call.label);
+    recordSteps(rec, pass, p.steps);
+    pass.end();
+    if (p.tailCount > 0) {
+      enc.copyBufferToBuffer(
+        p.ctrl,
+        2 * S * 4,
+        call.output.buffer,
+        (call.output.offset + n - p.tailCount) * 4,
+        p.tailCount * 4,
+      );
+    }
+    if (compaction) countRb = rec.readback(p.ctrl, (2 * S - 1) * 4, 4);
+    else if (counted) countRb = rec.readback(p.ctrl, runsCountWord(S - 1, S) * 4, 4);
+    // Outputs bound whole may be shorter than n (runs by key): their length.
+    if (call.readBack)
+      outRb = rec.readback(call.output.buffer, call.output.byteOffset, Math.min(n, call.output.length) * 4);
+    if (call.readBack && call.keysOut) {
+      keysRb = rec.readback(call.keysOut.buffer, call.keysOut.byteOffset, Math.min(n, call.keysOut.length) * 4);
+    }
+    if (moreRb) {
+      for (let q = 0; q < more.length; q++) {
+        const m = more[q] as MoreOutput;
+        moreRb[q] = m.readBack ? rec.readback(m.output.buffer, m.output.byteOffset, n * 4) : undefined;
+      }
+    }
+  };
+  const result = (): RunResult => {
+    const count = countRb ? countRb.word(0) : n;
+    const moreBytes = moreRb?.map((b) => b?.data());
+    const r: RunResult = { count, bytes: outRb?.data(), keyBytes: keysRb?.data(), moreBytes };
+    // The caller's answer (`EngineCall.after`) where it has one: typed by compactDevice's overload.
+    return call.after ? (call.after(r) as RunResult) : r;
+  };
+  // A call that reads back takes its result where the readback arrives (no promise step of its own).
+  return counted || call.readBack
+    ? device.queue.submitRead(call.label, record, turn, result)
+    : device.queue.enqueue(call.label, record, turn).then(result);
 }
 
 /** Builds the pipelines, bind groups and parameter buffers of a call (the cold path). */

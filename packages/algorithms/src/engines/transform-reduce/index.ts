@@ -21,6 +21,7 @@ import {
   paramsBuffer,
   pipelineFor,
   type Readback,
+  type Turn,
   type WgslFragment,
 } from '@webdpl/core';
 import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
@@ -111,58 +112,98 @@ interface ReducePlan extends Owned {
  * Per call on arrays seen before (same shape, tuning and arrays) nothing is built: the pipelines,
  * bind groups and parameter buffers come from a per-device cache, and the call records its
  * dispatches and the 4-byte readback into one command buffer (one error scope, one wait).
+ * With `result`: resolves with `result(readback)`, run where the readback arrives (no promise step
+ * between it and the caller's answer, e.g. a front's fold of init with the reduced value).
  */
-export async function transformReduceDevice(device: GpuDevice, req: TransformReduceRequest): Promise<Readback> {
-  const stride = req.combiner.bytes;
-  // A call like the device's last one (the same request fields, arrays and tuning object) takes
-  // its plan key without building it (issue 12); the key is still looked up, so an evicted plan
-  // is rebuilt.
-  const last = lastCalls.get(device);
-  const sameAsLast = last !== undefined && sameCall(last, req);
-  const keyed = sameAsLast ? undefined : planKeyOf(device, req);
-  const planKey = keyed ? keyed.planKey : (last as LastCall).planKey;
-  // The call's place in the device's call order, before anything that may wait.
-  const turn = device.queue.reserve();
-  const cache = dispatchCache<ReducePlan>(device, 'transform-reduce');
-  let plan = cache.get(planKey);
-  if (
-    plan &&
-    (plan.loadCode !== req.load.code ||
-      plan.combineCode !== req.combiner.combine.code ||
-      scratchBuffer(device, partialsKey(stride), plan.partialBytes) !== plan.partials)
-  ) {
-    plan = undefined;
-  }
-  if (!plan) {
-    const k = keyed ?? planKeyOf(device, req);
-    try {
-      plan = await buildPlan(device, req, k.t, k.kernelKey, {
-        n: k.n,
-        path: k.path,
-        subgroups: k.subgroups,
-        minSubgroupSize: k.minSubgroupSize,
-      });
-    } catch (e) {
-      turn.release();
-      throw e;
+export function transformReduceDevice<T = Readback>(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  result?: (readback: Readback) => T,
+): Promise<T> {
+  // No async function on the hot path (a plan cached): the promise of the queue's submission is
+  // the call's, with no promise step of its own (issue 12). Errors reject, as before.
+  try {
+    const stride = req.combiner.bytes;
+    // A call like the device's last one (the same request fields, arrays and tuning object) takes
+    // its plan key without building it (issue 12); the key is still looked up, so an evicted plan
+    // is rebuilt.
+    const last = lastCalls.get(device);
+    const sameAsLast = last !== undefined && sameCall(last, req);
+    const keyed = sameAsLast ? undefined : planKeyOf(device, req);
+    const planKey = keyed ? keyed.planKey : (last as LastCall).planKey;
+    // The call's place in the device's call order, before anything that may wait.
+    const turn = device.queue.reserve();
+    const cache = dispatchCache<ReducePlan>(device, 'transform-reduce');
+    let plan = cache.get(planKey);
+    if (
+      plan &&
+      (plan.loadCode !== req.load.code ||
+        plan.combineCode !== req.combiner.combine.code ||
+        scratchBuffer(device, partialsKey(stride), plan.partialBytes) !== plan.partials)
+    ) {
+      plan = undefined;
     }
-    cache.set(planKey, plan);
+    if (!plan) return buildThenSubmit(device, req, keyed ?? planKeyOf(device, req), planKey, sameAsLast, turn, result);
+    if (!sameAsLast) lastCalls.set(device, lastCallOf(req, planKey));
+    return submitPlan(device, req, plan, turn, result);
+  } catch (e) {
+    return Promise.reject(e);
   }
+}
+
+/** The cold path of a call: builds its plan (releasing the turn if that fails), caches it and submits. */
+async function buildThenSubmit<T>(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  k: ReturnType<typeof planKeyOf>,
+  planKey: string,
+  sameAsLast: boolean,
+  turn: Turn,
+  result: ((readback: Readback) => T) | undefined,
+): Promise<T> {
+  let plan: ReducePlan;
+  try {
+    plan = await buildPlan(device, req, k.t, k.kernelKey, {
+      n: k.n,
+      path: k.path,
+      subgroups: k.subgroups,
+      minSubgroupSize: k.minSubgroupSize,
+    });
+  } catch (e) {
+    turn.release();
+    throw e;
+  }
+  dispatchCache<ReducePlan>(device, 'transform-reduce').set(planKey, plan);
   if (!sameAsLast) lastCalls.set(device, lastCallOf(req, planKey));
-  const p = plan;
-  let rb: Readback | undefined;
-  await device.queue.submit(
+  return submitPlan(device, req, plan, turn, result);
+}
+
+/**
+ * Records a plan's dispatches and the accumulator's readback and submits them; resolves with
+ * `result(readback)`, or the readback.
+ */
+function submitPlan<T>(
+  device: GpuDevice,
+  req: TransformReduceRequest,
+  p: ReducePlan,
+  turn: Turn,
+  result: ((readback: Readback) => T) | undefined,
+): Promise<T> {
+  const stride = req.combiner.bytes;
+  return device.queue.submitRead(
     req.label,
     (rec) => {
       const pass = rec.beginPass(req.label);
       recordSteps(rec, pass, p.steps);
       pass.end();
-      rb = rec.readback(p.partials, p.resultAt, stride);
+      rec.readback(p.partials, p.resultAt, stride);
     },
     turn,
+    (result ?? SAME) as (readback: Readback | undefined) => T,
   );
-  return rb as Readback;
 }
+
+const SAME = (readback: Readback): Readback => readback;
 
 /** A call's tuning, geometry choices and cache keys (the kernel's, and the plan's). */
 function planKeyOf(device: GpuDevice, req: TransformReduceRequest) {
