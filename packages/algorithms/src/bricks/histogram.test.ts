@@ -79,8 +79,8 @@ describe.each(testBackends(pool))('cpuHistogram exact bins on $name', ({ backend
   for (const c of CASES) {
     it(`${c.type} ${c.kind} ${c.bins} bins: tails, sizes around the bin count, shared input`, async () => {
       const tails = Array.from({ length: 18 }, (_, i) => i);
-      // Around WIDE_MIN (4096): every tail length of the wide loop's steps.
-      const wide = c.scale >= 16 ? Array.from({ length: 18 }, (_, i) => 4094 + i) : [];
+      // Around WIDE_MIN (512) and 4096: every tail length of the wide loop's steps.
+      const wide = c.scale >= 16 ? Array.from({ length: 36 }, (_, i) => (i < 18 ? 510 : 4094 - 18) + i) : [];
       const sizes = [...tails, ...wide, c.bins - 1, c.bins, c.bins + 1, c.bins + 3, 4099, 2 ** 17 + 3];
       for (const n of [...new Set(sizes)].filter((s) => s >= 0)) {
         const x = data(c, n, c.bins);

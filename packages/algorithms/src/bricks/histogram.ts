@@ -60,14 +60,14 @@ const HIST_UNROLL = 8;
  * 256 KiB. u32, 256 bins of 2^16, 2^20 elements: 0.87 -> 0.81 ms (the plain loop 0.76-1.5 ms; no
  * check in the checked loop's place, not exact: 0.75; docs/benchmarks/cpu-catalogue-2026-11-24c.md).
  */
-const WIDE_MIN = 4096;
+const WIDE_MIN = 512;
 
 /**
  * Elements of the sample that decides the wide loop (at most 1/16 of them outside the bins). With
  * nearly all values outside (u32 over the whole range into bins over [0, 2^24), 2^22 elements) the
  * wide loop ran 3.73 ms against the checked loop's 1.98; with all inside 2.98 against 3.66.
  */
-const WIDE_SAMPLE = 1024;
+const WIDE_SAMPLE = 256;
 
 /**
  * The kernel source: over x[b, e) into f[c + bin]; x2 holds the parameters
@@ -110,7 +110,8 @@ function warmCalls(type: NumericType, kind: CpuBinKind): string {
         : '[0, 2, 1], ';
   // Twice over: V8 allocates the feedback vector lazily (after some bytecode has run), so the first
   // calls may leave a branch without feedback.
-  // 'shift': WIDE_MIN + 3 elements (the wide loop when w = 31, with a tail), wx over and over.
+  // 'shift': WIDE_MIN + 3 elements (the wide loop when w = 31, with a tail), wx over and over (a
+  // bigger WIDE_MIN made this warm-up the most of it: 4099 elements, ~6 ms against 0.2 without).
   return `const wx = ${warmArray(type, gen)}, wf = ${warmArray('u32')};
   const wl = new wx.constructor(${WIDE_MIN + 3});
   for (let i = 0; i < wl.length; i++) wl[i] = wx[i % wx.length];

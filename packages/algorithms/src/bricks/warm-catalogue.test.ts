@@ -149,7 +149,7 @@ describe('the catalogue kernels warm themselves and stay optimized on real calls
             const P = new Float64Array([edges[0] as number, w, bins + 1, open, ...edges]);
             calls.push(() => kernel(x, P as never, undefined, 0, x.length, false, 0, counts));
             calls.push(() => kernel(x, P as never, undefined, 5, 5 + bins - 1, false, bins, counts));
-            // Fewer elements than 'shift''s wide loop takes (WIDE_MIN): the checked loop.
+            // Too few elements for 'shift''s wide loop (16 per word of 2^(32 - w)): the checked loop.
             calls.push(() => kernel(x, P as never, undefined, 7, 3007, false, 0, counts));
           }
         }
