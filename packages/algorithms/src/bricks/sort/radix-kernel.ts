@@ -73,6 +73,8 @@ export interface RadixJob {
   readonly c?: Int32Array | undefined;
   /** buckets: the size above which a bucket takes the large-bucket path (LOCAL_MAX; less in the warm-up). */
   readonly lm?: number;
+  /** buckets: the size up to which a bucket takes the small LSD path (SMALL_MAX; less in the warm-up). */
+  readonly sm?: number;
 }
 
 /**
@@ -98,6 +100,7 @@ export const RADIX_ARGS = [
   'lv',
   'c',
   'lm',
+  'sm',
 ] as const;
 
 /** A compiled kernel (see RADIX_ARGS). */
@@ -105,7 +108,7 @@ export type RadixKernel = (...args: unknown[]) => number;
 
 /** Calls `kernel` with the fields of `job` (RADIX_ARGS). */
 export function callRadix(kernel: RadixKernel, j: RadixJob): number {
-  return kernel(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm);
+  return kernel(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm, j.sm);
 }
 
 // f32 keys: branch-free sign handling (negative: all bits flipped; positive: the sign bit set), so
@@ -269,7 +272,7 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
     return 0;
   }
   // op 2: sort buckets from J_a into J_o.
-  const a = J_a, out = J_o, va = J_va, vo = J_vo, st = J_st, lv = J_lv, ctl = J_c, lm = J_lm;
+  const a = J_a, out = J_o, va = J_va, vo = J_vo, st = J_st, lv = J_lv, ctl = J_c, lm = J_lm, sm = J_sm;
   const g = globalThis;
   let loc = g.__webdplRadixLocal;
   if (loc === undefined) {
@@ -304,7 +307,7 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
       ${UNKEY_IN_PLACE('b', 'e')}
       continue;
     }
-    if (m <= ${SMALL_MAX}) {
+    if (m <= sm) {
       // A small bucket: LSD passes of 7 bits (5 for the low digit alone) through two local buffers,
       // so the counters cleared and scanned per pass (128) stay below the bucket's size.
       const w = lv === 2 ? 7 : 5;
@@ -428,17 +431,20 @@ export function radixKernelSource(type: NumericType, descending: boolean, pairs:
  * level digit, 'scatter', 'buckets'), of key bits made to take every path: random keys (the top digit
  * splits them: buckets of 1 and up to INSERTION_MAX), four top digits (small LSD buckets, lv 2, with
  * a skipped first or last pass), four mid digits under one top digit (lv 1), two top digits with
- * buckets above SMALL_MAX (the two local passes, and each digit constant in turn), the same with
- * `lm` lowered below the buckets (the large-bucket path, its parts of 1, <= INSERTION_MAX and more,
- * one of constant low digit), and one top and mid digit (lv 0: copies), each growing the thread's
- * bucket buffers from 16 keys. Each twice: without and with a claim
- * counter (par's buckets), values along for `pairs`. Without it, `--trace-deopt` showed 4-8 "insufficient type feedback"
- * bailouts of each radixKernel_* per bench process (docs/benchmarks/cpu-seq-2026-11-24b.md).
+ * buckets above `sm` (the two local passes, and each digit constant in turn), buckets above `lm`
+ * (the large-bucket path, its parts of 1, <= INSERTION_MAX and more, one of constant low digit), and
+ * one top and mid digit (lv 0: copies), each growing the thread's bucket buffers from 16 keys; the
+ * random keys also with a claim counter (par's buckets); values along for `pairs`. `sm` and `lm`
+ * (WARM_SM, WARM_LM) are lowered so that a few hundred keys reach every path. Without the warm-up,
+ * `--trace-deopt` showed 4-8 "insufficient type feedback" bailouts of each radixKernel_* per bench
+ * process (docs/benchmarks/cpu-seq-2026-11-24b.md).
  */
 function warmCalls(pairs: boolean): string {
   return `const hash = (i) => { let x = Math.imul(i + 0x6b43a9b5, 0x9e3779b9); x ^= x >>> 15; return Math.imul(x, 0x85ebca6b) >>> 0; };
-  const sortBits = (n, bits, lm, counter) => {
-    const run = (o) => k(o.op, o.k, o.v, o.b ?? 0, o.e ?? 0, o.h, 0, o.dg ?? 0, o.a, o.va, o.o, o.vo, o.st, o.lv ?? 0, o.c, o.lm ?? ${LOCAL_MAX});
+  // Buckets above ${WARM_SM} keys take the local passes and above ${WARM_LM} the large-bucket path
+  // here (sm, lm), so the sorts stay small: with SMALL_MAX and LOCAL_MAX this warm-up took 20-28 ms.
+  const sortBits = (n, bits, counter) => {
+    const run = (o) => k(o.op, o.k, o.v, o.b ?? 0, o.e ?? 0, o.h, 0, o.dg ?? 0, o.a, o.va, o.o, o.vo, o.st, o.lv ?? 0, o.c, ${WARM_LM}, ${WARM_SM});
     // The thread's bucket buffers shrunk, so this sort grows them (the growth code gets feedback).
     const loc = globalThis.__webdplRadixLocal;
     if (loc !== undefined) {
@@ -453,7 +459,7 @@ function warmCalls(pairs: boolean): string {
     let dg = -1;
     for (let g = 0; g < 3 && dg < 0; g++) {
       let used = 0;
-      for (let d = 0; d < 2048; d++) if (h[g * 2048 + d] !== 0) used++;
+      for (let d = 0; d < 2048 && used < 2; d++) if (h[g * 2048 + d] !== 0) used++;
       if (used > 1) dg = g;
     }
     if (dg < 0) return;
@@ -462,24 +468,27 @@ function warmCalls(pairs: boolean): string {
     const a = new Uint32Array(n), va = ${pairs ? 'new Uint32Array(n)' : 'undefined'};
     run({ op: 1, k: key, v, b: 0, e: n, h: st.slice(), dg, a, va });
     // With a counter, buckets are claimed as par's workers claim them.
-    run({ op: 2, a, va, o: key, vo: v, st, lv: 2 - dg, c: counter ? new Int32Array(1) : undefined, lm });
+    run({ op: 2, a, va, o: key, vo: v, st, lv: 2 - dg, c: counter ? new Int32Array(1) : undefined });
   };
   const top = (t) => (t & 0x7ff) << 21, mid = (m) => (m & 0x7ff) << 10;
-  for (const counter of [false, true]) {
-    sortBits(3001, hash, ${LOCAL_MAX}, counter);
-    sortBits(3003, (i) => top(i & 3) | (hash(i) & 0x1fffff), ${LOCAL_MAX}, counter);
-    sortBits(3005, (i) => top(i & 3) | (hash(i) & 0x1fff80), ${LOCAL_MAX}, counter);
-    sortBits(3007, (i) => top(i & 3) | (hash(i) & 0x3fff), ${LOCAL_MAX}, counter);
-    sortBits(2009, (i) => top(5) | mid(i & 3) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
-    sortBits(3011, (i) => top(i & 1) | (hash(i) & 0x1fffff), ${LOCAL_MAX}, counter);
-    sortBits(3013, (i) => top(i & 1) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
-    sortBits(3015, (i) => top(i & 1) | (hash(i) & 0x1ffc00), ${LOCAL_MAX}, counter);
-    sortBits(3017, (i) => top(i & 1) | mid(7), ${LOCAL_MAX}, counter);
-    sortBits(3019, (i) => top(9) | mid(i & 1) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
-    sortBits(3021, (i) => top(i & 1) | (i % 3 === 0 ? mid(hash(i) % 200) | (hash(i) & 0x3ff) : i % 3 === 1 ? mid(900) | (hash(i) & 0x3ff) : mid(901) | 5), 1100, counter);
-    sortBits(2023, (i) => top(3) | mid(3) | (hash(i) & 0x3ff), ${LOCAL_MAX}, counter);
-  }`;
+  sortBits(701, hash, true);
+  sortBits(701, hash, false);
+  sortBits(363, (i) => top(i & 3) | (hash(i) & 0x1fffff), false);
+  sortBits(365, (i) => top(i & 3) | (hash(i) & 0x1fff80), false);
+  sortBits(367, (i) => top(i & 3) | (hash(i) & 0x3fff), false);
+  sortBits(369, (i) => top(5) | mid(i & 3) | (hash(i) & 0x3ff), false);
+  sortBits(301, (i) => top(i & 1) | (hash(i) & 0x1fffff), false);
+  sortBits(303, (i) => top(i & 1) | (hash(i) & 0x3ff), false);
+  sortBits(305, (i) => top(i & 1) | (hash(i) & 0x1ffc00), false);
+  sortBits(307, (i) => top(i & 1) | mid(7), false);
+  sortBits(309, (i) => top(9) | mid(i & 1) | (hash(i) & 0x3ff), false);
+  sortBits(501, (i) => top(i & 1) | (i % 3 === 0 ? mid(hash(i) % 200) | (hash(i) & 0x3ff) : i % 3 === 1 ? mid(900) | (hash(i) & 0x3ff) : mid(901) | 5), false);
+  sortBits(303, (i) => top(3) | mid(3) | (hash(i) & 0x3ff), false);`;
 }
+
+/** The warm-up's bucket sizes of the small LSD path and of the local passes (see warmCalls). */
+const WARM_SM = 100;
+const WARM_LM = 200;
 
 const sources = new Map<string, string>();
 
@@ -517,6 +526,7 @@ export function radixJob(j: RadixJob): RadixJob {
     lv: j.lv ?? 0,
     c: j.c,
     lm: j.lm ?? LOCAL_MAX,
+    sm: j.sm ?? SMALL_MAX,
   };
 }
 
@@ -530,7 +540,7 @@ export function radixKernel(source: string): (job: RadixJob) => number {
 export const radixTask = function radixTask(j: RadixJob): number {
   const compile = (globalThis as unknown as { __webdplCompile: (s: string) => (...args: unknown[]) => number })
     .__webdplCompile;
-  return compile(j.s)(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm);
+  return compile(j.s)(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm, j.sm);
 };
 
 /**
