@@ -65,17 +65,22 @@ async function main() {
       try {
         const totals: number[] = [];
         const perPass = new Map<string, number[]>();
-        // Untimed warm-up: the GPU idles (and clocks down) while a new pipeline compiles.
+        // Untimed warm-up: the GPU idles (and clocks down) while a new pipeline compiles; then warm
+        // clocks (>= 0.5 s of GPU work: two 2^28 sorts after the 2^24 cases' host checks were not,
+        // h100-2026-11-24f/final/sort-and-verify.txt).
         for (let r = 0; r < (lg >= 26 ? 2 : 20); r++) {
           await copyInto(device, srcK, k);
           await radixSortDevice(device, k, withValues ? v : undefined, { tuning });
         }
+        const warmth = new GpuWarmth(device);
+        await warmth.before();
         for (let r = 0; r < reps + 1; r++) {
           await copyInto(device, srcK, k);
           if (withValues) await copyInto(device, srcV, v);
           await radixSortDevice(device, k, withValues ? v : undefined, { tuning });
           if (r === 0) continue;
           totals.push(device.queue.lastDeviceTimeNs / 1e6);
+          warmth.after();
           for (const p of device.queue.lastPassTimesNs) {
             const l = perPass.get(p.label) ?? [];
             l.push(p.ns / 1e6);
