@@ -130,6 +130,9 @@ export type Summation = 'wide' | 'blocked' | 'plain';
 /** Block length of 'blocked' summation (elements folded in order before the pairwise step). */
 export const SUM_BLOCK = 128;
 
+/** Elements a fill of shared memory writes with TypedArray#fill before doubling them (kernel 'fill'). */
+export const SHARED_FILL_BLOCK = 256;
+
 /** Built-in operators that are exact in any association on f32 (no rounding error to bound). */
 const EXACT_BUILTINS: ReadonlySet<string> = new Set(['minimum', 'maximum', 'logicalAnd', 'logicalOr']);
 
@@ -345,7 +348,18 @@ export function factorySource(spec: KernelSpec): string {
       body = scanBody(spec, v, false);
       break;
     case 'fill':
-      body = `y.fill(cin, b, e);
+      // TypedArray#fill on shared memory stores element by element (V8: 4x slower than on an
+      // ArrayBuffer, 0.98 against 0.25 ms at 2^22 u32 on the dev VM): there one block is filled and
+      // doubled with copyWithin (a memmove), 1.9x faster from 2^12 elements on (0.52 ms at 2^22;
+      // docs/benchmarks/cpu-2026-11-24f.md).
+      body = `if (e - b > ${SHARED_FILL_BLOCK} && typeof SharedArrayBuffer !== 'undefined' && y.buffer instanceof SharedArrayBuffer) {
+      y.fill(cin, b, b + ${SHARED_FILL_BLOCK});
+      for (let len = ${SHARED_FILL_BLOCK}; b + len < e; ) {
+        const m = Math.min(len, e - b - len);
+        y.copyWithin(b + len, b, b + m);
+        len += m;
+      }
+    } else y.fill(cin, b, e);
     return 0;`;
       break;
     case 'copy':

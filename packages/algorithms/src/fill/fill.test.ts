@@ -82,6 +82,27 @@ describe.each(matrix)('fill, iota, copy under $name', ({ name, policy, gpu }) =>
   }
 });
 
+describe('fill of shared memory (a block filled, then doubled with copyWithin)', () => {
+  it('views of allocShared arrays at sizes around the block, the elements around them untouched', async () => {
+    for (const [name, policy] of [
+      ['seq', execution.seq],
+      ['par', execution.par],
+    ] as const) {
+      for (const n of [1, 255, 256, 257, 511, 512, 513, 1000, 4097, 65539]) {
+        for (const type of TYPES) {
+          const all = allocShared(type, n + 7);
+          all.fill(5);
+          const view = all.subarray(3, 3 + n);
+          await fill(policy, view, 2);
+          const want = alloc(type, n + 7).fill(5);
+          want.fill(2, 3, 3 + n);
+          expectSameArray(all, want, `${name} ${type} n=${n}`);
+        }
+      }
+    }
+  });
+});
+
 describe('fill, iota, copy: bad input', () => {
   const seq = execution.seq;
   it('names the argument and leaves the caller data untouched', async () => {
