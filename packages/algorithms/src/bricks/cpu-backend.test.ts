@@ -126,12 +126,17 @@ describe('fill, iota and copy on par', () => {
   afterAll(() => inner.close());
   const counting = countingPool(inner);
   const par: CpuBackend = { kind: 'par', pool: counting.pool, tuning: { parallelThreshold: 64, minChunk: 8 } };
-  it('fill never uses the pool; iota and copy on shared arrays from MAP_PARALLEL_MIN elements', async () => {
+  it('fill, iota and copy on shared arrays from MAP_PARALLEL_MIN elements', async () => {
     const n = MAP_PARALLEL_MIN;
     const y = allocShared('u32', n);
     const x = allocShared('u32', n).fill(3);
-    await cpuFill(par, 0, y, n, 1, 'u32');
+    await cpuFill(par, 0, y, n - 1, 1, 'u32');
+    await cpuFill(par, 0, new Uint32Array(n), n, 1, 'u32');
     expect(counting.runs()).toBe(0);
+    await cpuFill(par, 0, y, n, 7, 'u32');
+    expect(counting.runs()).toBe(1);
+    expect(y.every((v) => v === 7)).toBe(true);
+    counting.reset();
     await cpuFill(par, 1, y, n - 1, 1, 'u32');
     await cpuFill(par, 2, y, n - 1, 0, 'u32', x);
     await cpuFill(par, 2, new Uint32Array(n), n, 0, 'u32', x);

@@ -5,10 +5,12 @@
  * memory speed). par: chunks shared by the calling thread and the workers (`runChunks`) when the
  * arrays already live in shared memory; otherwise the calling thread does the work, since staging
  * a plain-ArrayBuffer output through shared memory (a copy back) costs as much as these single
- * passes themselves. Memory-bound: fill never goes parallel (TypedArray#fill runs at memory speed
- * on one core: on the 2-core bench machine par fill on shared arrays measured 0.2-0.4x seq at
- * 2^20..2^24), iota and copy only from `MAP_PARALLEL_MIN` elements (below it waking a worker costs
- * more than the pass).
+ * passes themselves. Memory-bound: fill, iota and copy use the pool only from `MAP_PARALLEL_MIN`
+ * elements (below it waking a worker costs more than the pass). Fill of shared memory is a block
+ * doubled by copyWithin (kernels.ts 'fill'); two threads doing that over halves of an allocShared
+ * array ran 1.5x / 1.33x one thread at 2^22 / 2^24 on the 2-core dev VM (0.344 against 0.518 ms,
+ * 2.16 against 2.87; docs/benchmarks/cpu-2026-11-24f.md). With TypedArray#fill's element-by-element
+ * stores on shared memory, par fill had measured 0.2-0.4x seq, so fill never used the pool before.
  */
 import type { HostArray, NumericType } from '@webdpl/core';
 import { type CpuBackend, isShared, planParallel } from '@webdpl/policies';
@@ -41,7 +43,7 @@ export async function cpuFill(
     bit: false,
     arrays: [x === undefined ? undefined : type, undefined, type],
   };
-  const chunks = k === 0 || n < MAP_PARALLEL_MIN ? undefined : planParallel(backend, n);
+  const chunks = n < MAP_PARALLEL_MIN ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !isShared(y) || (x !== undefined && !isShared(x))) {
     seqKernel(spec)(x ?? y, undefined, y, 0, n, false, v, undefined);
     return;
