@@ -2,8 +2,9 @@
  * fill(policy, data, value): every element of `data` becomes `value` (converted to the element
  * type: u32/i32 wrap, f32 rounding).
  *
- * Strategy: CPU: TypedArray.fill (par: per-chunk fills on the worker pool when `data` lives in
- * shared memory). GPU: the map engine with no input (vec4 stores where aligned); the value travels
+ * Strategy: CPU: TypedArray.fill, or on shared memory a block doubled with copyWithin (bricks
+ * kernels.ts 'fill'; par: per-chunk fills on the worker pool from MAP_PARALLEL_MIN elements when
+ * `data` lives in shared memory). GPU: the map engine with no input (vec4 stores where aligned); the value travels
  * as uniform bits, so one pipeline serves every value. A host array is filled on the device and read
  * back, as oneDPL does for host iterators under a device policy.
  * Size tiers: n = 0 returns at once; otherwise see the map engine.
