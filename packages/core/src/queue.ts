@@ -521,6 +521,40 @@ export class Queue {
     );
   }
 
+  /**
+   * Before a turn records: throws (naming `label`) if the device is lost or errors recorded earlier
+   * are pending, releasing the turn then.
+   */
+  private checkTurn(label: string, t: Turn): void {
+    try {
+      this.checkAlive();
+      this.throwPending(label);
+    } catch (e) {
+      t.release();
+      throw e;
+    }
+  }
+
+  /**
+   * `record` in turn `t`: GPU errors raised meanwhile are attributed to `label` (`recording`), and
+   * the turn is released once recorded (or failed).
+   */
+  private recordTurn(
+    label: string,
+    record: (rec: Recorder) => void,
+    allowReadback: boolean,
+    t: Turn,
+    external?: GPUCommandEncoder,
+  ): Recording {
+    this.recording = label;
+    try {
+      return this.record(label, record, allowReadback, external);
+    } finally {
+      this.recording = undefined;
+      t.release();
+    }
+  }
+
   /** Records one command buffer with `record` and submits it; what `submit` and `enqueue` share. */
   private record(
     label: string,
@@ -635,22 +669,12 @@ export class Queue {
     result: (readback: Readback | undefined) => T,
   ): Promise<T> {
     if (t.ready || !SYNC_ERRORS) return this.submitSlow(label, record, t, result);
-    try {
-      this.checkAlive();
-      this.throwPending(label);
-    } catch (e) {
-      t.release();
-      return Promise.reject(e);
-    }
     let rec: Recording;
-    this.recording = label;
     try {
-      rec = this.record(label, record, true);
+      this.checkTurn(label, t);
+      rec = this.recordTurn(label, record, true, t);
     } catch (e) {
       return Promise.reject(e);
-    } finally {
-      this.recording = undefined;
-      t.release();
     }
     if (rec.timing || rec.readbacks !== undefined) return this.settle(rec, label, false, result);
     try {
@@ -685,14 +709,8 @@ export class Queue {
     t: Turn,
     result: (readback: Readback | undefined) => T,
   ): Promise<T> {
-    try {
-      if (t.ready) await t.ready;
-      this.checkAlive();
-      this.throwPending(label);
-    } catch (e) {
-      t.release();
-      throw e;
-    }
+    if (t.ready) await t.ready;
+    this.checkTurn(label, t);
     const gpu = this.device.gpu;
     // Dawn in Node reports GPU errors to the uncaptured-error handler synchronously, inside the
     // call that caused them (recorded under `label` below), so no error scope is needed there: its
@@ -700,16 +718,12 @@ export class Queue {
     // asynchronously) one validation scope catches the recording's errors.
     const scoped = !SYNC_ERRORS;
     if (scoped) gpu.pushErrorScope('validation');
-    this.recording = label;
     let r: Recording | undefined;
     let thrown: unknown;
     try {
-      r = this.record(label, record, true);
+      r = this.recordTurn(label, record, true, t);
     } catch (e) {
       thrown = e;
-    } finally {
-      this.recording = undefined;
-      t.release();
     }
     if (!r) {
       if (scoped) await gpu.popErrorScope().catch(() => null);
@@ -836,17 +850,9 @@ export class Queue {
     const external = this.external;
     if (this.profiling && !external) return this.submit(label, record, turn);
     const t = turn ?? this.reserve();
-    try {
-      if (t.ready) await t.ready;
-      this.checkAlive();
-      this.throwPending(label);
-      this.recording = label;
-      const r = this.record(label, record, false, external);
-      this.release(r, false);
-    } finally {
-      this.recording = undefined;
-      t.release();
-    }
+    if (t.ready) await t.ready;
+    this.checkTurn(label, t);
+    this.release(this.recordTurn(label, record, false, t, external), false);
     this.throwPending();
   }
 
