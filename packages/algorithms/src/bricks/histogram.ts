@@ -54,6 +54,10 @@ const LOCAL_BINS_MAX = 1 << 16;
  */
 const HIST_UNROLL = 8;
 
+/** A step's offsets d0.. and their loads, d = (v - lo) mod 2^32, all loaded first (HIST_UNROLL). */
+const STEP = Array.from({ length: HIST_UNROLL }, (_, q) => `d${q}`);
+const STEP_LOADS = `const ${STEP.map((d, q) => `${d} = (x[i${q ? ` + ${q}` : ''}] - lo) >>> 0`).join(', ')};`;
+
 /**
  * 'shift' with bins of at least 2^16 (w >= 16) over at least WIDE_MIN elements, and 16 elements per
  * word of 2^(32 - w): counts into 2^(32 - w) words with no range check (WIDE_LOOP), clearing at most
@@ -143,8 +147,8 @@ const WIDE_LOOP = `let wide = w >= 16 && e - b >= ${WIDE_MIN} && e - b >= 16 * 2
     if (wide) {
       const g = new Int32Array(2 ** (32 - w));
       for (; i + ${HIST_UNROLL - 1} < e; i += ${HIST_UNROLL}) {
-        const ${Array.from({ length: HIST_UNROLL }, (_, q) => `d${q} = (x[i${q ? ` + ${q}` : ''}] - lo) >>> 0`).join(', ')};
-        ${Array.from({ length: HIST_UNROLL }, (_, q) => `g[d${q} >>> w]++;`).join('\n        ')}
+        ${STEP_LOADS}
+        ${STEP.map((d) => `g[${d} >>> w]++;`).join('\n        ')}
       }
       for (; i < e; i++) g[((x[i] - lo) >>> 0) >>> w]++;
       const m = bins < g.length ? bins : g.length;
@@ -159,12 +163,11 @@ function histogramKernel(type: NumericType, kind: CpuBinKind): string {
     // then lo + bins * width is one past the type's greatest value). One unsigned compare of
     // d = (v - lo) mod 2^32 decides the range: below lo, d >= 2^32 - (lo - min) >= bins * width.
     const bin = (d: string) => (kind === 'shift' ? `${d} >>> w` : `(${d} / w) >>> 0`);
-    const ds = Array.from({ length: HIST_UNROLL }, (_, q) => `d${q}`);
     // 'shift': the step's counts unchecked when all of its elements are in range (see HIST_UNROLL).
     const allIn =
       kind === 'shift'
-        ? `if (${ds.map((d) => `${d} <= top`).join(' && ')}) {
-        ${ds.map((d) => `g[${bin(d)}]++;`).join('\n        ')}
+        ? `if (${STEP.map((d) => `${d} <= top`).join(' && ')}) {
+        ${STEP.map((d) => `g[${bin(d)}]++;`).join('\n        ')}
       } else `
         : '';
     return `(function () {
@@ -193,9 +196,9 @@ function histogramKernel(type: NumericType, kind: CpuBinKind): string {
     // them are in range): see LOCAL_BINS_MAX, HIST_UNROLL.
     const g = new Int32Array(bins);
     for (; i + ${HIST_UNROLL - 1} < e; i += ${HIST_UNROLL}) {
-      const ${ds.map((d, q) => `${d} = (x[i${q ? ` + ${q}` : ''}] - lo) >>> 0`).join(', ')};
+      ${STEP_LOADS}
       ${allIn}{
-        ${ds.map((d) => `if (${d} <= top) g[${bin(d)}]++;`).join('\n        ')}
+        ${STEP.map((d) => `if (${d} <= top) g[${bin(d)}]++;`).join('\n        ')}
       }
     }
     for (; i < e; i++) {
