@@ -444,7 +444,7 @@ function warmCalls(pairs: boolean): string {
   // Buckets above ${WARM_SM} keys take the local passes and above ${WARM_LM} the large-bucket path
   // here (sm, lm), so the sorts stay small: with SMALL_MAX and LOCAL_MAX this warm-up took 20-28 ms.
   const sortBits = (n, bits, counter) => {
-    const run = (o) => k(o.op, o.k, o.v, o.b ?? 0, o.e ?? 0, o.h, 0, o.dg ?? 0, o.a, o.va, o.o, o.vo, o.st, o.lv ?? 0, o.c, ${WARM_LM}, ${WARM_SM});
+    const run = (o) => k(${RADIX_ARGS.map((x) => WARM_ARGS[x] ?? `o.${x}`).join(', ')});
     // The thread's bucket buffers shrunk, so this sort grows them (the growth code gets feedback).
     const loc = globalThis.__webdplRadixLocal;
     if (loc !== undefined) {
@@ -489,6 +489,17 @@ function warmCalls(pairs: boolean): string {
 /** The warm-up's bucket sizes of the small LSD path and of the local passes (see warmCalls). */
 const WARM_SM = 100;
 const WARM_LM = 200;
+
+/** The warm-up's kernel arguments (RADIX_ARGS) that are not its job object's field (`o.<name>`). */
+const WARM_ARGS: Partial<Record<(typeof RADIX_ARGS)[number], string>> = {
+  b: 'o.b ?? 0',
+  e: 'o.e ?? 0',
+  ho: '0',
+  dg: 'o.dg ?? 0',
+  lv: 'o.lv ?? 0',
+  lm: `${WARM_LM}`,
+  sm: `${WARM_SM}`,
+};
 
 const sources = new Map<string, string>();
 
