@@ -199,11 +199,10 @@ function submitPlan<T>(
       rec.readback(p.partials, p.resultAt, stride);
     },
     turn,
-    (result ?? SAME) as (readback: Readback | undefined) => T,
+    // Without `result`, submitRead's default: the readback itself.
+    result as ((readback: Readback | undefined) => T) | undefined,
   );
 }
-
-const SAME = (readback: Readback): Readback => readback;
 
 /** A call's tuning, geometry choices and cache keys (the kernel's, and the plan's). */
 function planKeyOf(device: GpuDevice, req: TransformReduceRequest) {
