@@ -31,6 +31,17 @@ export function useSubgroups(device: GpuDevice, flag: boolean): boolean {
   return flag && device.features.has('subgroups');
 }
 
+/**
+ * Whether chained tiles on `device` take their ids from an atomic ticket (`atomicTileIds` of the
+ * scan engine and the radix sort): on software adapters, whose worker threads may take workgroups
+ * out of order (and a waiting workgroup can hold the thread its predecessor needs); hardware GPUs
+ * start workgroups in index order, so the workgroup index serves (2-4% faster on the H100,
+ * docs/benchmarks/h100-2026-11-24f.md). The look-back's fallback keeps results right either way.
+ */
+export function ticketTileIds(device: GpuDevice): boolean {
+  return device.info.kind === 'software-gpu';
+}
+
 /** The storage binding limit in bytes, optionally lowered by a tuning override (tests). */
 export function bindingLimit(device: GpuDevice, override: number): number {
   const lim = device.limits.maxStorageBufferBindingSize;

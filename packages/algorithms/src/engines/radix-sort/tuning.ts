@@ -11,7 +11,7 @@
  * counters need 128-thread workgroups: `radixSortTuningFor` picks that from the device.
  */
 import type { GpuDevice } from '@webdpl/core';
-import { fitThreads } from '../../common/tuning';
+import { fitThreads, ticketTileIds } from '../../common/tuning';
 
 export const radixSortTuning = {
   /** Threads per workgroup of the digit passes (power of two, 32..1024). */
@@ -63,9 +63,9 @@ export function radixSortTuningFor(device: GpuDevice): RadixSortTuning {
     subgroups && min >= 32
       ? radixSortTuning
       : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15 };
-  // Hardware GPUs start workgroups in index order: the workgroup index is the tile id (as the scan
-  // engine's, scan/tuning.ts). H100 2026-11-24 (docs/benchmarks/h100-2026-11-24f.md): see there.
-  const atomicTileIds = device.info.kind === 'software-gpu';
+  // Tile ids (ticketTileIds): sort u32 0.831-0.837 / 10.83 -> 0.797-0.802 / 10.57-10.58 ms at 2^24 /
+  // 2^28 from the workgroup index on the H100 (docs/benchmarks/h100-2026-11-24f.md).
+  const atomicTileIds = ticketTileIds(device);
   // Within the device's threads per workgroup; workgroup memory is fitted per call (index.ts,
   // fitRadixTuning), once the overrides are known.
   return { ...fitThreads(device, { ...t, atomicTileIds }, ['workgroupSize', 'histogramWorkgroupSize']) };

@@ -36,7 +36,7 @@
  * copyIf 0.087 / 1.12 ms (packed: 0.083 / 1.07; one scan per row: 0.098 / 1.35).
  */
 import type { GpuDevice } from '@webdpl/core';
-import { maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
+import { maxWorkgroupThreads, ticketTileIds, useSubgroups } from '../../common/tuning';
 
 export const scanTuning = {
   /** Threads per workgroup (a power of two, at least the device's largest subgroup). @default 256 */
@@ -147,15 +147,13 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     t.workgroupSize = kind === 'scan' ? 512 : 1024;
     t.itemsPerThread = kind === 'scan' ? 16 : 8;
   }
-  // Hardware GPUs start workgroups in index order, so the workgroup index serves as the tile id
-  // (the look-back fallback covers any device that does not). H100, 2026-11-24 (docs/benchmarks/
-  // h100-2026-11-24f.md, three alternating rounds in one device call, ms at 2^24 / 2^28): inclusive
-  // scan 0.0773-0.0787 / 0.968-0.978 -> 0.0748-0.0762 / 0.955, exclusive 0.0753-0.0772 / 0.955-0.957
-  // -> 0.0734-0.0748 / 0.943-0.945, copyIf 50% 0.0699-0.0722 / 0.848-0.860 -> 0.0685-0.0708 /
-  // 0.820-0.845, inclusiveScanByKey 0.1329 / 0.4506 -> 0.1286 / 0.4500, reduceByKey 0.1279 / 0.4164
-  // -> 0.1254 / 0.4086. Software adapters keep the counter: their worker threads may take
-  // workgroups out of order, and a waiting workgroup there can hold the thread its predecessor needs.
-  t.atomicTileIds = device.info.kind === 'software-gpu';
+  // Tile ids (ticketTileIds): H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24f.md, three
+  // alternating rounds in one device call, ms at 2^24 / 2^28): inclusive scan 0.0773-0.0787 /
+  // 0.968-0.978 -> 0.0748-0.0762 / 0.955, exclusive 0.0753-0.0772 / 0.955-0.957 -> 0.0734-0.0748 /
+  // 0.943-0.945, copyIf 50% 0.0699-0.0722 / 0.848-0.860 -> 0.0685-0.0708 / 0.820-0.845,
+  // inclusiveScanByKey 0.1329 / 0.4506 -> 0.1286 / 0.4500, reduceByKey 0.1279 / 0.4164 -> 0.1254 /
+  // 0.4086 (ticket -> workgroup index).
+  t.atomicTileIds = ticketTileIds(device);
   if (device.info.kind === 'software-gpu') {
     t.workgroupSize = scanTuning.workgroupSize;
     t.itemsPerThread = 8;
