@@ -23,6 +23,7 @@ import {
 import type { CheckedArray } from '../common/args';
 import { runsByKeyDevice, scanDevice, segmentedCombiner } from '../engines/scan';
 import type { GpuCall } from '../pattern/dispatch';
+import { reduceByKeyDevice, runsTuning } from './runs';
 
 /** Raw bits of `x` stored as `type`. */
 export function bitsOf(type: NumericType, x: number): number {
@@ -103,26 +104,42 @@ export async function gpuRunsByKey(
   const ks = side(keysOut, kd, vd);
   const vs = side(valuesOut, vd, kd);
   const value = op ? combinerOf(op, p.valueType) : undefined;
-  const r = await runsByKeyDevice(device, {
-    label: p.label,
-    input: values,
-    keys,
-    write: value ? 'by-key-runs' : 'by-key-firsts',
-    gen: {
-      kind: 'by-key',
-      keyType: p.keyType,
-      keyEq: p.keyEq,
-      edge: 'head',
-      scan: value ? { op: value.combine } : undefined,
-    },
-    combiner: value ? segmentedCombiner(value, true) : undefined,
-    valuesOut: vs.array,
-    keysOut: ks.array,
-    copyTo: ks.copy || vs.copy ? { keys: ks.copy, values: vs.copy, cap } : undefined,
-    readBack: readBack(0) || readBack(1),
-    tuning,
-    tuningName: p.label,
-  });
+  const copyTo = ks.copy || vs.copy ? { keys: ks.copy, values: vs.copy, cap } : undefined;
+  const t = value ? runsTuning(device, p.label, tuning) : undefined;
+  const r =
+    value && t?.reduceThenScan
+      ? await reduceByKeyDevice(device, {
+          label: p.label,
+          keys,
+          values,
+          keyEq: p.keyEq,
+          value,
+          valuesOut: vs.array,
+          keysOut: ks.array,
+          copyTo,
+          readBack: readBack(0) || readBack(1),
+          tuning: t,
+        })
+      : await runsByKeyDevice(device, {
+          label: p.label,
+          input: values,
+          keys,
+          write: value ? 'by-key-runs' : 'by-key-firsts',
+          gen: {
+            kind: 'by-key',
+            keyType: p.keyType,
+            keyEq: p.keyEq,
+            edge: 'head',
+            scan: value ? { op: value.combine } : undefined,
+          },
+          combiner: value ? segmentedCombiner(value, true) : undefined,
+          valuesOut: vs.array,
+          keysOut: ks.array,
+          copyTo,
+          readBack: readBack(0) || readBack(1),
+          tuning,
+          tuningName: p.label,
+        });
   for (const o of [keysOut, valuesOut]) if (r.count > o.length) throw tooShort(o, r.count);
   deliver(0, r.keys, r.count);
   deliver(1, r.values, r.count);

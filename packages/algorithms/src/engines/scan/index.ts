@@ -103,7 +103,7 @@ export type {
   WriteHook,
 } from './kernels';
 export { SCAN_MAX_INPUTS, SCAN_MAX_OUTPUTS, segmentedCombiner } from './kernels';
-export { type ScanKind, scanDefaults, scanTuning } from './tuning';
+export { type ScanKind, type ScanTuning, scanDefaults, scanTuning } from './tuning';
 
 /** Tuning entry name of the engine (policies' `tuning.scan`). */
 export const SCAN_ENGINE = 'scan';
@@ -990,7 +990,19 @@ async function buildPlan(
     : undefined;
   const finish = call.finish;
   // reduceByKey: the fix-up of the runs crossing tiles (one workgroup over the tiles' records).
-  const runsFix = isRuns(call.write) ? await runsFixPipelineFor(device, call, subgroups, minSubgroupSize) : undefined;
+  const runsOp = keysOf(call.gen)?.scan?.op;
+  if (isRuns(call.write) && !runsOp) throw new Error(`${call.label}: reduceByKey needs the value operator`);
+  const runsFix =
+    isRuns(call.write) && runsOp
+      ? await runsFixPipelineFor(
+          device,
+          call.input.type as NumericType,
+          call.combiner,
+          runsOp,
+          subgroups,
+          minSubgroupSize,
+        )
+      : undefined;
   // Runs by key through temporaries: copies of 4-byte elements (as u32: the bits are kept).
   const runsCopyPipeline = call.runsCopy ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   const finishPipeline = finish
@@ -1163,41 +1175,45 @@ async function buildPlan(
   });
 }
 
-/** reduceByKey's fix-up pipeline (`runsFixKernel`) for the call's value type and operator. */
-function runsFixPipelineFor(
+/**
+ * reduceByKey's fix-up pipeline (`runsFixKernel`) for values of `valueType`, the pair combiner
+ * `segmentedCombiner(value, true)` and the value operator `op` (the scan engine's 'by-key-runs'
+ * and reduceByKey's reduce-then-scan).
+ */
+export function runsFixPipelineFor(
   device: GpuDevice,
-  call: EngineCall,
+  valueType: NumericType,
+  combiner: Combiner,
+  op: WgslFragment,
   subgroups: boolean,
   minSubgroupSize: number,
 ): Promise<GPUComputePipeline> {
-  const op = keysOf(call.gen)?.scan?.op;
-  if (!op) throw new Error(`${call.label}: reduceByKey needs the value operator`);
   const params = {
-    combiner: call.combiner,
+    combiner,
     // One workgroup, as wide as the device allows (4 records per thread per step).
     workgroupSize: Math.min(1024, maxWorkgroupThreads(device)),
     subgroups,
     minSubgroupSize,
-    valueType: call.input.type as NumericType,
+    valueType,
     op,
   };
-  const name = `scn_runs_fix|${params.valueType}|${call.combiner.name}|${op.name}|${params.workgroupSize}|${subgroups ? minSubgroupSize : 0}`;
-  return pipelineFor(device, name, [call.combiner.combine, op], () => runsFixKernel(params));
+  const name = `scn_runs_fix|${params.valueType}|${combiner.name}|${op.name}|${params.workgroupSize}|${subgroups ? minSubgroupSize : 0}`;
+  return pipelineFor(device, name, [combiner.combine, op], () => runsFixKernel(params));
 }
 
 /** The finish kernel's pipeline for 4-byte elements of `type` copied in `mode`. */
-function finishPipelineFor(device: GpuDevice, type: NumericType, mode: FinishMode): Promise<GPUComputePipeline> {
+export function finishPipelineFor(device: GpuDevice, type: NumericType, mode: FinishMode): Promise<GPUComputePipeline> {
   const threads = finishThreads(device);
   return pipelineFor(device, `scn_finish|${type}|${mode}|${threads}`, [], () => finishKernel(type, mode, threads));
 }
 
 /** Threads of the finish kernel: 256 (WebGPU's core minimum), fewer where the device allows fewer. */
-function finishThreads(device: GpuDevice): number {
+export function finishThreads(device: GpuDevice): number {
   return Math.min(256, maxWorkgroupThreads(device));
 }
 
 /** A copy by the finish kernel: `src` (bound as `srcWin`, `n` elements) into `dst`, up to `cap`. */
-interface FinishCopy {
+export interface FinishCopy {
   readonly src: DeviceArray;
   readonly srcWin: Window;
   readonly dst: DeviceArray;
@@ -1209,7 +1225,7 @@ interface FinishCopy {
  * The dispatch of the finish kernel (in-place algorithms copy the compacted result back; runs by
  * key copy their temporaries), with the count read from ctrl word `countSlot`.
  */
-function finishStep(
+export function finishStep(
   device: GpuDevice,
   pipeline: GPUComputePipeline,
   copy: FinishCopy,

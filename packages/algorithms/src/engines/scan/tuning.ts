@@ -51,7 +51,9 @@ export const scanTuning = {
   /**
    * Use the three-pass reduce-then-scan strategy (tile reductions, a scan of the tile sums, then the
    * tiles with their carry-in) instead of the single-pass chained scan. In-place scans of a
-   * DeviceArray always use it. @default false
+   * DeviceArray always use it; scans by key never do. reduceByKey: a keys-only count pass, a scan
+   * of the tile counts, the tile pass and a fix-up (by-key/runs.ts); false runs its chained
+   * one-pass form with a count look-back. @default false (true for reduceByKey)
    */
   reduceThenScan: false,
   /**
@@ -136,6 +138,19 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     // built-ins (h100-2026-11-24e.md, always.txt): 512 x 16 in rows of 16 0.129 / 0.416 ms, in rows
     // of 8 0.134 / 0.438.
     if (kind === 'runs') t.rowItems = 16;
+  }
+  if (kind === 'runs') {
+    // reduceByKey as reduce-then-scan (by-key/runs.ts: a keys-only count pass, a scan of the tile
+    // counts, the tile pass and the fix-up; no look-back): each thread holds itemsPerThread
+    // consecutive keys and values. Chosen from the look-back-free micro kernel of the same tile
+    // (docs/benchmarks/h100-2026-11-24d.md, runs-micro.txt, ms at 2^24 / 2^26: 256 x 8 0.0587 /
+    // 0.200, 256 x 16 0.0604 / 0.2005, 512 x 16 0.0610, 128 x 32 0.0714), 16 items to halve the
+    // tiles the spine and the fix-up walk through one workgroup; not yet swept on the H100 through
+    // the API. reduceThenScan: false selects the chained one-pass form (the scan engine's
+    // 'by-key-runs' write; its tiles were 512 x 16 in rows of 16).
+    t.reduceThenScan = true;
+    t.workgroupSize = 256;
+    t.itemsPerThread = 16;
   }
   if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction' || kind === 'select')) {
     // Without subgroups a tile is one row of consecutive items per thread under a workgroup-memory

@@ -1,0 +1,269 @@
+/**
+ * WGSL of reduceByKey as reduce-then-scan (no look-back): three kernels of one interface (RBK) and
+ * the scan engine's fix-up (`runsFixKernel`) after them, all in one compute pass:
+ *  - 'count': per tile, the number of heads (an element whose key differs from its predecessor's
+ *    under the user's keyEq; the input's first element is one) from the keys alone, into the
+ *    tile's count word;
+ *  - `runsSpineKernel`: one workgroup scans the tile counts (exclusive, in place); the total, the
+ *    number of runs, goes to `prm.total_at` (read back, and the finish copies' count);
+ *  - 'tile': each thread folds its `itemsPerThread` consecutive (key, value) items into a (heads,
+ *    fold since the last head) pair, a workgroup exclusive scan of the pairs (`segmentedCombiner`
+ *    with head counts: subgroup shuffles, or a workgroup-memory tree without subgroups) gives each
+ *    thread its run index (plus the runs before the tile, from the scanned counts) and the fold of
+ *    its open run; a walk over the items writes each head's key to keysOut at its run index, and
+ *    at each head the fold of the run before it to valuesOut when that run started in the tile (and
+ *    the input's last run when it started in the last tile). Each tile leaves the record the fix-up
+ *    reads (head count, fold since its last head; at its first head whether that head starts the
+ *    tile and the fold before it). When the runs do not fit the outputs (`prm.cap`) nothing is
+ *    written (the call is an error; a one-tile call tests its own total).
+ * Tiles are never waited on: their order comes from the count pass, so a tile's time does not
+ * depend on its predecessors (the chained form's count look-back cost 40-60 us at 2^24 on the
+ * H100, docs/benchmarks/h100-2026-11-24d.md).
+ */
+import {
+  type Combiner,
+  combinerOf,
+  entryParams,
+  entryPrologue,
+  fragment,
+  headFlags,
+  type InterfaceUse,
+  kernelInterface,
+  loadRun,
+  mangle,
+  type NumericType,
+  plus,
+  threadIds,
+  unrolled,
+  type WgslFragment,
+  workgroupExclusiveScan,
+  workgroupReduce,
+} from '@webdpl/core';
+
+/**
+ * The interface of the count, spine and tile kernels: the segment's length, first element and the
+ * input's length; the tiles before the segment and all tiles; the bases of the segment's first key
+ * and value in their windows and of the outputs in theirs; the outputs' length (`cap`); the word
+ * of tile 0's count and of the total in `scratch` (the tiles' records at word 0, 4 per tile); a
+ * one-tile call (`single`: no count pass, spine nor fix-up). Bindings: `scratch` (records, counts,
+ * total), the keys (`keys_v` as vec4s on the vec4 path, else `keys_s`), the values likewise, and
+ * the outputs bound whole.
+ */
+export const RBK = kernelInterface({
+  name: 'reduceByKey',
+  params: {
+    struct: 'RbkParams',
+    name: 'prm',
+    binding: 0,
+    fields: {
+      n: 'u32',
+      seg_start: 'u32',
+      n_total: 'u32',
+      tile_offset: 'u32',
+      tiles: 'u32',
+      k_base: 'u32',
+      v_base: 'u32',
+      out_base: 'u32',
+      kout_base: 'u32',
+      cap: 'u32',
+      cnt_base: 'u32',
+      total_at: 'u32',
+      single: 'u32',
+    },
+  },
+  bindings: {
+    scratch: { binding: 1, access: 'read_write', type: 'u32' },
+    keys_v: { binding: 2, access: 'read', form: 'vec4', optional: true },
+    keys_s: { binding: 2, access: 'read', optional: true },
+    vals_v: { binding: 3, access: 'read', form: 'vec4', optional: true },
+    vals_s: { binding: 3, access: 'read', optional: true },
+    kout: { binding: 4, access: 'read_write', optional: true },
+    vout: { binding: 5, access: 'read_write', optional: true },
+  },
+});
+
+export type RunsPhase = 'count' | 'tile';
+
+export interface RunsKernelParams {
+  readonly phase: RunsPhase;
+  readonly keyType: NumericType;
+  readonly valueType: NumericType;
+  /** `fn(a: K, b: K) -> bool`: keys equal. */
+  readonly keyEq: WgslFragment;
+  /** The value combiner (its combine is the user's operator over T, with its identity). */
+  readonly value: Combiner;
+  /** `segmentedCombiner(value, true)`: (head count, fold since the last head) pairs. */
+  readonly pairs: Combiner;
+  /** Keys and values as vec4s (itemsPerThread % 4 == 0, both arrays 16-byte aligned). */
+  readonly vec: boolean;
+  readonly workgroupSize: number;
+  readonly itemsPerThread: number;
+  readonly subgroups: boolean;
+  readonly minSubgroupSize: number;
+}
+
+/** RBK's variant of a phase: the bindings it declares. */
+export function runsUse(phase: RunsPhase | 'spine', vec: boolean): InterfaceUse<typeof RBK.spec> {
+  if (phase === 'spine') return {};
+  const keys = vec ? { keys_v: true } : { keys_s: true };
+  if (phase === 'count') return keys;
+  return { ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
+}
+
+/** The mangled name of a count or tile kernel (every parameter: also its pipeline key). */
+export function runsKernelName(p: RunsKernelParams): string {
+  return mangle(
+    'rbk',
+    p.phase,
+    p.keyType,
+    p.valueType,
+    p.keyEq.name,
+    p.pairs.name,
+    p.vec ? 'vec' : 'scalar',
+    p.workgroupSize,
+    p.itemsPerThread,
+    p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+  );
+}
+
+const U32_PLUS = combinerOf(plus, 'u32');
+
+/**
+ * The count or tile kernel. A workgroup's tile is its index in the segment (`wg_index`); thread
+ * `lid` holds the tile's items [lid * I, (lid + 1) * I), loaded as vec4s on the vec path.
+ */
+export function runsKernel(p: RunsKernelParams): WgslFragment {
+  const w = p.workgroupSize;
+  const I = p.itemsPerThread;
+  const tile = w * I;
+  const K = p.keyType;
+  const T = p.valueType;
+  const wp = { workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
+  const keysArr = p.vec ? 'keys_v' : 'keys_s';
+  const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
+  const use = runsUse(p.phase, p.vec);
+  const refs = ['scratch', ...Object.keys(use)].map((b) => `_ = &${b};`).join(' ');
+  const load = (array: string, base: string, reg: (j: number) => string, type: string) =>
+    loadRun({ items: I, type, reg, array, vec: p.vec, base, first: 'first', full: 'full', n: 'prm.n' });
+  const lines: string[] = [
+    ...load(keysArr, 'prm.k_base', (j) => `k${j}`, K),
+    ...unrolled(I, (j) => `let ok${j} = full || first + ${j}u < prm.n;`).split('\n  '),
+    ...headFlags({
+      items: I,
+      key: (j) => `k${j}`,
+      ok: (j) => `ok${j}`,
+      flag: (j) => `h${j}`,
+      eq: p.keyEq.name,
+      keyAt,
+      at: 'prm.k_base + first',
+      first: 'prm.seg_start + first == 0u',
+    }),
+  ];
+  const deps: WgslFragment[] = [threadIds(p.subgroups), p.keyEq];
+  if (p.phase === 'count') {
+    const reduce = workgroupReduce({ ...wp, combiner: U32_PLUS });
+    deps.push(reduce);
+    lines.push(
+      `let c = ${unrolled(I, (j) => `select(0u, 1u, h${j})`, ' + ')};`,
+      `let heads = ${reduce.name}(c, ids);`,
+      'if (ids.lid == 0u) { scratch[prm.cnt_base + prm.tile_offset + tile] = heads; }',
+    );
+  } else {
+    const op = p.value.combine.name;
+    const scan = workgroupExclusiveScan({ ...wp, combiner: p.pairs });
+    deps.push(p.value.combine, p.pairs.combine, scan);
+    lines.push(
+      ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base', (j) => `x${j}`, T),
+      // The thread's (heads, fold since its last head) in registers, then the tile's scan of them.
+      'var c = 0u;',
+      `var a = ${p.value.identity};`,
+      ...unrolled(I, (j) => `if (h${j}) { c += 1u; a = x${j}; } else if (ok${j}) { a = ${op}(a, x${j}); }`).split(
+        '\n  ',
+      ),
+      'var total: vec2<u32>;',
+      `let ex = ${scan.name}(vec2<u32>(c, bitcast<u32>(a)), ids, &total);`,
+      // The runs before the tile (the scanned counts), and whether every run fits the outputs.
+      'let g = prm.tile_offset + tile;',
+      'var runs_before = 0u;',
+      'var fits = total.x <= prm.cap;',
+      `if (prm.single == 0u) { runs_before = scratch[prm.cnt_base + g]; fits = scratch[prm.total_at] <= prm.cap; }`,
+      'else if (ids.lid == 0u) { scratch[prm.total_at] = total.x; }',
+      // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
+      'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
+      `if (fits) {
+    var rc = runs_before + ex.x;
+    var ra = bitcast<${T}>(ex.y);
+    ${unrolled(
+      I,
+      (j) => `if (h${j}) {
+      if (rc == runs_before) {
+        // The tile's first head: the run before it (if any) started in an earlier tile.
+        scratch[4u * g + 2u] = select(0u, 1u, first + ${j}u == tile * ${tile}u);
+        scratch[4u * g + 3u] = bitcast<u32>(ra);
+      } else { vout[prm.out_base + rc - 1u] = ra; }
+      kout[prm.kout_base + rc] = k${j};
+      rc += 1u;
+      ra = x${j};
+    } else if (ok${j}) { ra = ${op}(ra, x${j}); }`,
+      '\n    ',
+    )}
+    // The input's last element ends the last run: written here when that run started in this tile.
+    let last = prm.n_total - 1u - prm.seg_start;
+    if (last >= first && last < first + ${I}u && rc != runs_before) { vout[prm.out_base + rc - 1u] = ra; }
+  }`,
+    );
+  }
+  const name = runsKernelName(p);
+  const types = { keys_v: K, keys_s: K, vals_v: T, vals_s: T, kout: K, vout: T };
+  return fragment({
+    name,
+    deps,
+    code: `${RBK.wgsl(use, types)}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  ${refs}
+  let tile = wg_index;
+  let first = tile * ${tile}u + ids.lid * ${I}u;
+  let full = (tile + 1u) * ${tile}u <= prm.n;
+  ${lines.join('\n  ')}
+}`,
+  });
+}
+
+/** Tile counts each thread of `runsSpineKernel` scans per step. */
+const SPINE_ITEMS = 4;
+
+/**
+ * One workgroup of `workgroupSize` threads: the exclusive scan of the `prm.tiles` tile counts at
+ * `prm.cnt_base` in place (4 per thread per step, one workgroup scan per step, chained by a carry),
+ * the total (the number of runs) to word `prm.total_at`.
+ */
+export function runsSpineKernel(p: {
+  workgroupSize: number;
+  subgroups: boolean;
+  minSubgroupSize: number;
+}): WgslFragment {
+  const w = p.workgroupSize;
+  const scan = workgroupExclusiveScan({ ...p, combiner: U32_PLUS });
+  const name = mangle('rbk_spine', w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+  const at = (j: number) => `prm.cnt_base + t0 + ${j}u`;
+  return fragment({
+    name,
+    deps: [threadIds(p.subgroups), scan],
+    code: `${RBK.wgsl({}, {})}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  _ = &scratch;
+  var carry = 0u;
+  for (var base = 0u; base < prm.tiles; base += ${w * SPINE_ITEMS}u) {
+    let t0 = base + ids.lid * ${SPINE_ITEMS}u;
+    ${unrolled(SPINE_ITEMS, (j) => `var c${j} = 0u; if (t0 + ${j}u < prm.tiles) { c${j} = scratch[${at(j)}]; }`, '\n    ')}
+    var total: u32;
+    var r = carry + ${scan.name}(${unrolled(SPINE_ITEMS, (j) => `c${j}`, ' + ')}, ids, &total);
+    ${unrolled(SPINE_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { scratch[${at(j)}] = r; } r += c${j};`, '\n    ')}
+    carry += total;
+  }
+  if (ids.lid == 0u) { scratch[prm.total_at] = carry; }
+}`,
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * reduceByKey as reduce-then-scan (runs.ts, runs-kernels.ts): the count pass, the spine, the tile
+ * pass and the fix-up against the reference loop, at the edge sizes of DESIGN.md around each tile,
+ * with runs of 1, 2, 16, longer than a tile and one run over many tiles, with subgroups on and off,
+ * tiny tiles (many tiles at small n), scalar loads (items per thread not a multiple of 4, views at
+ * odd offsets), segments of a lowered binding limit, an order-sensitive operator, f32 values,
+ * a user keyEq, and short outputs (an ArgumentError, both untouched).
+ */
+import { DeviceArray, fragment, type GpuFunction, lambda, lastNonZero, mangle } from '@webdpl/core';
+import { makeDevicePolicy } from '@webdpl/policies';
+import { describe, expect, it } from 'vitest';
+import { refRuns } from '../testing/by-key-reference';
+import { place } from '../testing/device-data';
+import { edgeSizes, floatTolerance, makeData, rng, testDevice } from '../testing/matrix';
+import { expectSameArray } from '../testing/scan-reference';
+import { reduceByKey } from './index';
+
+type Op = (a: number, b: number) => number;
+
+/**
+ * x -> a * x + b (mod 2^16) packed as a << 16 | b, composed in input order: associative, not
+ * commutative (any reordering of a fold changes it), identity 1 << 16.
+ */
+const affine: GpuFunction = {
+  kind: 'function',
+  arity: 2,
+  name: 'affine16',
+  builtin: false,
+  commutative: false,
+  supports: (t) => t[0] === 'u32',
+  resultType: () => 'u32',
+  identity: () => 0x10000,
+  js: () => affineJs,
+  jsSource: () =>
+    '(p, q) => ((Math.imul(q >>> 16, p >>> 16) & 0xffff) * 65536 + ((Math.imul(q >>> 16, p & 0xffff) + (q & 0xffff)) & 0xffff))',
+  wgsl: () => {
+    const name = mangle('op_affine16', 'u32');
+    return fragment({
+      name,
+      code: `fn ${name}(p: u32, q: u32) -> u32 {
+  let a = ((q >> 16u) * (p >> 16u)) & 0xffffu;
+  let b = ((q >> 16u) * (p & 0xffffu) + (q & 0xffffu)) & 0xffffu;
+  return (a << 16u) | b;
+}`,
+    });
+  },
+  subgroupOp: () => undefined,
+};
+const affineJs: Op = (p, q) =>
+  ((Math.imul(q >>> 16, p >>> 16) & 0xffff) * 65536 + ((Math.imul(q >>> 16, p & 0xffff) + (q & 0xffff)) & 0xffff)) >>>
+  0;
+const u32Plus: Op = (a, b) => (a + b) >>> 0;
+const same = (a: number, b: number) => Object.is(a, b);
+
+type RunKind = 'ones' | 'twos' | 'sixteens' | 'long' | 'equal' | 'spanning' | 'mixed';
+const KINDS: readonly RunKind[] = ['ones', 'twos', 'sixteens', 'long', 'equal', 'spanning', 'mixed'];
+
+/** u32 keys in runs: of 1, 2, 16, 1..600, one run, one run over the middle half, 1..8. */
+function runKeys(n: number, kind: RunKind, seed: number): Uint32Array {
+  const r = rng(seed);
+  const out = new Uint32Array(n);
+  let key = 7;
+  let left = 0;
+  for (let i = 0; i < n; i++) {
+    if (kind === 'spanning') {
+      out[i] = i >= n >> 2 && i < (3 * n) >> 2 ? 1 : i + 2;
+      continue;
+    }
+    if (left === 0) {
+      key += 1 + (r() % 3);
+      left = { ones: 1, twos: 2, sixteens: 16, long: 1 + (r() % 600), equal: n, mixed: 1 + (r() % 8) }[kind];
+    }
+    out[i] = kind === 'equal' ? 5 : key;
+    left--;
+  }
+  return out;
+}
+
+/** Values whose affine16 folds never collapse (a odd: every prefix matters). */
+function affineValues(n: number, seed: number): Uint32Array {
+  const r = rng(seed);
+  return Uint32Array.from({ length: n }, () => ((r() | 1) & 0xffff) * 65536 + (r() & 0xffff));
+}
+
+const device = testDevice;
+const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | boolean> }[] = [
+  // Software adapters (lavapipe) default to 256 x 8 (scanDefaults).
+  { name: 'default tiles', tile: 256 * 8, t: {} },
+  { name: 'default tiles, no subgroups', tile: 256 * 8, t: { subgroups: false } },
+  { name: 'tiny 32 x 4', tile: 128, t: { workgroupSize: 32, itemsPerThread: 4 } },
+  { name: 'tiny 32 x 4, no subgroups', tile: 128, t: { workgroupSize: 32, itemsPerThread: 4, subgroups: false } },
+  { name: 'tiny 16 x 3 (scalar loads)', tile: 48, t: { workgroupSize: 16, itemsPerThread: 3 } },
+  {
+    name: 'tiny 32 x 8, segments of 4 KiB',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, maxBindingBytes: 4096 },
+  },
+  { name: 'hardware tiles 256 x 16', tile: 4096, t: { workgroupSize: 256, itemsPerThread: 16 } },
+];
+
+describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
+  const dev = device as NonNullable<typeof device>;
+  const policyOf = (t: Record<string, number | boolean>) =>
+    makeDevicePolicy(dev, { fallback: 'error', tuning: { reduceByKey: t } });
+
+  it.each(TILE_VARIANTS)(
+    '$name: edge sizes, runs of 1, 2, 16, long, all equal, one over many tiles; plus and an order-sensitive operator',
+    async ({ tile, t }) => {
+      const policy = policyOf(t);
+      for (const n of edgeSizes([tile, 3 * tile], [40001])) {
+        const kind = KINDS[n % KINDS.length] as RunKind;
+        const keys = runKeys(n, kind, n + 1);
+        const values = makeData('u32', n, 'random', n + 2) as Uint32Array;
+        const want = refRuns(keys, values, u32Plus, same);
+        const ko = new Uint32Array(n);
+        const vo = new Uint32Array(n);
+        expect(await reduceByKey(policy, keys, values, ko, vo), `runs n=${n} ${kind}`).toBe(want.keys.length);
+        expectSameArray(ko.subarray(0, want.keys.length), want.keys, `keys n=${n} ${kind}`);
+        expectSameArray(vo.subarray(0, want.keys.length), want.values, `sums n=${n} ${kind}`);
+        // The fold in input order (affine maps composed; every reordering changes them).
+        const av = affineValues(n, n + 3);
+        const aw = refRuns(keys, av, affineJs, same);
+        expect(await reduceByKey(policy, keys, av, ko, vo, affine)).toBe(aw.keys.length);
+        expectSameArray(vo.subarray(0, aw.keys.length), aw.values, `affine n=${n} ${kind}`);
+      }
+      // Every run kind at a size of several tiles and a partial one.
+      const n = 5 * tile + 7;
+      for (const kind of KINDS) {
+        const keys = runKeys(n, kind, 11);
+        const av = affineValues(n, 12);
+        const aw = refRuns(keys, av, affineJs, same);
+        const ko = new Uint32Array(n);
+        const vo = new Uint32Array(n);
+        expect(await reduceByKey(policy, keys, av, ko, vo, affine)).toBe(aw.keys.length);
+        expectSameArray(ko.subarray(0, aw.keys.length), aw.keys, `keys ${kind}`);
+        expectSameArray(vo.subarray(0, aw.keys.length), aw.values, `affine ${kind}`);
+      }
+    },
+    300_000,
+  );
+
+  it.each([TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[4]])(
+    '$name: i32 and f32 keys and values, lastNonZero, a user keyEq, f32 sums within tolerance',
+    async (v) => {
+      const { t, tile } = v as (typeof TILE_VARIANTS)[number];
+      const policy = policyOf(t);
+      const decade = lambda((a: number, b: number) => Math.floor(a / 10) === Math.floor(b / 10));
+      const deq = (a: number, b: number) => Math.floor(a / 10) === Math.floor(b / 10);
+      for (const n of [1, tile - 1, tile + 1, 7 * tile + 3, 20000]) {
+        const ku = runKeys(n, 'mixed', n);
+        // i32 keys, f32 values: sums within the tolerance of n terms.
+        const ki = Int32Array.from(ku, (k) => k - 1000);
+        const vf = makeData('f32', n, 'random', n + 1) as Float32Array;
+        const want = refRuns(ki, vf, (a, b) => a + b, same);
+        const ko = new Int32Array(n);
+        const vo = new Float32Array(n);
+        expect(await reduceByKey(policy, ki, vf, ko, vo)).toBe(want.keys.length);
+        expectSameArray(ko.subarray(0, want.keys.length), want.keys, `i32 keys n=${n}`);
+        const tol = floatTolerance(n, 8);
+        want.values.forEach((x, r) => {
+          if (!(Math.abs((vo[r] as number) - x) <= tol)) expect.fail(`f32 run ${r} n=${n}: ${vo[r]} vs ${x}`);
+        });
+        // f32 keys (-0 and +0 differ, NaN is one key), i32 values, lastNonZero (order-sensitive).
+        const kf = Float32Array.from(ku, (k, i) => (k % 5 === 0 ? (i % 2 ? -0 : 0) : k % 7 === 0 ? Number.NaN : k / 4));
+        const vi = Int32Array.from(makeData('i32', n, 'random', n + 2), (x) => (x % 3 === 0 ? x : 0));
+        const lw = refRuns(kf, vi, (a, b) => (b !== 0 ? b : a), same);
+        const kfo = new Float32Array(n);
+        const vio = new Int32Array(n);
+        expect(await reduceByKey(policy, kf, vi, kfo, vio, lastNonZero)).toBe(lw.keys.length);
+        expectSameArray(kfo.subarray(0, lw.keys.length), lw.keys, `f32 keys n=${n}`);
+        expectSameArray(vio.subarray(0, lw.keys.length), lw.values, `lnz n=${n}`);
+        // A user keyEq: keys of one decade are one run.
+        const dw = refRuns(ku, vi, (a, b) => (a + b) | 0, deq);
+        const duo = new Uint32Array(n);
+        expect(await reduceByKey(policy, ku, vi, duo, vio, undefined, decade)).toBe(dw.keys.length);
+        expectSameArray(duo.subarray(0, dw.keys.length), dw.keys, `decade keys n=${n}`);
+        expectSameArray(vio.subarray(0, dw.keys.length), dw.values, `decade sums n=${n}`);
+      }
+    },
+    300_000,
+  );
+
+  it.each([TILE_VARIANTS[0], TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[5]])(
+    '$name: short outputs (host and DeviceArray, one and many tiles) raise and stay untouched; views; exact outputs',
+    async (v) => {
+      const { t, tile } = v as (typeof TILE_VARIANTS)[number];
+      const policy = policyOf(t);
+      for (const n of [5, tile - 3, 4 * tile + 9]) {
+        const keys = runKeys(n, 'mixed', n + 4);
+        const vals = makeData('u32', n, 'random', n + 5) as Uint32Array;
+        const want = refRuns(keys, vals, u32Plus, same);
+        const runs = want.keys.length;
+        // Host outputs one short: keysOut, then valuesOut.
+        const ks = new Uint32Array(runs - 1).fill(7);
+        const vs = new Uint32Array(runs).fill(7);
+        await expect(reduceByKey(policy, keys, vals, ks, vs)).rejects.toThrow(new RegExp(`keysOut.*at least ${runs}`));
+        await expect(reduceByKey(policy, keys, vals, new Uint32Array(n), vs.subarray(1))).rejects.toThrow(
+          new RegExp(`valuesOut.*at least ${runs}`),
+        );
+        expect(ks.every((x) => x === 7) && vs.every((x) => x === 7), `host untouched n=${n}`).toBe(true);
+        // DeviceArray outputs one short (through temporaries): both untouched.
+        const dk = DeviceArray.from(dev, keys);
+        const dv = DeviceArray.from(dev, vals);
+        const sk = DeviceArray.from(dev, new Uint32Array(runs - 1).fill(9));
+        const sv = DeviceArray.from(dev, new Uint32Array(n).fill(9));
+        await expect(reduceByKey(policy, dk, dv, sk, sv)).rejects.toThrow(/keysOut.*at least/);
+        await expect(reduceByKey(policy, dk, dv, sv, sk)).rejects.toThrow(/valuesOut.*at least/);
+        expect(
+          (await sk.read()).every((x) => x === 9),
+          `device keys untouched n=${n}`,
+        ).toBe(true);
+        expect(
+          (await sv.read()).every((x) => x === 9),
+          `device values untouched n=${n}`,
+        ).toBe(true);
+        // Exact outputs on the device (temporaries copied), outputs of n (written directly).
+        const ek = DeviceArray.create(dev, 'u32', runs);
+        const ev = DeviceArray.create(dev, 'u32', runs);
+        expect(await reduceByKey(policy, dk, dv, ek, ev)).toBe(runs);
+        expectSameArray(await ek.read(), want.keys, `exact keys n=${n}`);
+        expectSameArray(await ev.read(), want.values, `exact sums n=${n}`);
+        expect(await reduceByKey(policy, dk, dv, sv, DeviceArray.create(dev, 'u32', n))).toBe(runs);
+        expectSameArray((await sv.read()).subarray(0, runs), want.keys, `direct keys n=${n}`);
+        // Views at odd offsets (scalar loads), outputs too.
+        const pk = place(dev, keys, 1);
+        const pv = place(dev, vals, 3);
+        const pko = place(dev, new Uint32Array(runs), 1);
+        const pvo = place(dev, new Uint32Array(runs), 2);
+        expect(await reduceByKey(policy, pk.view, pv.view, pko.view, pvo.view)).toBe(runs);
+        expectSameArray(await pko.read(), want.keys, `view keys n=${n}`);
+        expectSameArray(await pvo.read(), want.values, `view sums n=${n}`);
+        for (const a of [dk, dv, sk, sv, ek, ev, pk.parent, pv.parent, pko.parent, pvo.parent]) a.destroy();
+      }
+    },
+    300_000,
+  );
+
+  it('the chained one-pass form (reduceThenScan: false) gives the same runs', async () => {
+    const tiny = { workgroupSize: 32, itemsPerThread: 4 };
+    const rts = policyOf(tiny);
+    const chained = policyOf({ ...tiny, reduceThenScan: false });
+    for (const n of [1, 129, 5000]) {
+      const keys = runKeys(n, 'long', n);
+      const av = affineValues(n, n + 1);
+      const outs = [];
+      for (const policy of [rts, chained]) {
+        const ko = new Uint32Array(n);
+        const vo = new Uint32Array(n);
+        const runs = await reduceByKey(policy, keys, av, ko, vo, affine);
+        outs.push([runs, Array.from(ko.subarray(0, runs)), Array.from(vo.subarray(0, runs))]);
+      }
+      expect(outs[0]).toEqual(outs[1]);
+    }
+  });
+});

@@ -1,0 +1,331 @@
+/**
+ * reduceByKey on the GPU as reduce-then-scan (runs-kernels.ts): per binding segment a count pass
+ * (heads per tile, keys only), one workgroup scanning the tile counts (the total is the number of
+ * runs), per segment the tile pass (keys and values: every run's key, the folds of runs that start
+ * and end in a tile, one record per tile), then the scan engine's fix-up (`runsFixKernel`) writing
+ * the folds of runs that cross tiles; the finish copies of outputs written through temporaries and
+ * the readbacks follow in the same submission. A call of one tile runs the tile pass alone.
+ * Plans (pipelines, bind groups, parameter buffers) are cached per shape and arrays.
+ */
+import {
+  bufferId,
+  type Combiner,
+  type DeviceArray,
+  dispatchCache,
+  type GpuDevice,
+  type NumericType,
+  paramsBuffer,
+  pipelineFor,
+  type Readback,
+  type Recorder,
+  type Turn,
+  type WgslFragment,
+} from '@webdpl/core';
+import { type CachedStep, cachedTuning, recordSteps } from '../common/gpu-io';
+import { scratchBuffer } from '../common/scratch';
+import { segmentsFor, windowOf, windowResource } from '../common/segments';
+import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../common/tuning';
+import {
+  finishPipelineFor,
+  finishStep,
+  runsFixPipelineFor,
+  type ScanTuning,
+  scanDefaults,
+  segmentedCombiner,
+} from '../engines/scan';
+import { SCN_RUNS_FIX } from '../engines/scan/kernels';
+import {
+  RBK,
+  type RunsKernelParams,
+  type RunsPhase,
+  runsKernel,
+  runsKernelName,
+  runsSpineKernel,
+  runsUse,
+} from './runs-kernels';
+
+export interface ReduceByKeyDeviceRequest {
+  readonly label: string;
+  readonly keys: DeviceArray;
+  /** The values: the keys' length, on their device. */
+  readonly values: DeviceArray;
+  /** `fn(a: K, b: K) -> bool`. */
+  readonly keyEq: WgslFragment;
+  /** The value combiner (the user's operator over the values' type, with its identity). */
+  readonly value: Combiner;
+  /**
+   * Each run's fold, bound whole, in no input's buffer; nothing is written unless the runs fit
+   * both outputs (min of their lengths).
+   */
+  readonly valuesOut: DeviceArray;
+  /** Each run's first key, likewise. */
+  readonly keysOut: DeviceArray;
+  /** Outputs written through temporaries: their first `count` elements copied into these when count <= cap. */
+  readonly copyTo?: { readonly keys?: DeviceArray; readonly values?: DeviceArray; readonly cap: number };
+  /** Read both outputs' first min(n, length) elements back in the same submission. */
+  readonly readBack: boolean;
+  /** The resolved tuning (`runsTuning`). */
+  readonly tuning: ScanTuning;
+}
+
+export interface ReduceByKeyResult {
+  readonly count: number;
+  readonly keys?: ArrayBuffer;
+  readonly values?: ArrayBuffer;
+}
+
+const defaultsMemo = new WeakMap<GpuDevice, readonly ScanTuning[]>();
+
+/**
+ * reduceByKey's tuning: the scan engine's defaults of its 'runs' kind with the policy's overrides
+ * (`reduceThenScan` selects this path, false the scan engine's chained one-pass form).
+ */
+export function runsTuning(
+  device: GpuDevice,
+  label: string,
+  overrides: Readonly<Record<string, number | boolean>>,
+): ScanTuning {
+  let m = defaultsMemo.get(device);
+  if (!m) {
+    m = [scanDefaults(device, 'runs', false), scanDefaults(device, 'runs', true)];
+    defaultsMemo.set(device, m);
+  }
+  return cachedTuning(label, m[overrides.subgroups === false ? 0 : 1] as ScanTuning, overrides);
+}
+
+interface RunsPlan {
+  readonly steps: readonly CachedStep[];
+  readonly owned: readonly GPUBuffer[];
+  readonly scratch: GPUBuffer;
+  readonly scratchBytes: number;
+  /** The scratch word of the number of runs. */
+  readonly totalAt: number;
+  readonly leaves: readonly WgslFragment[];
+}
+
+/** Runs reduceByKey on the device; resolves with the number of runs (and the outputs' bytes when asked). */
+export async function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceRequest): Promise<ReduceByKeyResult> {
+  const t = req.tuning;
+  const leaves = [req.keyEq, req.value.combine];
+  const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}:${a.type}` : '-');
+  const rc = req.copyTo;
+  const key = [
+    req.values.length,
+    t.workgroupSize,
+    t.itemsPerThread,
+    t.subgroups,
+    t.maxBindingBytes,
+    req.keyEq.name,
+    req.value.name,
+    at(req.keys),
+    at(req.values),
+    at(req.keysOut),
+    at(req.valuesOut),
+    rc ? `${at(rc.keys)}:${at(rc.values)}:${rc.cap}` : '-',
+  ].join('|');
+  const cache = dispatchCache<RunsPlan>(device, 'reduce-by-key');
+  let plan = cache.get(key);
+  if (
+    plan &&
+    (!sameLeaves(plan.leaves, leaves) || scratchBuffer(device, SCRATCH, plan.scratchBytes) !== plan.scratch)
+  ) {
+    plan = undefined;
+  }
+  // The call's place in the device's call order, before anything that may wait.
+  const turn = device.queue.reserve();
+  if (!plan) {
+    try {
+      plan = await buildPlan(device, req, leaves);
+    } catch (e) {
+      turn.release();
+      throw e;
+    }
+    cache.set(key, plan);
+  }
+  return submit(device, req, plan, turn);
+}
+
+const SCRATCH = 'reduce-by-key';
+
+/** Whether a cached plan's fragments are the call's: the same objects, or the same code. */
+function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boolean {
+  return a.every((x, i) => {
+    const y = b[i] as WgslFragment;
+    return x === y || (x.name === y.name && x.code === y.code);
+  });
+}
+
+function submit(device: GpuDevice, req: ReduceByKeyDeviceRequest, p: RunsPlan, turn: Turn): Promise<ReduceByKeyResult> {
+  const n = req.values.length;
+  let countRb: Readback | undefined;
+  let keysRb: Readback | undefined;
+  let valuesRb: Readback | undefined;
+  const record = (rec: Recorder) => {
+    const pass = rec.beginPass(req.label);
+    recordSteps(rec, pass, p.steps);
+    pass.end();
+    countRb = rec.readback(p.scratch, p.totalAt * 4, 4);
+    if (req.readBack) {
+      const { keysOut: ko, valuesOut: vo } = req;
+      keysRb = rec.readback(ko.buffer, ko.byteOffset, Math.min(n, ko.length) * 4);
+      valuesRb = rec.readback(vo.buffer, vo.byteOffset, Math.min(n, vo.length) * 4);
+    }
+  };
+  return device.queue.submitRead(req.label, record, turn, () => ({
+    count: countRb ? countRb.word(0) : 0,
+    keys: keysRb?.data(),
+    values: valuesRb?.data(),
+  }));
+}
+
+async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leaves: WgslFragment[]): Promise<RunsPlan> {
+  const t = req.tuning;
+  const { keys, values, keysOut, valuesOut } = req;
+  const n = values.length;
+  const w = Math.min(t.workgroupSize, maxWorkgroupThreads(device));
+  const I = Math.max(1, Math.floor(t.itemsPerThread));
+  const tile = w * I;
+  const subgroups = useSubgroups(device, t.subgroups);
+  const minSubgroupSize = device.info.subgroupMinSize || 4;
+  const vec = I % 4 === 0 && keys.offset % 4 === 0 && values.offset % 4 === 0;
+  const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
+  const valueType = values.type as NumericType;
+  const pairs = segmentedCombiner(req.value, true);
+  const base: Omit<RunsKernelParams, 'phase'> = {
+    keyType: keys.type as NumericType,
+    valueType,
+    keyEq: req.keyEq,
+    value: req.value,
+    pairs,
+    vec,
+    workgroupSize: w,
+    itemsPerThread: I,
+    subgroups,
+    minSubgroupSize,
+  };
+  const kernel = (phase: RunsPhase) => {
+    const params = { ...base, phase };
+    return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
+  };
+  let tiles = 0;
+  const plans = segments.map((seg) => {
+    const segTiles = Math.ceil(seg.length / tile);
+    // The keys from one before the segment (its first element's head flag).
+    const kStart = Math.max(0, seg.start - 1);
+    const kWin = windowOf(device, keys, { start: kStart, length: seg.start + seg.length - kStart });
+    const vWin = windowOf(device, values, seg);
+    const plan = { seg, tiles: segTiles, tileOffset: tiles, kWin, kBase: kWin.localBase + seg.start - kStart, vWin };
+    tiles += segTiles;
+    return plan;
+  });
+  const single = tiles === 1;
+  // One workgroup for the spine and the fix-up, as wide as the device allows.
+  const one = { workgroupSize: Math.min(1024, maxWorkgroupThreads(device)), subgroups, minSubgroupSize };
+  const tilePipeline = await kernel('tile');
+  const countPipeline = single ? undefined : await kernel('count');
+  const spine = single
+    ? undefined
+    : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
+        runsSpineKernel(one),
+      );
+  const fix = single
+    ? undefined
+    : await runsFixPipelineFor(device, valueType, pairs, req.value.combine, subgroups, minSubgroupSize);
+  const rc = req.copyTo;
+  const copyPipeline = rc ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
+  // Scratch: the tiles' records (4 words each) from word 0, their counts, the total.
+  const cntBase = 4 * tiles;
+  const totalAt = 5 * tiles;
+  const scratchBytes = Math.ceil(((totalAt + 1) * 4) / 16) * 16;
+  const scratch = scratchBuffer(device, SCRATCH, scratchBytes);
+  const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
+  const koWin = windowOf(device, keysOut, { start: 0, length: keysOut.length });
+  const voWin = windowOf(device, valuesOut, { start: 0, length: valuesOut.length });
+  const cap = Math.min(keysOut.length, valuesOut.length);
+  return device.queue.guard(req.label, () => {
+    const owned: GPUBuffer[] = [];
+    const uniform = (words: Uint32Array, what: string) => {
+      const b = paramsBuffer(device, words, `${req.label} ${what}`);
+      owned.push(b);
+      return { buffer: b };
+    };
+    const counts: CachedStep[] = [];
+    const tileSteps: CachedStep[] = [];
+    let prm0: GPUBufferBinding | undefined;
+    for (const s of plans) {
+      const prm = uniform(
+        RBK.pack({
+          n: s.seg.length,
+          seg_start: s.seg.start,
+          n_total: n,
+          tile_offset: s.tileOffset,
+          tiles,
+          k_base: s.kBase,
+          v_base: s.vWin.localBase,
+          out_base: voWin.localBase,
+          kout_base: koWin.localBase,
+          cap,
+          cnt_base: cntBase,
+          total_at: totalAt,
+          single: single ? 1 : 0,
+        }),
+        'params',
+      );
+      prm0 ??= prm;
+      const keysR = windowResource(keys, s.kWin);
+      const valsR = windowResource(values, s.vWin);
+      const all: Record<string, GPUBindingResource> = {
+        prm,
+        scratch: scratchR,
+        keys_v: keysR,
+        keys_s: keysR,
+        vals_v: valsR,
+        vals_s: valsR,
+        kout: windowResource(keysOut, koWin),
+        vout: windowResource(valuesOut, voWin),
+      };
+      const step = (pipeline: GPUComputePipeline, phase: RunsPhase): CachedStep => {
+        const use = runsUse(phase, vec);
+        const resources: Record<string, GPUBindingResource | undefined> = {};
+        for (const name of RBK.names(use)) resources[name] = all[name];
+        const group = device.gpu.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: RBK.entries(resources, use),
+        });
+        return { pipeline, group, wgs: s.tiles };
+      };
+      if (countPipeline) counts.push(step(countPipeline, 'count'));
+      tileSteps.push(step(tilePipeline, 'tile'));
+    }
+    const steps: CachedStep[] = [...counts];
+    if (spine && prm0) {
+      const group = device.gpu.createBindGroup({
+        layout: spine.getBindGroupLayout(0),
+        entries: RBK.entries({ prm: prm0, scratch: scratchR }, {}),
+      });
+      steps.push({ pipeline: spine, group, wgs: 1 });
+    }
+    steps.push(...tileSteps);
+    if (fix) {
+      const prm = uniform(SCN_RUNS_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0 }), 'fix-up params');
+      const group = device.gpu.createBindGroup({
+        layout: fix.getBindGroupLayout(0),
+        entries: SCN_RUNS_FIX.entries({ prm, recs: scratchR, out_s: windowResource(valuesOut, voWin) }),
+      });
+      steps.push({ pipeline: fix, group, wgs: 1 });
+    }
+    if (rc && copyPipeline) {
+      // Outputs through temporaries: their first `count` elements copied when the runs fit.
+      for (const [src, srcWin, dst] of [
+        [keysOut, koWin, rc.keys],
+        [valuesOut, voWin, rc.values],
+      ] as const) {
+        if (!dst) continue;
+        const copy = { src, srcWin, dst, n: src.length, cap: rc.cap };
+        steps.push(finishStep(device, copyPipeline, copy, totalAt, req.label, scratch, owned));
+      }
+    }
+    const plan: RunsPlan = { steps, owned, scratch, scratchBytes, totalAt, leaves };
+    return plan;
+  });
+}
