@@ -4,18 +4,44 @@
  * (keys[i] = i >> 4: runs of 16; values: the anchor's hash; plus), on warm clocks. Checked against a
  * host reference at 2^20 and 2^24. One JSON line per measurement; compare with cub_catalogue's
  * `reduce_by_key u32 runs16` and `scan_by_key u32 runs16` rows of the same device run.
+ * reduceByKey is timed in several forms in one process, `PROBE_ROUNDS` (default 2) rounds of each
+ * in turn: PROBE_RBK_FORMS is a JSON object of form name -> reduceByKey tuning (policy
+ * `tuning.reduceByKey`, over the scan engine's); by default 'rts' (the defaults: reduce-then-scan)
+ * and 'chained' (reduceThenScan: false, the one-pass form with the count look-back, in its former
+ * hardware tiles 512 x 16 in rows of 16; on software adapters their 256 x 8).
  * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=20,24,26,28 node .probe/by-key-probe.mjs
- * PROBE_SCAN_TUNING='{"itemsPerThread":16}' overrides the scan engine's tuning (a sweep).
+ * PROBE_SCAN_TUNING='{"itemsPerThread":16}' overrides the scan engine's tuning (a sweep; it applies
+ * to every form); a tile sweep of reduce-then-scan:
+ * PROBE_RBK_FORMS='{"256x8":{"workgroupSize":256,"itemsPerThread":8},"256x16":{}}'.
  */
 import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
 import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
+import { makeDevicePolicy } from '../../packages/policies/src/index';
 import { openProbe, out, probeSizes, runProbe, timeIt } from './timing';
+
+type Tuning = Record<string, number | boolean>;
 
 async function main() {
   const tuning = process.env.PROBE_SCAN_TUNING;
-  const { device, policy } = await openProbe({ tuning: tuning ? { scan: JSON.parse(tuning) } : {} }, { tuning });
+  const scan: Tuning = tuning ? JSON.parse(tuning) : {};
+  const { device, policy } = await openProbe({ tuning: tuning ? { scan } : {} }, { tuning });
+  const software = device.info.kind === 'software-gpu';
+  const forms: Record<string, Tuning> = process.env.PROBE_RBK_FORMS
+    ? JSON.parse(process.env.PROBE_RBK_FORMS)
+    : {
+        rts: {},
+        chained: software
+          ? { reduceThenScan: false }
+          : { reduceThenScan: false, workgroupSize: 512, itemsPerThread: 16, rowItems: 16 },
+      };
+  const policies = Object.entries(forms).map(([name, t]) => ({
+    name,
+    policy: makeDevicePolicy(device, { fallback: 'error', tuning: { scan, reduceByKey: t } }),
+  }));
+  out({ forms });
+  const rounds = Number(process.env.PROBE_ROUNDS ?? 2);
   for (const lg of probeSizes('20,24,26,28')) {
     const n = 2 ** lg;
     const reps = lg >= 28 ? 10 : 30;
@@ -45,22 +71,29 @@ async function main() {
     }
     out({ case: 'inclusiveScanByKey u32 runs16', lg, ms: ts, gbs: (12 * n) / ts / 1e6, ok });
 
-    let count = 0;
-    const tr = await timeIt(device, reps, async () => {
-      count = (await reduceByKey(policy, keys, values, keysOut, sums)) as number;
-    });
-    ok = undefined;
-    if (v) {
-      const gk = (await keysOut.read()) as Uint32Array;
-      const gs = (await sums.read()) as Uint32Array;
-      ok = count === runs;
-      for (let r = 0; r < runs && ok; r++) {
-        let s = 0;
-        for (let i = r * 16; i < Math.min(n, r * 16 + 16); i++) s = (s + (v[i] as number)) >>> 0;
-        if (gk[r] !== r || gs[r] !== s) ok = false;
+    for (let round = 0; round < rounds; round++) {
+      for (const form of policies) {
+        let count = 0;
+        keysOut.write(new Uint32Array(outLength));
+        sums.write(new Uint32Array(outLength));
+        const tr = await timeIt(device, reps, async () => {
+          count = (await reduceByKey(form.policy, keys, values, keysOut, sums)) as number;
+        });
+        ok = undefined;
+        if (v) {
+          const gk = (await keysOut.read()) as Uint32Array;
+          const gs = (await sums.read()) as Uint32Array;
+          ok = count === runs;
+          for (let r = 0; r < runs && ok; r++) {
+            let s = 0;
+            for (let i = r * 16; i < Math.min(n, r * 16 + 16); i++) s = (s + (v[i] as number)) >>> 0;
+            if (gk[r] !== r || gs[r] !== s) ok = false;
+          }
+        }
+        const gbs = (8 * n + (8 * n) / 16) / tr / 1e6;
+        out({ case: `reduceByKey u32 runs16 ${form.name}`, lg, round, ms: tr, gbs, runs: count, ok });
       }
     }
-    out({ case: 'reduceByKey u32 runs16', lg, ms: tr, gbs: (8 * n + (8 * n) / 16) / tr / 1e6, runs: count, ok });
     for (const a of [values, keys, scanned, keysOut, sums]) a.destroy();
   }
   releaseDevices();

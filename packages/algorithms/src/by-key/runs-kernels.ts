@@ -190,6 +190,9 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       'else if (ids.lid == 0u) { scratch[prm.total_at] = total.x; }',
       // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
       'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
+      // The walk: at each head the key to keysOut and the run before it to valuesOut, except at the
+      // tile's first head (rc == runs_before), whose run started in an earlier tile: its part in
+      // this tile goes to the record (whether the head starts the tile, the fold before it).
       `if (fits) {
     var rc = runs_before + ex.x;
     var ra = bitcast<${T}>(ex.y);
@@ -197,7 +200,6 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       I,
       (j) => `if (h${j}) {
       if (rc == runs_before) {
-        // The tile's first head: the run before it (if any) started in an earlier tile.
         scratch[4u * g + 2u] = select(0u, 1u, first + ${j}u == tile * ${tile}u);
         scratch[4u * g + 3u] = bitcast<u32>(ra);
       } else { vout[prm.out_base + rc - 1u] = ra; }
