@@ -6,9 +6,7 @@
  * `reduce_by_key u32 runs16` and `scan_by_key u32 runs16` rows of the same device run.
  * reduceByKey is timed in several forms in one process, `PROBE_ROUNDS` (default 2) rounds of each
  * in turn: PROBE_RBK_FORMS is a JSON object of form name -> reduceByKey tuning (policy
- * `tuning.reduceByKey`, over the scan engine's); by default 'rts' (the defaults: reduce-then-scan)
- * and 'chained' (reduceThenScan: false, the one-pass form with the count look-back, in its former
- * hardware tiles 512 x 16 in rows of 16; on software adapters their 256 x 8).
+ * `tuning.reduceByKey`, over the scan engine's); by default one, 'rts' (the defaults).
  * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=20,24,26,28 node .probe/by-key-probe.mjs
  * PROBE_SCAN_TUNING='{"itemsPerThread":16}' overrides the scan engine's tuning (a sweep; it applies
  * to every form); a tile sweep of reduce-then-scan:
@@ -27,15 +25,9 @@ async function main() {
   const tuning = process.env.PROBE_SCAN_TUNING;
   const scan: Tuning = tuning ? JSON.parse(tuning) : {};
   const { device, policy } = await openProbe({ tuning: tuning ? { scan } : {} }, { tuning });
-  const software = device.info.kind === 'software-gpu';
   const forms: Record<string, Tuning> = process.env.PROBE_RBK_FORMS
     ? JSON.parse(process.env.PROBE_RBK_FORMS)
-    : {
-        rts: {},
-        chained: software
-          ? { reduceThenScan: false }
-          : { reduceThenScan: false, workgroupSize: 512, itemsPerThread: 16, rowItems: 16 },
-      };
+    : { rts: {} };
   const policies = Object.entries(forms).map(([name, t]) => ({
     name,
     policy: makeDevicePolicy(device, { fallback: 'error', tuning: { scan, reduceByKey: t } }),

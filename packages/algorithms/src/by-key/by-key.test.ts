@@ -338,28 +338,28 @@ describe('by-key at 2^24+1', () => {
 });
 
 describe.skipIf(!testDevice)(
-  "the by-key family with hardware GPUs' default tiles (512 x 40, 512 x 16 in rows of 16)",
+  "the by-key family with hardware GPUs' default tiles (scans by key 512 x 40, reduceByKey 256 x 16)",
   () => {
     // Software adapters default to smaller tiles (scanDefaults): the tiles of hardware GPUs are forced
-    // here (scans by key 512 threads x 40 items, reduceByKey 512 x 16 with 16 items per thread per
-    // row; also rows of 8 and 4, scans in rows of 8 and 20), across several tiles (look-back) and a
-    // partial last tile, with runs long and short (several heads in one thread's row).
+    // here (scans by key 512 threads x 40 items, also in rows of 8; reduceByKey 256 x 16, also
+    // 512 x 16, 256 x 32 and 256 x 8), across several tiles and a partial last tile, with runs long
+    // and short (several heads in one thread's items).
     const tilings: { scans: Record<string, number>; runs: Record<string, number> }[] = [
       {
         scans: { workgroupSize: 512, itemsPerThread: 40 },
-        runs: { workgroupSize: 512, itemsPerThread: 16, rowItems: 16 },
+        runs: { workgroupSize: 256, itemsPerThread: 16 },
       },
       {
         scans: { workgroupSize: 512, itemsPerThread: 40 },
-        runs: { workgroupSize: 512, itemsPerThread: 16, rowItems: 8 },
+        runs: { workgroupSize: 512, itemsPerThread: 16 },
       },
       {
         scans: { workgroupSize: 512, itemsPerThread: 40, rowItems: 8 },
-        runs: { workgroupSize: 256, itemsPerThread: 32, rowItems: 16 },
+        runs: { workgroupSize: 256, itemsPerThread: 32 },
       },
       {
         scans: { workgroupSize: 256, itemsPerThread: 16, rowItems: 8 },
-        runs: { workgroupSize: 256, itemsPerThread: 16, rowItems: 4 },
+        runs: { workgroupSize: 256, itemsPerThread: 8 },
       },
     ];
     it.each(tilings)(
@@ -445,10 +445,11 @@ describe('by-key: bad input', () => {
 });
 
 describe.skipIf(!testDevice)('reduceByKey: runs crossing tiles (the fix-up of the tiles’ records)', () => {
-  // The tiles look back over head counts only; the folds of runs that cross tiles come from the
-  // fix-up kernel over the tiles' records. Tiny tiles (128 elements) so runs of every kind cross
-  // many tiles, more tiles than the fix-up's workgroup (steps chained by its carry), segments of a
-  // lowered binding limit (records across segments), and the look-back's fallback at every wait.
+  // The tiles take their run indices from the scanned tile counts; the folds of runs that cross
+  // tiles come from the fix-up kernel over the tiles' records. Tiny tiles (128 elements) so runs of
+  // every kind cross many tiles, more tiles than the fix-up's and the spine's workgroup (steps
+  // chained by a carry), segments of a lowered binding limit (records across segments), subgroups
+  // off (maxSpins: a field of the scan engine's tuning, accepted and unused by reduceByKey).
   const tiny = { workgroupSize: 32, itemsPerThread: 4 };
   const variants: Record<string, number | boolean>[] = [
     {},

@@ -3,11 +3,10 @@
  * beside the input, heads or tails from `keyEq` of neighbouring keys):
  * - scans by key: one chained scan over (head, value) pairs (`segmentedCombiner`); in place on a
  *   DeviceArray it scans into a temporary and copies it back in the same queue order;
- * - reduceByKey: one tile pass, the engine's 'by-key-runs' write (CUB's reduce-by-key): a chained
- *   scan of (head count, value) pairs whose look-back carries the counts, writing each run's first
- *   key at its head and its fold where it ends, the runs crossing tiles by a fix-up kernel, into the outputs
- *   or (outputs that may be too short, or share a buffer) temporaries copied on the device when the
- *   runs fit;
+ * - reduceByKey: reduce-then-scan with no look-back (./runs.ts): a keys-only count pass, a scan of
+ *   the tile counts, the tile pass writing each run's first key and the folds of runs within a
+ *   tile, and a fix-up kernel for the runs crossing tiles, into the outputs or (outputs that may be
+ *   too short, or share a buffer) temporaries copied on the device when the runs fit;
  * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), likewise.
  * The number of runs is read back in the same submission.
  */
@@ -73,10 +72,10 @@ export async function gpuScanByKey(
 
 /**
  * reduceByKey (`op` given) or uniqueByKey: writes each run's first key to keysOut and its fold
- * (uniqueByKey: its first value) to valuesOut; returns the number of runs. One pass (the engine's
- * 'by-key-runs' write: each run's key and fold written at its head; 'by-key-firsts': a compaction
- * of the heads writing key and value); runs at min(keysOut.length, valuesOut.length) or beyond are
- * not written. Host outputs are written into their staging arrays (delivered only after the count
+ * (uniqueByKey: its first value) to valuesOut; returns the number of runs. One submission
+ * (reduceByKey: `reduceByKeyDevice`, which writes nothing unless the runs fit both outputs;
+ * uniqueByKey: the scan engine's 'by-key-firsts', a compaction of the heads writing key and value,
+ * no run at min(keysOut.length, valuesOut.length) or beyond). Host outputs are written into their staging arrays (delivered only after the count
  * is checked). A DeviceArray output is written directly when both outputs have n or more elements
  * (no run can fall outside them) and its buffer is no input's or the other output's; otherwise
  * through a temporary of min(keysOut.length, valuesOut.length) elements whose first `runs` elements
@@ -105,41 +104,32 @@ export async function gpuRunsByKey(
   const vs = side(valuesOut, vd, kd);
   const value = op ? combinerOf(op, p.valueType) : undefined;
   const copyTo = ks.copy || vs.copy ? { keys: ks.copy, values: vs.copy, cap } : undefined;
-  const t = value ? runsTuning(device, p.label, tuning) : undefined;
-  const r =
-    value && t?.reduceThenScan
-      ? await reduceByKeyDevice(device, {
-          label: p.label,
-          keys,
-          values,
-          keyEq: p.keyEq,
-          value,
-          valuesOut: vs.array,
-          keysOut: ks.array,
-          copyTo,
-          readBack: readBack(0) || readBack(1),
-          tuning: t,
-        })
-      : await runsByKeyDevice(device, {
-          label: p.label,
-          input: values,
-          keys,
-          write: value ? 'by-key-runs' : 'by-key-firsts',
-          gen: {
-            kind: 'by-key',
-            keyType: p.keyType,
-            keyEq: p.keyEq,
-            edge: 'head',
-            scan: value ? { op: value.combine } : undefined,
-          },
-          combiner: value ? segmentedCombiner(value, true) : undefined,
-          valuesOut: vs.array,
-          keysOut: ks.array,
-          copyTo,
-          readBack: readBack(0) || readBack(1),
-          tuning,
-          tuningName: p.label,
-        });
+  const readBoth = readBack(0) || readBack(1);
+  const r = value
+    ? await reduceByKeyDevice(device, {
+        label: p.label,
+        keys,
+        values,
+        keyEq: p.keyEq,
+        value,
+        valuesOut: vs.array,
+        keysOut: ks.array,
+        copyTo,
+        readBack: readBoth,
+        tuning: runsTuning(device, p.label, tuning),
+      })
+    : await runsByKeyDevice(device, {
+        label: p.label,
+        input: values,
+        keys,
+        gen: { kind: 'by-key', keyType: p.keyType, keyEq: p.keyEq, edge: 'head' },
+        valuesOut: vs.array,
+        keysOut: ks.array,
+        copyTo,
+        readBack: readBoth,
+        tuning,
+        tuningName: p.label,
+      });
   for (const o of [keysOut, valuesOut]) if (r.count > o.length) throw tooShort(o, r.count);
   deliver(0, r.keys, r.count);
   deliver(1, r.values, r.count);

@@ -1,6 +1,6 @@
 /**
  * WGSL of reduceByKey as reduce-then-scan (no look-back): three kernels of one interface (RBK) and
- * the scan engine's fix-up (`runsFixKernel`) after them, all in one compute pass:
+ * the fix-up (`runsFixKernel`, RBK_FIX) after them, all in one compute pass:
  *  - 'count': per tile, the number of heads (an element whose key differs from its predecessor's
  *    under the user's keyEq; the input's first element is one) from the keys alone, into the
  *    tile's count word;
@@ -36,6 +36,7 @@ import {
   threadIds,
   unrolled,
   type WgslFragment,
+  type WorkgroupParams,
   workgroupExclusiveScan,
   workgroupReduce,
 } from '@webdpl/core';
@@ -269,3 +270,86 @@ ${entryPrologue(p.subgroups)}
 }`,
   });
 }
+
+/**
+ * The interface of reduceByKey's fix-up (`runsFixKernel`): the number of tile records, the outputs'
+ * length (`cap`) and the values output's base in its binding; the tiles' records (4 words each:
+ * head count, fold since the last head, whether the first head starts the tile, the fold before
+ * it), the values output (bound whole).
+ */
+export const RBK_FIX = kernelInterface({
+  name: 'reduceByKey fix-up',
+  params: {
+    struct: 'RbkFix',
+    name: 'prm',
+    binding: 0,
+    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32' },
+  },
+  bindings: {
+    recs: { binding: 1, access: 'read', type: 'vec4<u32>' },
+    out_s: { binding: 2, access: 'read_write' },
+  },
+});
+
+export interface RunsFixParams extends Required<WorkgroupParams> {
+  /** The element (value) type and the value operator `fn(a: T, b: T) -> T`. */
+  readonly valueType: NumericType;
+  readonly op: WgslFragment;
+}
+
+/**
+ * reduceByKey's second kernel, one workgroup after the tiles: folds the tiles' records in tile order
+ * as (head count, fold since the last head) pairs (the segmented combiner, a workgroup exclusive
+ * scan per step of `workgroupSize` tiles, chained by a carry), so the carry into tile t holds the
+ * runs before it and the fold of the run open at its start; where t holds a head and runs before it
+ * exist, that run ends at t's first head: its fold is the carry's, folded with t's part before the
+ * head unless t starts with the head. The input's last run, when it starts before the last tile, is the carry after every tile
+ * (else the last tile wrote it). Runs at `cap` or beyond are not written.
+ */
+export function runsFixKernel(p: RunsFixParams): WgslFragment {
+  const w = p.workgroupSize;
+  const c = p.combiner;
+  const comb = c.combine.name;
+  const T = p.valueType;
+  const scan = workgroupExclusiveScan(p);
+  const name = mangle('rbk_fix', T, c.name, p.op.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+  return fragment({
+    name,
+    deps: [threadIds(p.subgroups), c.combine, p.op, scan],
+    code: `${RBK_FIX.wgsl({}, { out_s: T })}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  _ = &recs; _ = &out_s;
+  var carry = ${c.identity};
+  for (var base = 0u; base < prm.tiles; base += ${w * RUNS_FIX_ITEMS}u) {
+    // K consecutive records per thread, all loaded first, folded, one workgroup scan.
+    let t0 = base + ids.lid * ${RUNS_FIX_ITEMS}u;
+    ${unrolled(RUNS_FIX_ITEMS, (j) => `var r${j} = vec4<u32>(0u, (${c.identity}).y, 1u, 0u);`, '\n    ')}
+    ${unrolled(RUNS_FIX_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { r${j} = recs[prm.rec_base / 4u + t0 + ${j}u]; }`, '\n    ')}
+    var acc = r0.xy;
+    ${unrolled(RUNS_FIX_ITEMS - 1, (j) => `acc = ${comb}(acc, r${j + 1}.xy);`, '\n    ')}
+    var total: vec2<u32>;
+    // The runs before tile t0 and the fold of the run open at its start, then at each next tile.
+    var cin = ${comb}(carry, ${scan.name}(acc, ids, &total));
+    ${unrolled(
+      RUNS_FIX_ITEMS,
+      (j) => `if (r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
+      var f = bitcast<${T}>(cin.y);
+      if (r${j}.z == 0u) { f = ${p.op.name}(f, bitcast<${T}>(r${j}.w)); }
+      out_s[prm.out_base + cin.x - 1u] = f;
+    }
+    cin = ${comb}(cin, r${j}.xy);`,
+      '\n    ',
+    )}
+    carry = ${comb}(carry, total);
+  }
+  if (ids.lid == 0u && prm.tiles > 0u) {
+    let last = recs[prm.rec_base / 4u + prm.tiles - 1u];
+    if (last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
+  }
+}`,
+  });
+}
+
+/** Records each thread of `runsFixKernel` folds per step. */
+const RUNS_FIX_ITEMS = 4;

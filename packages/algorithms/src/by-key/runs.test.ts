@@ -234,22 +234,4 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     },
     300_000,
   );
-
-  it('the chained one-pass form (reduceThenScan: false) gives the same runs', async () => {
-    const tiny = { workgroupSize: 32, itemsPerThread: 4 };
-    const rts = policyOf(tiny);
-    const chained = policyOf({ ...tiny, reduceThenScan: false });
-    for (const n of [1, 129, 5000]) {
-      const keys = runKeys(n, 'long', n);
-      const av = affineValues(n, n + 1);
-      const outs = [];
-      for (const policy of [rts, chained]) {
-        const ko = new Uint32Array(n);
-        const vo = new Uint32Array(n);
-        const runs = await reduceByKey(policy, keys, av, ko, vo, affine);
-        outs.push([runs, Array.from(ko.subarray(0, runs)), Array.from(vo.subarray(0, runs))]);
-      }
-      expect(outs[0]).toEqual(outs[1]);
-    }
-  });
 });

@@ -2,7 +2,7 @@
  * reduceByKey on the GPU as reduce-then-scan (runs-kernels.ts): per binding segment a count pass
  * (heads per tile, keys only), one workgroup scanning the tile counts (the total is the number of
  * runs), per segment the tile pass (keys and values: every run's key, the folds of runs that start
- * and end in a tile, one record per tile), then the scan engine's fix-up (`runsFixKernel`) writing
+ * and end in a tile, one record per tile), then the fix-up (`runsFixKernel`) writing
  * the folds of runs that cross tiles; the finish copies of outputs written through temporaries and
  * the readbacks follow in the same submission. A call of one tile runs the tile pass alone.
  * Plans (pipelines, bind groups, parameter buffers) are cached per shape and arrays.
@@ -25,19 +25,13 @@ import { type CachedStep, cachedTuning, recordSteps } from '../common/gpu-io';
 import { scratchBuffer } from '../common/scratch';
 import { segmentsFor, windowOf, windowResource } from '../common/segments';
 import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../common/tuning';
-import {
-  finishPipelineFor,
-  finishStep,
-  runsFixPipelineFor,
-  type ScanTuning,
-  scanDefaults,
-  segmentedCombiner,
-} from '../engines/scan';
-import { SCN_RUNS_FIX } from '../engines/scan/kernels';
+import { finishPipelineFor, finishStep, type ScanTuning, scanDefaults, segmentedCombiner } from '../engines/scan';
 import {
   RBK,
+  RBK_FIX,
   type RunsKernelParams,
   type RunsPhase,
+  runsFixKernel,
   runsKernel,
   runsKernelName,
   runsSpineKernel,
@@ -76,10 +70,7 @@ export interface ReduceByKeyResult {
 
 const defaultsMemo = new WeakMap<GpuDevice, readonly ScanTuning[]>();
 
-/**
- * reduceByKey's tuning: the scan engine's defaults of its 'runs' kind with the policy's overrides
- * (`reduceThenScan` selects this path, false the scan engine's chained one-pass form).
- */
+/** reduceByKey's tuning: the scan engine's defaults of its 'runs' kind with the policy's overrides. */
 export function runsTuning(
   device: GpuDevice,
   label: string,
@@ -228,9 +219,15 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
         runsSpineKernel(one),
       );
+  const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine };
   const fix = single
     ? undefined
-    : await runsFixPipelineFor(device, valueType, pairs, req.value.combine, subgroups, minSubgroupSize);
+    : await pipelineFor(
+        device,
+        `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
+        [pairs.combine, req.value.combine],
+        () => runsFixKernel(fixParams),
+      );
   const rc = req.copyTo;
   const copyPipeline = rc ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   // Scratch: the tiles' records (4 words each) from word 0, their counts, the total.
@@ -307,10 +304,10 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     }
     steps.push(...tileSteps);
     if (fix) {
-      const prm = uniform(SCN_RUNS_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0 }), 'fix-up params');
+      const prm = uniform(RBK_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0 }), 'fix-up params');
       const group = device.gpu.createBindGroup({
         layout: fix.getBindGroupLayout(0),
-        entries: SCN_RUNS_FIX.entries({ prm, recs: scratchR, out_s: windowResource(valuesOut, voWin) }),
+        entries: RBK_FIX.entries({ prm, recs: scratchR, out_s: windowResource(valuesOut, voWin) }),
       });
       steps.push({ pipeline: fix, group, wgs: 1 });
     }

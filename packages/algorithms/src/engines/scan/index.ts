@@ -59,17 +59,12 @@ import {
   genKind,
   genSignature,
   isCompaction,
-  isRuns,
   keysOf,
   neighboursOf,
-  runsCountWord,
-  runsFixKernel,
-  runsRecordsWord,
   SCAN_MAX_INPUTS,
   SCAN_MAX_OUTPUTS,
   SCN,
   SCN_FINISH,
-  SCN_RUNS_FIX,
   type ScanWrite,
   type ScatterWrite,
   SPINE_USE,
@@ -224,7 +219,7 @@ interface EngineCall {
   readonly after?: (r: RunResult) => unknown;
   readonly input: DeviceArray;
   readonly output: DeviceArray;
-  /** The keys output of 'by-key-runs'. */
+  /** The keys output of 'by-key-firsts'. */
   readonly keysOut?: DeviceArray;
   /** The streamed arrays: an 'element' hook's inputs, or by key the keys. */
   readonly streams: readonly DeviceArray[];
@@ -323,18 +318,11 @@ export function convertingWrite(
 export interface RunsByKeyDeviceRequest extends CommonRequest {
   /** The keys: the input's length, on its device. */
   readonly keys: DeviceArray;
-  /**
-   * 'by-key-runs' (reduceByKey: each run's fold) or 'by-key-firsts' (uniqueByKey: each run's first
-   * element). @default 'by-key-runs'
-   */
-  readonly write?: 'by-key-runs' | 'by-key-firsts';
-  /** The 'by-key' head hook; with the value operator (`scan`) for 'by-key-runs'. */
+  /** The 'by-key' head hook. */
   readonly gen: Extract<GenerateHook, { kind: 'by-key' }>;
-  /** 'by-key-runs': `segmentedCombiner(value, true)`; ignored for 'by-key-firsts' (u32 plus). */
-  readonly combiner?: Combiner;
   /**
-   * Each run's fold (or first element), bound whole, in no input's buffer; runs beyond its length
-   * (or keysOut's) are not written.
+   * Each run's first element, bound whole, in no input's buffer; runs beyond its length (or
+   * keysOut's) are not written.
    */
   readonly valuesOut: DeviceArray;
   /** Each run's first key, bound whole, in no input's buffer. */
@@ -357,9 +345,8 @@ export interface RunsByKeyResult {
 }
 
 /**
- * reduceByKey or uniqueByKey in one pass: a chained scan of (head count, value) pairs that writes
- * each run's first key and fold at its head ('by-key-runs'), or a compaction of the heads writing
- * their elements and keys ('by-key-firsts'); the number of runs is read back.
+ * uniqueByKey in one pass: a compaction of the heads writing their elements and keys
+ * ('by-key-firsts'); the number of runs is read back. (reduceByKey: by-key/runs.ts.)
  */
 export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceRequest): Promise<RunsByKeyResult> {
   const r = await run(device, {
@@ -369,8 +356,8 @@ export async function runsByKeyDevice(device: GpuDevice, req: RunsByKeyDeviceReq
     keysOut: req.keysOut,
     streams: [req.keys],
     gen: req.gen,
-    write: req.write ?? 'by-key-runs',
-    combiner: req.write === 'by-key-firsts' ? U32_PLUS : (req.combiner as Combiner),
+    write: 'by-key-firsts',
+    combiner: U32_PLUS,
     initBits: 0,
     tuning: req.tuning ?? NO_TUNING,
     tuningName: req.tuningName ?? SCAN_ENGINE,
@@ -439,7 +426,7 @@ interface ScanPlan extends Owned {
   readonly ctrl: GPUBuffer;
   readonly stateAt: number;
   readonly stateBytes: number;
-  /** Words of look-back state per tile (cleared per call; reduceByKey's records after them are not). */
+  /** Words of look-back state per tile (cleared per call). */
   readonly stateWordsPerTile: number;
   /** Segments and all tiles. */
   readonly segments: number;
@@ -541,17 +528,9 @@ interface Prepared {
 /** A call's checks and derivations before its plan lookup (see `Prepared`); throws on a bad request. */
 function prepare(device: GpuDevice, call: EngineCall): Prepared {
   const compaction = isCompaction(call.write);
-  // Calls that count (compactions, runs by key): outputs bound whole, a count read back.
-  const counted = compaction || isRuns(call.write);
-  const kind: ScanKind = compaction
-    ? striped(call)
-      ? 'select'
-      : 'compaction'
-    : isRuns(call.write)
-      ? 'runs'
-      : keysOf(call.gen)
-        ? 'by-key'
-        : 'scan';
+  // Calls that count (compactions): outputs bound whole, a count read back.
+  const counted = compaction;
+  const kind: ScanKind = compaction ? (striped(call) ? 'select' : 'compaction') : keysOf(call.gen) ? 'by-key' : 'scan';
   const t: ScanTuning = cachedTuning(
     call.tuningName,
     defaultsFor(device, kind, call.tuning.subgroups !== false, call.input.length),
@@ -861,8 +840,7 @@ function submitPlan(
       );
     }
     if (compaction) countRb = rec.readback(p.ctrl, (2 * S - 1) * 4, 4);
-    else if (counted) countRb = rec.readback(p.ctrl, runsCountWord(S - 1, S) * 4, 4);
-    // Outputs bound whole may be shorter than n (runs by key): their length.
+    // Outputs bound whole may be shorter than n (uniqueByKey's): their length.
     if (call.readBack)
       outRb = rec.readback(call.output.buffer, call.output.byteOffset, Math.min(n, call.output.length) * 4);
     if (call.readBack && call.keysOut) {
@@ -899,8 +877,7 @@ async function buildPlan(
   leaves: readonly WgslFragment[],
 ): Promise<ScanPlan> {
   const n = call.input.length;
-  const compaction = isCompaction(call.write);
-  const counted = compaction || isRuns(call.write);
+  const counted = isCompaction(call.write);
   const w = t.workgroupSize;
   const k = t.itemsPerThread;
   const tile = w * k;
@@ -989,20 +966,6 @@ async function buildPlan(
       )
     : undefined;
   const finish = call.finish;
-  // reduceByKey: the fix-up of the runs crossing tiles (one workgroup over the tiles' records).
-  const runsOp = keysOf(call.gen)?.scan?.op;
-  if (isRuns(call.write) && !runsOp) throw new Error(`${call.label}: reduceByKey needs the value operator`);
-  const runsFix =
-    isRuns(call.write) && runsOp
-      ? await runsFixPipelineFor(
-          device,
-          call.input.type as NumericType,
-          call.combiner,
-          runsOp,
-          subgroups,
-          minSubgroupSize,
-        )
-      : undefined;
   // Runs by key through temporaries: copies of 4-byte elements (as u32: the bits are kept).
   const runsCopyPipeline = call.runsCopy ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   const finishPipeline = finish
@@ -1018,11 +981,9 @@ async function buildPlan(
 
   const S = plans.length;
   const ctrlBytes = ctrlWords(S) * 4;
-  // Two state words per tile (cleared per call); reduceByKey's tile records (4 words each, written
-  // by every tile) after them in the same binding, from word `recBase`.
+  // Two state words per tile (cleared per call).
   const stateWordsPerTile = 2;
-  const recBase = runsRecordsWord(n, tile, plans.length);
-  const stateBytes = runsFix ? (recBase + 4 * totalTiles) * 4 : Math.max(totalTiles, 1) * stateWordsPerTile * 4;
+  const stateBytes = Math.max(totalTiles, 1) * stateWordsPerTile * 4;
   const align = device.limits.minStorageBufferOffsetAlignment;
   const koutWin = call.keysOut ? windowOf(device, call.keysOut, { start: 0, length: call.keysOut.length }) : undefined;
   // ctrl and the tile states share one scratch buffer (one clear per call), the states at the
@@ -1063,7 +1024,7 @@ async function buildPlan(
         st_base: plan.stBases[0] ?? 0,
         st1_base: plan.stBases[1] ?? 0,
         kout_base: koutWin?.localBase ?? 0,
-        // 'by-key-runs' / 'by-key-firsts': runs at this index or beyond are not written.
+        // 'by-key-firsts': runs at this index or beyond are not written.
         cap: call.keysOut ? Math.min(call.output.length, call.keysOut.length) : 0,
       });
       const params = paramsBuffer(device, words, `${call.label} params`);
@@ -1112,24 +1073,6 @@ async function buildPlan(
         tileStep('downsweep');
       }
     });
-    if (runsFix) {
-      const cap = Math.min(call.output.length, (call.keysOut as DeviceArray).length);
-      const params = paramsBuffer(
-        device,
-        SCN_RUNS_FIX.pack({ tiles: totalTiles, cap, out_base: outWhole.localBase, rec_base: recBase }),
-        `${call.label} runs params`,
-      );
-      owned.push(params);
-      const group = device.gpu.createBindGroup({
-        layout: runsFix.getBindGroupLayout(0),
-        entries: SCN_RUNS_FIX.entries({
-          prm: { buffer: params },
-          recs: stateEntry,
-          out_s: windowResource(call.output, outWhole),
-        }),
-      });
-      steps.push({ pipeline: runsFix, group, wgs: 1 });
-    }
     if (finish && finishPipeline) {
       const copy = { src: call.output, srcWin: outWhole, dst: finish.dst, n, cap: finish.cap ?? finish.dst.length };
       steps.push(finishStep(device, finishPipeline, copy, 2 * S - 1, call.label, ctrl, owned));
@@ -1148,8 +1091,8 @@ async function buildPlan(
     });
     const rc = call.runsCopy;
     if (rc && runsCopyPipeline && call.keysOut && koutWin) {
-      // The runs' count: the last segment's count carry ('by-key-runs') or the compaction count.
-      const slot = isRuns(call.write) ? runsCountWord(S - 1, S) : 2 * S - 1;
+      // The runs' count: the compaction count.
+      const slot = 2 * S - 1;
       for (const [src, srcWin, dst] of [
         [call.keysOut, koutWin, rc.keys],
         [call.output, outWhole, rc.values],
@@ -1173,32 +1116,6 @@ async function buildPlan(
       leaves,
     };
   });
-}
-
-/**
- * reduceByKey's fix-up pipeline (`runsFixKernel`) for values of `valueType`, the pair combiner
- * `segmentedCombiner(value, true)` and the value operator `op` (the scan engine's 'by-key-runs'
- * and reduceByKey's reduce-then-scan).
- */
-export function runsFixPipelineFor(
-  device: GpuDevice,
-  valueType: NumericType,
-  combiner: Combiner,
-  op: WgslFragment,
-  subgroups: boolean,
-  minSubgroupSize: number,
-): Promise<GPUComputePipeline> {
-  const params = {
-    combiner,
-    // One workgroup, as wide as the device allows (4 records per thread per step).
-    workgroupSize: Math.min(1024, maxWorkgroupThreads(device)),
-    subgroups,
-    minSubgroupSize,
-    valueType,
-    op,
-  };
-  const name = `scn_runs_fix|${params.valueType}|${combiner.name}|${op.name}|${params.workgroupSize}|${subgroups ? minSubgroupSize : 0}`;
-  return pipelineFor(device, name, [combiner.combine, op], () => runsFixKernel(params));
 }
 
 /** The finish kernel's pipeline for 4-byte elements of `type` copied in `mode`. */

@@ -9,8 +9,7 @@
  *    its predecessors, publishes its inclusive prefix, and writes ("write output" hook: in scans the
  *    open 'scan' hook, each prefix at its element; in compactions the open 'scatter' hook, each
  *    written element at its output position; each stored by the engine or by a fragment into up to 3
- *    outputs; reduceByKey's 'by-key-runs' is the one closed write, with `runsFixKernel` after the
- *    tiles). Tile 0 starts from the segment's carry and never
+ *    outputs). Tile 0 starts from the segment's carry and never
  *    looks back, so a one-tile segment is one workgroup with no waiting.
  *  - 'reduce': pass 1 of reduce-then-scan, one tile reduction per workgroup into `sums`.
  *  - 'downsweep': pass 3 of reduce-then-scan, a tile scanned from its carry-in read from `sums`
@@ -21,9 +20,8 @@
  * Tile state and look-back (chained): core's `windowedLookback` (wgsl/tile.ts), the decoupled
  * look-back of one value per tile shared with the radix sort's protocol. Two u32 atomics per tile
  * ('split': 16 value bits beside the flag in each; scans by key carry the pair's head flag in bit
- * 18; reduceByKey's look-back carries head counts only, its tile records follow the states),
- * cleared by the host each call; the carry in and out of a segment are `scn_carry` /
- * `scn_carry_out` (ctrl), the fallback's element values `scn_gen_at` (reduceByKey: `scn_heads_at`).
+ * 18), cleared by the host each call; the carry in and out of a segment are `scn_carry` /
+ * `scn_carry_out` (ctrl), the fallback's element values `scn_gen_at`.
  *
  * Tile layout: see `tileKernel` (striped vec4 rows with subgroups, one contiguous run per thread
  * without; scans by key with subgroups: subgroup rows, one contiguous part of the tile per
@@ -36,7 +34,6 @@
  */
 import {
   type Combiner,
-  combinerOf,
   entryParams,
   entryPrologue,
   fragment,
@@ -47,11 +44,9 @@ import {
   loadRun,
   mangle,
   type NumericType,
-  plus,
   subgroupReduce,
   tailFlags,
   threadIds,
-  unrolled,
   type WgslFragment,
   type WorkgroupParams,
   windowedLookback,
@@ -247,26 +242,11 @@ export type WriteHook =
    */
   | 'partition'
   /**
-   * reduceByKey: with a 'by-key' head hook and `segmentedCombiner(value, true)` (the pair's first
-   * word counts heads) the tile scans (head count, value) pairs; its look-back carries head counts
-   * only (one u32 per tile, as a scan's), so at each head i the run index e.x is exact and
-   * keysOut[e.x] = key[i]; the fold of the run before it goes to output[e.x - 1] when that run
-   * started in the tile. The runs crossing into a tile get their folds from `runsFixKernel` after
-   * the tiles: each tile leaves a record (head count, fold since its last head, whether its first
-   * head starts it, fold before that head) and one workgroup folds the records in order (CUB's reduce-by-key with
-   * the value carry taken out of the look-back). Outputs bound whole; the number of runs is the
-   * last segment's count carry. A closed kind (`isRuns`).
-   */
-  | 'by-key-runs'
-  /**
    * uniqueByKey in one pass: a compaction of the heads of a 'by-key' hook (u32 plus over 1/0) that
    * writes each head's element to output[number of heads before it] and its key to keysOut[same]:
    * `{ kind: 'scatter', keysOut: true }`.
    */
   | 'by-key-firsts';
-
-/** The look-back combiner of reduceByKey's tiles: head counts. */
-const RUN_COUNTS = combinerOf(plus, 'u32');
 
 const COMPACT: ScatterWrite = { kind: 'scatter' };
 const PARTITION: ScatterWrite = { kind: 'scatter', rejected: true };
@@ -287,11 +267,6 @@ export function scanOf(write: WriteHook): ScanWrite | undefined {
   if (write === 'inclusive') return INCLUSIVE;
   if (write === 'exclusive') return EXCLUSIVE;
   return typeof write === 'object' && write.kind === 'scan' ? write : undefined;
-}
-
-/** reduceByKey's fused write ('by-key-runs'): its own kernel path, tile states and count carry. */
-export function isRuns(write: WriteHook): boolean {
-  return write === 'by-key-runs';
 }
 
 /** An open write's store fragment and its outputs' types (a 'scatter' or 'scan' write with `fn`). */
@@ -415,30 +390,10 @@ export const SCN = kernelInterface({
 
 /**
  * Layout of the control buffer (u32 words) for S segments: [0, S) tile counters, [S, 2S) carry out
- * of each segment (value bits), [2S, 2S + 4) the results of the last partial vec4 (scans),
- * [2S + 4, 3S + 4) the count carried out of each segment ('by-key-runs').
+ * of each segment (value bits), [2S, 2S + 4) the results of the last partial vec4 (scans).
  */
 export function ctrlWords(segments: number): number {
-  return 3 * segments + 4;
-}
-
-/**
- * reduceByKey's tile records (runsFixKernel) lie in the tile states' binding after the look-back
- * states (two words per tile: at most ceil(n / tile) + one partial tile per segment): the WGSL
- * expression of their first word, given the tile size in elements.
- */
-export function runsRecordsAt(tile: number): string {
-  return `4u * (((prm.n_total + ${tile - 1}u) / ${tile}u + prm.num_segs + 1u) / 2u)`;
-}
-
-/** The same word on the host, for n elements in `segments` segments (a multiple of 4: vec4 reads). */
-export function runsRecordsWord(n: number, tile: number, segments: number): number {
-  return 4 * Math.floor((Math.ceil(n / tile) + segments + 1) / 2);
-}
-
-/** The ctrl word of segment `seg`'s count carry ('by-key-runs'; the last one is the number of runs). */
-export function runsCountWord(seg: number, segments: number): number {
-  return 2 * segments + 4 + seg;
+  return 2 * segments + 4;
 }
 
 export function isCompaction(write: WriteHook): boolean {
@@ -485,7 +440,7 @@ export function tileUse(
     if (p.vec && vecStored(p.write)) use.out_v = true;
     else use.out_s = true;
   }
-  if (isRuns(p.write) || keysWritten(p.write)) use.kout_s = true;
+  if (keysWritten(p.write)) use.kout_s = true;
   if (p.phase !== 'reduce') {
     extraOutputs(p.write).forEach((_, k) => {
       use[OUTPUTS[k] as (typeof OUTPUTS)[number]] = true;
@@ -820,9 +775,6 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // A scan's write (the open scan hook; 'inclusive' / 'exclusive' its built-in forms).
   const scanW = scanOf(p.write);
   const excl = scanW?.exclusive === true;
-  // reduceByKey's fused write: head counts in the pair, 4-word tile states, scattered outputs.
-  const runsW = isRuns(p.write);
-  if (runsW && !pair) throw new Error("scan engine: 'by-key-runs' needs the 'by-key' hook");
   const OutT = pair ? T : V;
   if (byKey && (p.phase !== 'chained' || p.inPlace)) {
     throw new Error('scan engine: scans and compaction by key run the chained phase, never in place');
@@ -1045,8 +997,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     // the segment (lane >= start + d), gives the inclusive values iv{r}. All rows step together
     // (their shuffles overlap) for as many steps as the longest segment needs (subgroupMax of the
     // spans: 3 steps for runs of 16 at 32 lanes instead of 5). Head flags of the exclusive prefix
-    // e{r} and of the row total come from the ballot (reduceByKey's head counts from the scan
-    // built-ins), so only the values are shuffled. The rows are
+    // e{r} and of the row total come from the ballot, so only the values are shuffled. The rows are
     // chained (rb: the rows before), then the subgroup aggregates of the tile: sgp, the fold of the
     // subgroups before.
     const op = byKey?.scan?.op.name;
@@ -1071,15 +1022,8 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
     }
     foldLines.push('}');
     for (let r = 0; r < R; r++) {
-      if (runsW) {
-        // Head counts: the scan built-ins, always. (Popcounts of the ballot, with the built-ins in a
-        // subgroup-uniform branch taken only when a lane's row held two heads, counted half the runs
-        // on the H100 in some builds of this kernel: Dawn/Vulkan, driver 580. No subgroup
-        // operation runs under a branch here.)
-        foldLines.push(`let ec${r} = subgroupExclusiveAdd(s${r}.x);`, `let tc${r} = subgroupAdd(s${r}.x);`);
-      }
-      const eHead = runsW ? `ec${r}` : `select(0u, 1u, any(mb${r} != vec4<u32>(0u)))`;
-      const tHead = runsW ? `tc${r}` : `select(0u, 1u, any(bl${r} != vec4<u32>(0u)))`;
+      const eHead = `select(0u, 1u, any(mb${r} != vec4<u32>(0u)))`;
+      const tHead = `select(0u, 1u, any(bl${r} != vec4<u32>(0u)))`;
       foldLines.push(
         `let e${r} = vec2<u32>(${eHead}, select((${id}).y, subgroupShuffleUp(iv${r}, 1u), ids.lane > 0u));`,
         `let rb${r + 1} = ${comb}(rb${r}, vec2<u32>(${tHead}, subgroupShuffle(iv${r}, ids.sg_size - 1u)));`,
@@ -1149,11 +1093,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
       body = `if (prm.seg_start + i == 0u) { return 1u; }
   return select(0u, 1u, ${differs(nbr as AdjacentHook, T, `${inS}[prm.in_base + i]`, `${inS}[prm.in_base + i - 1u]`)});`;
     }
-    genScalar = runsW
-      ? `${edgeAt}fn scn_heads_at(i: u32) -> u32 {
-  return select(0u, 1u, scn_edge_at(i));
-}`
-      : `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
+    genScalar = `${edgeAt}fn scn_gen_at(i: u32) -> ${V} {
   ${body}
 }`;
   }
@@ -1168,45 +1108,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
         const hb = headBit(r, j);
         return `let h${it} = (${hb.mask} & ${hb.bit}) != 0u; let w${it} = ${pairOf(it, `h${it}`)};`;
       };
-      if (runsW) {
-        // Run j's fold goes to output[j] and its first key to keysOut[j] (the head's key read again
-        // from the keys, which the L1/L2 still hold: keeping every item's key in a register until
-        // the write measured 0-3% slower on the H100), each only below prm.cap (the outputs' length).
-        // The fold of the run before the current one (index run.x - 1) to the values output.
-        // At the tile's first head (run index = the runs before the tile) the run before it started
-        // in an earlier tile: its part in this tile (the fold before the head) goes to the tile's
-        // record for runsFixKernel.
-        // The walk in scalars (rc: the run index, ra: the open run's fold): at a head the run before
-        // it is written and a new one starts from the element; else the element is folded in.
-        const op = byKey?.scan?.op.name;
-        const fold = `if (rc${r} - 1u < prm.cap) { out_s[prm.out_base + rc${r} - 1u] = ra${r}; }`;
-        writeLines.push(
-          `let run${r} = ${comb}(prefix, rp${r});`,
-          `var rc${r} = run${r}.x;`,
-          `var ra${r} = bitcast<${T}>(run${r}.y);`,
-        );
-        for (let j = 0; j < C; j++) {
-          const it = item(r, j);
-          const hb = headBit(r, j);
-          writeLines.push(
-            `if ((${hb.mask} & ${hb.bit}) != 0u) {
-    if (rc${r} == prefix.x) {
-      atomicStore(&state[rec + 2u], select(0u, 1u, b${r} + ${j}u == tile * ${tile}u));
-      atomicStore(&state[rec + 3u], bitcast<u32>(ra${r}));
-    } else { ${fold} }
-    if (rc${r} < prm.cap) { kout_s[prm.kout_base + rc${r}] = ${keyAt(`prm.st_base + b${r} + ${j}u`)}; }
-    rc${r} += 1u;
-    ra${r} = x${it};
-  } else if (ok${it}) { ra${r} = ${op}(ra${r}, x${it}); }`,
-          );
-        }
-        // The input's last element ends its run: when that run starts in this tile its fold is the
-        // run's after the row (the items after it are past the end), written once per row instead of
-        // tested per item; else runsFixKernel writes it.
-        writeLines.push(
-          `{ let last = prm.n_total - 1u - prm.seg_start; if (last >= b${r} && last < b${r} + ${C}u && rc${r} != prefix.x) { ${fold} } }`,
-        );
-      } else if (!compaction) {
+      if (!compaction) {
         writeLines.push(`var run${r} = ${comb}(prefix, rp${r});`);
         for (let j = 0; j < C; j++) {
           if (pair) writeLines.push(unpack(j));
@@ -1279,23 +1181,15 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   let lbDeps: readonly WgslFragment[] = [];
   // By key the carry is the leftmost operand of every fold (its head flag never matters): its value
   // bits only, as for other scans.
-  const carryFn = runsW
-    ? `fn scn_carry() -> u32 {
-  if (prm.first_seg != 0u) { return 0u; }
-  return atomicLoad(&ctrl[2u * prm.num_segs + 4u + prm.seg - 1u]);
-}
-fn scn_carry_out(v: u32) {
-  atomicStore(&ctrl[2u * prm.num_segs + 4u + prm.seg], v);
-}`
-    : pair
-      ? `fn scn_carry() -> vec2<u32> {
+  const carryFn = pair
+    ? `fn scn_carry() -> vec2<u32> {
   if (prm.first_seg != 0u) { return vec2<u32>(0u, prm.init); }
   return vec2<u32>(0u, atomicLoad(&ctrl[prm.num_segs + prm.seg - 1u]));
 }
 fn scn_carry_out(v: vec2<u32>) {
   atomicStore(&ctrl[prm.num_segs + prm.seg], v.y);
 }`
-      : `fn scn_carry() -> ${V} {
+    : `fn scn_carry() -> ${V} {
   if (prm.first_seg != 0u) { return bitcast<${V}>(prm.init); }
   return bitcast<${V}>(atomicLoad(&ctrl[prm.num_segs + prm.seg - 1u]));
 }
@@ -1319,11 +1213,10 @@ fn scn_carry_out(v: ${V}) {
         .join('')
     : '';
   if (p.phase === 'chained') {
-    // reduceByKey looks back over head counts only (the folds of runs crossing tiles: runsFixKernel).
     const lb = windowedLookback({
       prefix: 'scn',
-      layout: runsW ? 'split' : pair ? 'split-head' : 'split',
-      combiner: runsW ? RUN_COUNTS : c,
+      layout: pair ? 'split-head' : 'split',
+      combiner: c,
       state: 'state',
       base: 'prm.tile_offset',
       tiles: 'prm.num_tiles',
@@ -1332,7 +1225,7 @@ fn scn_carry_out(v: ${V}) {
       subgroups: p.subgroups,
       perLane: p.lookbackPerLane,
       maxSpins: p.maxSpins,
-      fallback: { element: runsW ? 'scn_heads_at' : 'scn_gen_at', tileItems: tile, n: 'prm.n' },
+      fallback: { element: 'scn_gen_at', tileItems: tile, n: 'prm.n' },
     });
     lbDeps = lb.deps;
     helpers = `${lb.declarations}
@@ -1344,18 +1237,7 @@ ${genScalar}
 ${lb.fallback}
 
 ${lb.walk}`;
-    prefixCode = runsW
-      ? `${lb.call('tile', 'total.x', 'runs_before')}
-  let prefix = vec2<u32>(runs_before, (${id}).y);
-  // The tile's record for runsFixKernel (in the state binding after the look-back states): its head
-  // count and fold since its last head (or of the whole tile), written here; at its first head
-  // whether that head starts the tile and the fold before it.
-  let rec = ${runsRecordsAt(tile)} + 4u * (prm.tile_offset + tile);
-  if (ids.lid == 0u) {
-    atomicStore(&state[rec], total.x);
-    atomicStore(&state[rec + 1u], total.y);
-  }`
-      : lb.call('tile', 'total', 'prefix');
+    prefixCode = lb.call('tile', 'total', 'prefix');
   } else if (p.phase === 'downsweep') {
     prefixCode = `  var prefix: ${V};
   if (prm.direct != 0u) {
@@ -1476,88 +1358,6 @@ ${entryPrologue(p.subgroups)}
 }`,
   });
 }
-
-/**
- * The interface of reduceByKey's fix-up (`runsFixKernel`): the number of tile records, the outputs'
- * length (`cap`) and the values output's base in its binding; the tiles' records (4 words each, see
- * 'by-key-runs'), the values output (bound whole).
- */
-export const SCN_RUNS_FIX = kernelInterface({
-  name: 'reduceByKey fix-up',
-  params: {
-    struct: 'ScnRunsFix',
-    name: 'prm',
-    binding: 0,
-    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32' },
-  },
-  bindings: {
-    recs: { binding: 1, access: 'read', type: 'vec4<u32>' },
-    out_s: { binding: 2, access: 'read_write' },
-  },
-});
-
-export interface RunsFixParams extends Required<WorkgroupParams> {
-  /** The element (value) type and the value operator `fn(a: T, b: T) -> T`. */
-  readonly valueType: NumericType;
-  readonly op: WgslFragment;
-}
-
-/**
- * reduceByKey's second kernel, one workgroup after the tiles: folds the tiles' records in tile order
- * as (head count, fold since the last head) pairs (the segmented combiner, a workgroup exclusive
- * scan per step of `workgroupSize` tiles, chained by a carry), so the carry into tile t holds the
- * runs before it and the fold of the run open at its start; where t holds a head and runs before it
- * exist, that run ends at t's first head: its fold is the carry's, folded with t's part before the
- * head unless t starts with the head. The input's last run, when it starts before the last tile, is the carry after every tile
- * (else the last tile wrote it). Runs at `cap` or beyond are not written.
- */
-export function runsFixKernel(p: RunsFixParams): WgslFragment {
-  const w = p.workgroupSize;
-  const c = p.combiner;
-  const comb = c.combine.name;
-  const T = p.valueType;
-  const scan = workgroupExclusiveScan(p);
-  const name = mangle('scn_runs_fix', T, c.name, p.op.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
-  return fragment({
-    name,
-    deps: [threadIds(p.subgroups), c.combine, p.op, scan],
-    code: `${SCN_RUNS_FIX.wgsl({}, { out_s: T })}
-@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
-${entryPrologue(p.subgroups)}
-  _ = &recs; _ = &out_s;
-  var carry = ${c.identity};
-  for (var base = 0u; base < prm.tiles; base += ${w * RUNS_FIX_ITEMS}u) {
-    // K consecutive records per thread, all loaded first, folded, one workgroup scan.
-    let t0 = base + ids.lid * ${RUNS_FIX_ITEMS}u;
-    ${unrolled(RUNS_FIX_ITEMS, (j) => `var r${j} = vec4<u32>(0u, (${c.identity}).y, 1u, 0u);`, '\n    ')}
-    ${unrolled(RUNS_FIX_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { r${j} = recs[prm.rec_base / 4u + t0 + ${j}u]; }`, '\n    ')}
-    var acc = r0.xy;
-    ${unrolled(RUNS_FIX_ITEMS - 1, (j) => `acc = ${comb}(acc, r${j + 1}.xy);`, '\n    ')}
-    var total: vec2<u32>;
-    // The runs before tile t0 and the fold of the run open at its start, then at each next tile.
-    var cin = ${comb}(carry, ${scan.name}(acc, ids, &total));
-    ${unrolled(
-      RUNS_FIX_ITEMS,
-      (j) => `if (r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
-      var f = bitcast<${T}>(cin.y);
-      if (r${j}.z == 0u) { f = ${p.op.name}(f, bitcast<${T}>(r${j}.w)); }
-      out_s[prm.out_base + cin.x - 1u] = f;
-    }
-    cin = ${comb}(cin, r${j}.xy);`,
-      '\n    ',
-    )}
-    carry = ${comb}(carry, total);
-  }
-  if (ids.lid == 0u && prm.tiles > 0u) {
-    let last = recs[prm.rec_base / 4u + prm.tiles - 1u];
-    if (last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
-  }
-}`,
-  });
-}
-
-/** Records each thread of `runsFixKernel` folds per step. */
-const RUNS_FIX_ITEMS = 4;
 
 /** How `finishKernel` copies a compaction result back. */
 export type FinishMode = 'prefix' | 'all' | 'stable-partition';

@@ -51,9 +51,8 @@ export const scanTuning = {
   /**
    * Use the three-pass reduce-then-scan strategy (tile reductions, a scan of the tile sums, then the
    * tiles with their carry-in) instead of the single-pass chained scan. In-place scans of a
-   * DeviceArray always use it; scans by key never do. reduceByKey: a keys-only count pass, a scan
-   * of the tile counts, the tile pass and a fix-up (by-key/runs.ts); false runs its chained
-   * one-pass form with a count look-back. @default false (true for reduceByKey)
+   * DeviceArray always use it; scans by key never do (reduceByKey always does: by-key/runs.ts).
+   * @default false
    */
   reduceThenScan: false,
   /**
@@ -89,7 +88,8 @@ export type ScanTuning = typeof scanTuning;
 /**
  * Kinds of scan-engine call with their own defaults: scans, compactions on the rows layout (by key;
  * any compaction without subgroups), striped compactions ('select': an element hook's and unique's,
- * kernels.ts `stripedKind`), scans by key (pairs of head flag and value) and reduceByKey's runs.
+ * kernels.ts `stripedKind`), scans by key (pairs of head flag and value), and reduceByKey's tiles
+ * ('runs': by-key/runs.ts, which takes the scan engine's tuning).
  */
 export type ScanKind = 'scan' | 'compaction' | 'select' | 'by-key' | 'runs';
 
@@ -99,13 +99,12 @@ export const SELECT_LARGE = 1 << 22;
 /**
  * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
  * them off; devices without them never do): the table above; 24 items per thread for compaction;
- * for the by-key family on hardware GPUs 512 threads x 40 items (scans) and 512 x 16 in rows of 8
- * (reduceByKey's runs; below). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per tuning
- * and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
+ * for scans by key on hardware GPUs 512 threads x 40 items, for reduceByKey's reduce-then-scan 256 x
+ * 16 (below). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per
+ * tuning and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
  * inclusiveScanByKey 256 x 24 (the scans' default) 0.147 / 0.533, 256 x 32 0.135 / 0.485, 512 x 16
  * 0.133 / 0.472, 512 x 32 0.133 / 0.463, 512 x 36 0.129 / 0.454, 512 x 40 0.133 / 0.447, 1024 x 16
- * 0.139 / 0.485, 256 x 36..64 and 128 x 32..48 slower; reduceByKey 256 x 24 0.172 / 0.591, 512 x 28
- * 0.164 / 0.545, 512 x 12 0.166 / 0.598, and 32 items or more 0.21..0.55 / 0.57..1.31. On software
+ * 0.139 / 0.485, 256 x 36..64 and 128 x 32..48 slower. On software
  * adapters 8 items per thread (two rows: their compilers take seconds per row of workgroup scans)
  * and 64 spins.
  */
@@ -124,20 +123,12 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     t.workgroupSize = 512;
     t.itemsPerThread = n >= SELECT_LARGE ? 48 : 16;
   }
-  if (kind === 'by-key' || kind === 'runs') {
+  if (kind === 'by-key') {
     t.workgroupSize = 512;
-    t.itemsPerThread = kind === 'by-key' ? 40 : 16;
-    // reduceByKey folds 8 items per thread per row (docs/benchmarks/h100-2026-11-24d/rows.txt,
-    // runs-reload.txt): 512 x 28 in rows of 4 0.164 / 0.534 ms at 2^24 / 2^26, 512 x 16 in rows
-    // of 8 0.135 / 0.455, 512 x 32 in 8s 0.143 / 0.453-0.456, in 16s 0.146 / 0.461, 512 x 24 in 8s
-    // 0.150 / 0.505, 512 x 48 in 8s or 16s 0.161-0.180 / 0.473-0.530, 256 x 16-32 in 8s or 16s
-    // 0.147-0.152 / 0.484-0.495. Scans by key gained nothing from longer rows (512 x 32 in 8s 0.134
-    // / 0.469 against 0.133 / 0.450), nor did scans (256 x 32 in 8s 0.089 / 1.148 against 0.078 /
-    // 0.966: less coalesced loads).
-    // reduceByKey with its count-only look-back, scalar walk and head counts from the scan
-    // built-ins (h100-2026-11-24e.md, always.txt): 512 x 16 in rows of 16 0.129 / 0.416 ms, in rows
-    // of 8 0.134 / 0.438.
-    if (kind === 'runs') t.rowItems = 16;
+    t.itemsPerThread = 40;
+    // Scans by key gained nothing from longer rows (docs/benchmarks/h100-2026-11-24d/rows.txt:
+    // 512 x 32 in 8s 0.134 / 0.469 ms at 2^24 / 2^26 against 0.133 / 0.450), nor did scans (256 x 32
+    // in 8s 0.089 / 1.148 against 0.078 / 0.966 at 2^24 / 2^28: less coalesced loads).
   }
   if (kind === 'runs') {
     // reduceByKey as reduce-then-scan (by-key/runs.ts: a keys-only count pass, a scan of the tile
@@ -146,9 +137,8 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     // (docs/benchmarks/h100-2026-11-24d.md, runs-micro.txt, ms at 2^24 / 2^26: 256 x 8 0.0587 /
     // 0.200, 256 x 16 0.0604 / 0.2005, 512 x 16 0.0610, 128 x 32 0.0714), 16 items to halve the
     // tiles the spine and the fix-up walk through one workgroup; not yet swept on the H100 through
-    // the API. reduceThenScan: false selects the chained one-pass form (the scan engine's
-    // 'by-key-runs' write; its tiles were 512 x 16 in rows of 16).
-    t.reduceThenScan = true;
+    // the API. (The chained one-pass form it replaced, with a count look-back, ran 512 x 16 in rows
+    // of 16: 0.125-0.129 / 0.409-0.416 ms at 2^24 / 2^26, h100-2026-11-24e.md and -24f.md.)
     t.workgroupSize = 256;
     t.itemsPerThread = 16;
   }
