@@ -139,6 +139,27 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     300_000,
   );
 
+  it('more tiles than the spine and the fix-up take in one step (their carries), with and without subgroups', async () => {
+    // 48-element tiles: 8,193 and more tiles, above the 4,096 (1,024 threads x 4) per step.
+    for (const t of [TILE_VARIANTS[4], { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false } }]) {
+      const policy = policyOf((t as { t: Record<string, number | boolean> }).t);
+      for (const [n, kind] of [
+        [48 * 8192 + 5, 'mixed'],
+        [48 * 8200, 'long'],
+        [48 * 9000 + 1, 'spanning'],
+      ] as const) {
+        const keys = runKeys(n, kind, n);
+        const av = affineValues(n, n + 1);
+        const aw = refRuns(keys, av, affineJs, same);
+        const ko = new Uint32Array(n);
+        const vo = new Uint32Array(n);
+        expect(await reduceByKey(policy, keys, av, ko, vo, affine), `runs n=${n} ${kind}`).toBe(aw.keys.length);
+        expectSameArray(ko.subarray(0, aw.keys.length), aw.keys, `keys n=${n} ${kind}`);
+        expectSameArray(vo.subarray(0, aw.keys.length), aw.values, `affine n=${n} ${kind}`);
+      }
+    }
+  });
+
   it.each([TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[4]])(
     '$name: i32 and f32 keys and values, lastNonZero, a user keyEq, f32 sums within tolerance',
     async (v) => {
