@@ -13,6 +13,7 @@ import {
   type DeviceArray,
   dispatchCache,
   type GpuDevice,
+  type LruCache,
   type NumericType,
   paramsBuffer,
   pipelineFor,
@@ -94,45 +95,62 @@ interface RunsPlan {
   readonly leaves: readonly WgslFragment[];
 }
 
-/** Runs reduceByKey on the device; resolves with the number of runs (and the outputs' bytes when asked). */
-export async function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceRequest): Promise<ReduceByKeyResult> {
-  const t = req.tuning;
-  const leaves = [req.keyEq, req.value.combine];
-  const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}:${a.type}` : '-');
-  const rc = req.copyTo;
-  const key = [
-    req.values.length,
-    t.workgroupSize,
-    t.itemsPerThread,
-    t.subgroups,
-    t.maxBindingBytes,
-    req.keyEq.name,
-    req.value.name,
-    at(req.keys),
-    at(req.values),
-    at(req.keysOut),
-    at(req.valuesOut),
-    rc ? `${at(rc.keys)}:${at(rc.values)}:${rc.cap}` : '-',
-  ].join('|');
-  const cache = dispatchCache<RunsPlan>(device, 'reduce-by-key');
-  let plan = cache.get(key);
-  if (
-    plan &&
-    (!sameLeaves(plan.leaves, leaves) || scratchBuffer(device, SCRATCH, plan.scratchBytes) !== plan.scratch)
-  ) {
-    plan = undefined;
-  }
-  // The call's place in the device's call order, before anything that may wait.
-  const turn = device.queue.reserve();
-  if (!plan) {
-    try {
-      plan = await buildPlan(device, req, leaves);
-    } catch (e) {
-      turn.release();
-      throw e;
+/**
+ * Runs reduceByKey on the device; resolves with the number of runs (and the outputs' bytes when
+ * asked). A call whose plan is cached runs no async function (issue 12): it submits at once.
+ */
+export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceRequest): Promise<ReduceByKeyResult> {
+  try {
+    const t = req.tuning;
+    const leaves = [req.keyEq, req.value.combine];
+    const rc = req.copyTo;
+    const key = [
+      req.values.length,
+      t.workgroupSize,
+      t.itemsPerThread,
+      t.subgroups,
+      t.maxBindingBytes,
+      req.keyEq.name,
+      req.value.name,
+      arrayKey(req.keys),
+      arrayKey(req.values),
+      arrayKey(req.keysOut),
+      arrayKey(req.valuesOut),
+      rc ? `${arrayKey(rc.keys)}:${arrayKey(rc.values)}:${rc.cap}` : '-',
+    ].join('|');
+    const cache = dispatchCache<RunsPlan>(device, SCRATCH);
+    const plan = cache.get(key);
+    // The call's place in the device's call order (reserve) is taken before anything may wait.
+    if (plan && sameLeaves(plan.leaves, leaves) && scratchBuffer(device, SCRATCH, plan.scratchBytes) === plan.scratch) {
+      return submit(device, req, plan, device.queue.reserve());
     }
-    cache.set(key, plan);
+    return buildAndSubmit(device, req, leaves, key, cache, device.queue.reserve());
+  } catch (e) {
+    return Promise.reject(e);
   }
+}
+
+function arrayKey(a?: DeviceArray): string {
+  return a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}:${a.type}` : '-';
+}
+
+/** A call that builds its plan (a cache miss), then submits in its turn. */
+async function buildAndSubmit(
+  device: GpuDevice,
+  req: ReduceByKeyDeviceRequest,
+  leaves: WgslFragment[],
+  key: string,
+  cache: LruCache<RunsPlan>,
+  turn: Turn,
+): Promise<ReduceByKeyResult> {
+  let plan: RunsPlan;
+  try {
+    plan = await buildPlan(device, req, leaves);
+  } catch (e) {
+    turn.release();
+    throw e;
+  }
+  cache.set(key, plan);
   return submit(device, req, plan, turn);
 }
 
