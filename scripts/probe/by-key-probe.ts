@@ -11,15 +11,53 @@
  * PROBE_SCAN_TUNING='{"itemsPerThread":16}' overrides the scan engine's tuning (a sweep; it applies
  * to every form); a tile sweep of reduce-then-scan:
  * PROBE_RBK_FORMS='{"256x8":{"workgroupSize":256,"itemsPerThread":8},"256x16":{}}'.
+ * PROBE_RBK_PHASES=1 adds each form's phases (count, spine, tile, fix-up, copy), each timed in a
+ * compute pass of its own, after its last round.
  */
+
+import { setRunsPhasePasses } from '../../packages/algorithms/src/by-key/runs';
 import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
-import { DeviceArray, releaseDevices } from '../../packages/core/src/index';
+import { DeviceArray, type GpuDevice, releaseDevices } from '../../packages/core/src/index';
 import { makeDevicePolicy } from '../../packages/policies/src/index';
 import { openProbe, out, probeSizes, runProbe, timeIt } from './timing';
 
 type Tuning = Record<string, number | boolean>;
+
+/** PROBE_RBK_PHASES=1: after the last round of each form, its phases' device times (ms, medians). */
+const phases = process.env.PROBE_RBK_PHASES === '1';
+
+/**
+ * Each phase of reduceByKey in a compute pass of its own (`setRunsPhasePasses`): medians of `reps`
+ * calls of each pass's device time, and of their sum (the split passes' own cost shows against the
+ * one-pass figure).
+ */
+async function timePhases(device: GpuDevice, reps: number, form: string, lg: number, call: () => Promise<unknown>) {
+  setRunsPhasePasses(true);
+  try {
+    await call();
+    const byPhase = new Map<string, number[]>();
+    for (let r = 0; r < reps; r++) {
+      await call();
+      let sum = 0;
+      for (const { label, ns } of device.queue.lastPassTimesNs) {
+        const name = label.slice(label.lastIndexOf(' ') + 1);
+        byPhase.set(name, [...(byPhase.get(name) ?? []), ns]);
+        sum += ns;
+      }
+      byPhase.set('sum', [...(byPhase.get('sum') ?? []), sum]);
+    }
+    const median = (a: number[]) => (a.sort((x, y) => x - y)[Math.floor(a.length / 2)] as number) / 1e6;
+    out({
+      case: `reduceByKey phases ${form}`,
+      lg,
+      ...Object.fromEntries([...byPhase].map(([k, v]) => [k, median(v)])),
+    });
+  } finally {
+    setRunsPhasePasses(false);
+  }
+}
 
 async function main() {
   const tuning = process.env.PROBE_SCAN_TUNING;
@@ -84,6 +122,8 @@ async function main() {
         }
         const gbs = (8 * n + (8 * n) / 16) / tr / 1e6;
         out({ case: `reduceByKey u32 runs16 ${form.name}`, lg, round, ms: tr, gbs, runs: count, ok });
+        if (phases && round === rounds - 1)
+          await timePhases(device, reps, form.name, lg, () => reduceByKey(form.policy, keys, values, keysOut, sums));
       }
     }
     for (const a of [values, keys, scanned, keysOut, sums]) a.destroy();

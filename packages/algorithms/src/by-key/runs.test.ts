@@ -14,6 +14,7 @@ import { place } from '../testing/device-data';
 import { edgeSizes, floatTolerance, makeData, rng, testDevice } from '../testing/matrix';
 import { expectSameArray } from '../testing/scan-reference';
 import { reduceByKey } from './index';
+import { setRunsPhasePasses } from './runs';
 
 type Op = (a: number, b: number) => number;
 
@@ -157,6 +158,28 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
         expectSameArray(ko.subarray(0, aw.keys.length), aw.keys, `keys n=${n} ${kind}`);
         expectSameArray(vo.subarray(0, aw.keys.length), aw.values, `affine n=${n} ${kind}`);
       }
+    }
+  });
+
+  it("phases in compute passes of their own (setRunsPhasePasses, the probe's diagnostics): the same runs", async () => {
+    const policy = policyOf({ workgroupSize: 32, itemsPerThread: 4 });
+    setRunsPhasePasses(true);
+    try {
+      for (const n of [5, 1000]) {
+        const keys = runKeys(n, 'mixed', n);
+        const av = affineValues(n, n + 1);
+        const aw = refRuns(keys, av, affineJs, same);
+        // DeviceArray outputs of exactly the runs: temporaries and the copy phase too.
+        const ko = DeviceArray.create(dev, 'u32', aw.keys.length);
+        const vo = DeviceArray.create(dev, 'u32', aw.keys.length);
+        expect(await reduceByKey(policy, DeviceArray.from(dev, keys), DeviceArray.from(dev, av), ko, vo, affine)).toBe(
+          aw.keys.length,
+        );
+        expectSameArray(await ko.read(), aw.keys, `keys n=${n}`);
+        expectSameArray(await vo.read(), aw.values, `affine n=${n}`);
+      }
+    } finally {
+      setRunsPhasePasses(false);
     }
   });
 

@@ -87,6 +87,8 @@ export function runsTuning(
 
 interface RunsPlan {
   readonly steps: readonly CachedStep[];
+  /** The steps by phase ('count', 'spine', 'tile', 'fix-up', 'copy'), for `phasePasses`. */
+  readonly phases: readonly { readonly name: string; readonly steps: readonly CachedStep[] }[];
   readonly owned: readonly GPUBuffer[];
   readonly scratch: GPUBuffer;
   readonly scratchBytes: number;
@@ -156,6 +158,19 @@ async function buildAndSubmit(
 
 const SCRATCH = 'reduce-by-key';
 
+/** Whether calls record each phase in a compute pass of its own (`setRunsPhasePasses`). */
+let phasePasses = false;
+
+/**
+ * Diagnostics (the GPU machine's probe): with `on`, every later reduceByKey call records its phases
+ * (count, spine, tile, fix-up, copy) in compute passes of their own, labelled `<label> <phase>`, so
+ * a profiling queue reports each phase's device time (`Queue.lastPassTimesNs`). Off by default: one
+ * pass, as timed against CUB.
+ */
+export function setRunsPhasePasses(on: boolean): void {
+  phasePasses = on;
+}
+
 /** Whether a cached plan's fragments are the call's: the same objects, or the same code. */
 function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boolean {
   return a.every((x, i) => {
@@ -170,9 +185,17 @@ function submit(device: GpuDevice, req: ReduceByKeyDeviceRequest, p: RunsPlan, t
   let keysRb: Readback | undefined;
   let valuesRb: Readback | undefined;
   const record = (rec: Recorder) => {
-    const pass = rec.beginPass(req.label);
-    recordSteps(rec, pass, p.steps);
-    pass.end();
+    if (phasePasses) {
+      for (const phase of p.phases) {
+        const pass = rec.beginPass(`${req.label} ${phase.name}`);
+        recordSteps(rec, pass, phase.steps);
+        pass.end();
+      }
+    } else {
+      const pass = rec.beginPass(req.label);
+      recordSteps(rec, pass, p.steps);
+      pass.end();
+    }
     countRb = rec.readback(p.scratch, p.totalAt * 4, 4);
     if (req.readBack) {
       const { keysOut: ko, valuesOut: vo } = req;
@@ -312,35 +335,42 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       if (countPipeline) counts.push(step(countPipeline, 'count'));
       tileSteps.push(step(tilePipeline, 'tile'));
     }
-    const steps: CachedStep[] = [...counts];
+    const phases: { name: string; steps: CachedStep[] }[] = [];
+    const phase = (name: string, steps: CachedStep[]) => {
+      if (steps.length > 0) phases.push({ name, steps });
+    };
+    phase('count', counts);
     if (spine && prm0) {
       const group = device.gpu.createBindGroup({
         layout: spine.getBindGroupLayout(0),
         entries: RBK.entries({ prm: prm0, scratch: scratchR }, {}),
       });
-      steps.push({ pipeline: spine, group, wgs: 1 });
+      phase('spine', [{ pipeline: spine, group, wgs: 1 }]);
     }
-    steps.push(...tileSteps);
+    phase('tile', tileSteps);
     if (fix) {
       const prm = uniform(RBK_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0 }), 'fix-up params');
       const group = device.gpu.createBindGroup({
         layout: fix.getBindGroupLayout(0),
         entries: RBK_FIX.entries({ prm, recs: scratchR, out_s: windowResource(valuesOut, voWin) }),
       });
-      steps.push({ pipeline: fix, group, wgs: 1 });
+      phase('fix-up', [{ pipeline: fix, group, wgs: 1 }]);
     }
     if (rc && copyPipeline) {
       // Outputs through temporaries: their first `count` elements copied when the runs fit.
+      const copies: CachedStep[] = [];
       for (const [src, srcWin, dst] of [
         [keysOut, koWin, rc.keys],
         [valuesOut, voWin, rc.values],
       ] as const) {
         if (!dst) continue;
         const copy = { src, srcWin, dst, n: src.length, cap: rc.cap };
-        steps.push(finishStep(device, copyPipeline, copy, totalAt, req.label, scratch, owned));
+        copies.push(finishStep(device, copyPipeline, copy, totalAt, req.label, scratch, owned));
       }
+      phase('copy', copies);
     }
-    const plan: RunsPlan = { steps, owned, scratch, scratchBytes, totalAt, leaves };
+    const steps = phases.flatMap((f) => f.steps);
+    const plan: RunsPlan = { steps, phases, owned, scratch, scratchBytes, totalAt, leaves };
     return plan;
   });
 }
