@@ -9,12 +9,14 @@
  * combined in order within each run) and defaults to plus.
  *
  * Strategy: CPU: bricks/by-key.ts (a generated loop; par: chunks with carries that flow into the next
- * chunk only while its first run continues). GPU (./gpu.ts): the scan engine's 'by-key' hook, a
- * chained scan over (head, value) pairs; reduceByKey one such pass writing each run at its head,
- * uniqueByKey one compaction of the heads writing keys and values (DeviceArray outputs shorter than
- * n or sharing a buffer are written through temporaries, copied on the device when the runs fit).
- * Size tiers: n = 0 returns at once; otherwise see the engine (one workgroup, chained multi-tile,
- * segments beyond one storage binding; compaction outputs bound whole, so reduceByKey and
+ * chunk only while its first run continues). GPU (./gpu.ts): scans by key are the scan engine's
+ * 'by-key' hook, a chained scan over (head, value) pairs; reduceByKey is reduce-then-scan with no
+ * look-back (./runs.ts: a keys-only count pass, a scan of the tile counts, the tile pass, a fix-up
+ * of the runs crossing tiles); uniqueByKey one compaction of the heads writing keys and values
+ * (DeviceArray outputs shorter than n or sharing a buffer are written through temporaries, copied
+ * on the device when the runs fit).
+ * Size tiers: n = 0 returns at once; one tile: reduceByKey's tile pass alone; otherwise multi-tile,
+ * segments beyond one storage binding; outputs bound whole, so reduceByKey and
  * uniqueByKey are limited to one storage binding on the GPU, beyond which policies that allow it
  * fall back to the CPU).
  */
