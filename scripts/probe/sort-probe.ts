@@ -3,7 +3,7 @@
  * sorts and u32/u32 pair sorts over a sweep of tunings, with each pass's own time (timestamps per
  * compute pass), on GPU-made data, checked on the GPU after the timed runs. One JSON line each.
  * Env: PROBE_SIZES (log2 sizes, default 24,28), PROBE_REPS (default 7), PROBE_TUNINGS (a JSON array
- * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs, PROBE_KEY_TYPES (default
+ * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs, PROBE_PAIR_TUNINGS (a JSON array for the pairs), PROBE_KEY_TYPES (default
  * u32; f32 and i32 also sort through the public `sort` on a device policy: f32 keys are
  * cub_anchor's 'sort f32 keys' data, i32 the u32 hash's bits, checked in TypedArray#sort order on the
  * host up to 2^24).
@@ -60,7 +60,10 @@ async function main() {
     const k = DeviceArray.create(device, 'u32', n);
     const v = DeviceArray.create(device, 'u32', n);
     const cases: [string, Tuning, boolean][] = sweep.map((t) => ['sort u32', t, false]);
-    if (pairs) for (const t of pairSweep) cases.push(['sortByKey u32/u32', t, true]);
+    const pairTunings: Tuning[] = process.env.PROBE_PAIR_TUNINGS
+      ? JSON.parse(process.env.PROBE_PAIR_TUNINGS)
+      : pairSweep;
+    if (pairs) for (const t of pairTunings) cases.push(['sortByKey u32/u32', t, true]);
     for (const [name, tuning, withValues] of cases) {
       try {
         const totals: number[] = [];

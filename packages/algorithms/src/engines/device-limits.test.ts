@@ -29,6 +29,7 @@ import { sortByKey } from '../sort-by-key';
 import { rng, testDevice } from '../testing/matrix';
 import { sortReference } from '../testing/sort-reference';
 import { transform } from '../transform';
+import { passParams } from './radix-sort/index';
 import { radixTileFootprint } from './radix-sort/kernels';
 import { radixSortTuningFor } from './radix-sort/tuning';
 
@@ -129,17 +130,17 @@ describe.skipIf(!testDevice)('tuning from device limits', () => {
     expect(device.limits.maxComputeWorkgroupStorageSize).toBe(32768);
     // The device-class defaults alone (128 threads) overflow: the fit is what makes it run.
     const t = radixSortTuningFor(device);
-    const params = {
-      hasValues: false,
-      workgroupSize: t.workgroupSize,
-      keysPerThread: t.keysPerThread,
-      subgroups: true,
-      minSubgroupSize: 4,
-      maxSubgroupSize: device.info.subgroupMaxSize,
-      lookbackWindow: t.lookbackWindow,
-      earlyCounts: t.earlyCounts,
-      atomicTileIds: t.atomicTileIds,
-    };
+    const params = passParams(
+      {
+        hasValues: false,
+        workgroupSize: t.workgroupSize,
+        keysPerThread: t.keysPerThread,
+        subgroups: true,
+        minSubgroupSize: 4,
+        maxSubgroupSize: device.info.subgroupMaxSize,
+      },
+      t,
+    );
     expect(radixTileFootprint(params)).toBeGreaterThan(32768);
     const strict = makeDevicePolicy(device, { fallback: 'error' });
     for (const n of [900, 50_000]) {

@@ -14,7 +14,7 @@
  * 5 dispatches (4 histogram rounds, the later ones over the candidates only, and the scatter)
  * moving ~16 B per key plus, for partialSort/topK, a sort of the k selected. Up to one radix tile
  * (a single-workgroup sort, one dispatch) the full sort does less; 2^13 keys covers that tile on
- * every device (256 x 20 on the H100, 128 x 15 on lavapipe) with margin for the select's fixed
+ * every device (256 x 24 on the H100, 128 x 15 on lavapipe) with margin for the select's fixed
  * cost of a second submission. To be swept on the H100 (`pnpm bench --algorithms nth-element`).
  */
 export const selectTuning = {

@@ -33,6 +33,7 @@ import {
   INDIRECT_WORDS,
   META_WORDS,
   onesweepKernel,
+  type PassParams,
   planKernel,
   RS_COPY,
   RS_COPY_VALUES,
@@ -113,6 +114,9 @@ function checkTuning(device: GpuDevice, t: RadixSortTuning, name: string): void 
   if (!Number.isInteger(t.lookbackWindow) || t.lookbackWindow < 1 || t.lookbackWindow > 64) {
     throw new ArgumentError(`tuning.${name}.lookbackWindow`, 'an integer in [1, 64]', String(t.lookbackWindow));
   }
+  if (t.scatterRounds !== 1 && t.scatterRounds !== 2) {
+    throw new ArgumentError(`tuning.${name}.scatterRounds`, '1 or 2', String(t.scatterRounds));
+  }
   if (!Number.isInteger(t.lookbackSpins) || t.lookbackSpins < 0) {
     throw new ArgumentError(`tuning.${name}.lookbackSpins`, 'a non-negative integer', String(t.lookbackSpins));
   }
@@ -130,6 +134,17 @@ function tileParams(device: GpuDevice, t: RadixSortTuning, hasValues: boolean): 
     subgroups,
     minSubgroupSize: subgroups ? min : 0,
     maxSubgroupSize: subgroups ? max : 0,
+  };
+}
+
+/** The digit pass's parameters: the tile's and the tuning's pass fields. */
+export function passParams(tp: TileParams, t: RadixSortTuning): PassParams {
+  return {
+    ...tp,
+    lookbackWindow: t.lookbackWindow,
+    earlyCounts: t.earlyCounts,
+    atomicTileIds: t.atomicTileIds,
+    scatterRounds: t.scatterRounds,
   };
 }
 
@@ -155,13 +170,7 @@ function fitRadixTuning(
   }
   let out = m.get(key);
   if (out) return out;
-  const footprint = (c: RadixSortTuning) =>
-    radixTileFootprint({
-      ...tileParams(device, c, hasValues),
-      lookbackWindow: c.lookbackWindow,
-      earlyCounts: c.earlyCounts,
-      atomicTileIds: c.atomicTileIds,
-    });
+  const footprint = (c: RadixSortTuning) => radixTileFootprint(passParams(tileParams(device, c, hasValues), c));
   const smaller = (c: RadixSortTuning): RadixSortTuning | undefined => {
     if (!('workgroupSize' in fixed) && c.workgroupSize > 32) return { ...c, workgroupSize: c.workgroupSize / 2 };
     if (!('keysPerThread' in fixed) && c.keysPerThread > 1) {
@@ -306,15 +315,7 @@ export async function radixSortDevice(
       }),
     ),
     getPipeline(device, planKernel(fixedThreads)),
-    getPipeline(
-      device,
-      onesweepKernel({
-        ...tp,
-        lookbackWindow: t.lookbackWindow,
-        earlyCounts: t.earlyCounts,
-        atomicTileIds: t.atomicTileIds,
-      }),
-    ),
+    getPipeline(device, onesweepKernel(passParams(tp, t))),
     getPipeline(device, copyKernel(hasValues, fixedThreads)),
   ]);
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);

@@ -136,6 +136,13 @@ export interface TileParams {
 }
 
 export interface PassParams extends TileParams {
+  /**
+   * Rounds of the scatter (1 or 2; 2 only with the subgroup ranking): the stage holds the keys of
+   * ranks [0, H) and scatters them, then those of [H, tile), so it needs half the tile's words
+   * (H = ceil(K/2) x W, at least the ranking's counters). Workgroup memory decides how many tiles
+   * an SM holds (radixSortTuning).
+   */
+  readonly scatterRounds: number;
   /** Predecessor slots each look-back step loads at once. */
   readonly lookbackWindow: number;
   /**
@@ -189,8 +196,10 @@ interface TileCode {
  * sg_id*sg_size*K + j*sg_size + lane); per key, 8 ballots find the lanes holding the same digit;
  * they all read the subgroup's counter of that digit and the lowest of them advances it by their
  * count. The counters (256 per subgroup, in the stage's memory before the keys move in) are then
- * scanned per digit across subgroups. Workgroup memory: max(tile, (W/minSubgroupSize)*256) words
- * for both. ~8 ballots per key.
+ * scanned per digit across subgroups. Between the two steps a key's register holds its subgroup
+ * rank and digit packed (rank << 8 | digit): one register per key, not two (1% off the sort at
+ * 2^28 on the H100). Workgroup memory: max(stageKeys, (W/minSubgroupSize)*256) words for both,
+ * stageKeys the tile or, with a two-round scatter, half of it. ~8 ballots per key.
  *
  * Ranking, workgroup-memory variant: keys are blocked (position lid*K + j); two stable 4-bit
  * counting passes (CUB's BlockRadixRank): per-thread packed 16-bit counters for 16 nibble values
@@ -198,7 +207,7 @@ interface TileCode {
  * (position, digit) pairs through workgroup memory between the two nibbles. Workgroup memory:
  * 8*W words. ~2 workgroup scans and 10 barriers per digit.
  */
-function tileCommon(p: TileParams): TileCode {
+function tileCommon(p: TileParams, stageKeys = p.workgroupSize * p.keysPerThread): TileCode {
   const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
   const k = p.keysPerThread;
@@ -213,7 +222,7 @@ function tileCommon(p: TileParams): TileCode {
   });
   const kb = keyBits.name;
   const ns = Math.max(1, Math.floor(w / minSg));
-  const stageWords = p.subgroups ? Math.max(tile, ns * 256) : tile;
+  const stageWords = p.subgroups ? Math.max(stageKeys, ns * 256) : tile;
   const head = `const RS_W: u32 = ${w}u;
 const RS_K: u32 = ${k}u;
 const RS_TILE: u32 = ${tile}u;
@@ -319,9 +328,9 @@ fn rs_tile_rank(d: u32, r: u32, cbase: u32) -> u32 {
     let lanes_all = ${ballot('true')};
     let cbase = ids.sg_id * 256u;
     ${unrolled(k, (j) => `let d${j} = select(255u, rs_digit(k${j}, shift), rs_p0 + ${j}u * ids.sg_size < valid);`, '\n    ')}
-    ${unrolled(k, (j) => `r${j} = rs_match_rank(d${j}, lanes_all, lt, cbase);`, '\n    ')}
+    ${unrolled(k, (j) => `r${j} = (rs_match_rank(d${j}, lanes_all, lt, cbase) << 8u) | d${j};`, '\n    ')}
     rs_scan_counters(ids);
-    ${unrolled(k, (j) => `r${j} = rs_tile_rank(d${j}, r${j}, cbase);`, '\n    ')}
+    ${unrolled(k, (j) => `r${j} = rs_tile_rank(r${j} & 255u, r${j} >> 8u, cbase);`, '\n    ')}
   }`;
     return {
       code,
@@ -457,8 +466,11 @@ export function radixTileFootprint(p: PassParams): number {
  * per tile (its slots, and clearing the next table's).
  */
 export function onesweepKernel(p: PassParams): WgslFragment {
-  const tc = tileCommon(p);
   const k = p.keysPerThread;
+  // Scatter rounds: keys of stage ranks [0, k0 * W) first, then the rest (k0 = k: one round).
+  const rounds = p.subgroups && p.scatterRounds === 2 && k > 1 ? 2 : 1;
+  const k0 = rounds === 2 ? Math.ceil(k / 2) : k;
+  const tc = tileCommon(p, k0 * p.workgroupSize);
   const dpt = Math.max(1, Math.ceil(256 / p.workgroupSize));
   const win = p.lookbackWindow;
   const name = mangle(
@@ -467,21 +479,59 @@ export function onesweepKernel(p: PassParams): WgslFragment {
     win,
     p.earlyCounts ? 'ec' : 'lc',
     p.atomicTileIds ? 'atomic' : 'wgid',
+    `r${rounds}`,
   );
   const full = (m: number) => `${m}u * RS_W + ids.lid`;
+  // Round q stages the keys (or values) whose tile rank falls in its range, then writes its
+  // positions m in [from, to) (stage index m - from) with \`write(m, stage index)\`.
+  const ranges: [number, number][] =
+    rounds === 2
+      ? [
+          [0, k0],
+          [k0, k],
+        ]
+      : [[0, k]];
+  const stageRound = (q: number, v: string) =>
+    rounds === 1
+      ? unrolled(k, (j) => `rs_put(r${j}, ${v}${j});`)
+      : unrolled(k, (j) =>
+          q === 0
+            ? `if (r${j} < RS_H) { rs_put(r${j}, ${v}${j}); }`
+            : `if (r${j} >= RS_H) { rs_put(r${j} - RS_H, ${v}${j}); }`,
+        );
+  const writeRound = (q: number, write: (m: number, at: string) => string) => {
+    const [from, to] = ranges[q] as [number, number];
+    const ms = Array.from({ length: to - from }, (_, i) => from + i);
+    return `if (valid == RS_TILE) {
+    ${ms.map((m) => write(m, full(m - from))).join('\n    ')}
+  } else {
+    ${ms.map((m) => `if (${full(m)} < valid) { ${write(m, full(m - from))} }`).join('\n    ')}
+  }`;
+  };
+  // Rounds after the first stage their share once the previous round has read the stage.
+  const laterRounds = (v: string, write: (m: number, at: string) => string) =>
+    ranges
+      .slice(1)
+      .map(
+        (_, i) => `workgroupBarrier();
+  ${stageRound(i + 1, v)}
+  workgroupBarrier();
+  ${writeRound(i + 1, write)}`,
+      )
+      .join('\n  ');
+  const keyWrite = (m: number, at: string) =>
+    `{ let s = rs_get(${at}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`;
+  const valueWrite = (m: number, at: string) => `vals_out[o${m}] = rs_get(${at});`;
   // Values load before the look-back (their latency overlaps it) where loads go straight to
   // registers; the workgroup-memory variant loads through the stage, so after the keys left it.
   const loadValues = p.hasValues ? loadTile(p, tc, 'vals_in', 'v', '0u') : '';
   const scatterValues = p.hasValues
     ? `${p.subgroups ? '' : loadValues}
   workgroupBarrier();
-  ${unrolled(k, (j) => `rs_put(r${j}, v${j});`)}
+  ${stageRound(0, 'v')}
   workgroupBarrier();
-  if (valid == RS_TILE) {
-    ${unrolled(k, (m) => `vals_out[o${m}] = rs_get(${full(m)});`, '\n    ')}
-  } else {
-    ${unrolled(k, (m) => `if (${full(m)} < valid) { vals_out[o${m}] = rs_get(${full(m)}); }`, '\n    ')}
-  }`
+  ${writeRound(0, valueWrite)}
+  ${laterRounds('v', valueWrite)}`
     : '';
   // The tile's digit counts: early (workgroup atomics over the loaded keys) or from the ranking.
   const early = `${unrolled(k, (j) => `if (${tc.pos(j)} < valid) { atomicAdd(&rs_early[rs_digit(k${j}, shift)], 1u); }`)}
@@ -525,6 +575,7 @@ ${lb.flags}
 ${p.atomicTileIds ? 'var<workgroup> rs_tile_id: u32;' : ''}
 ${lb.stuck}
 ${p.earlyCounts ? 'var<workgroup> rs_early: array<atomic<u32>, 256>;' : ''}
+${rounds === 2 ? `const RS_H: u32 = ${k0 * p.workgroupSize}u;` : ''}
 
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(p.subgroups)}) {
@@ -551,9 +602,10 @@ ${entryPrologue(p.subgroups)}
   ${unrolled(k, (j) => `var r${j} = 0u;`)}
   ${p.earlyCounts ? `${early}\n  ${lb.publish}\n  ${tc.rank}` : `${tc.rank}\n  ${lb.publish}`}
 
-  // Stage the keys in tile-rank order (and load values) while predecessors finish.
+  // Stage the keys in tile-rank order (the first round's ranks) and load values while predecessors
+  // finish.
   workgroupBarrier();
-  ${unrolled(k, (j) => `rs_put(r${j}, k${j});`)}
+  ${stageRound(0, 'k')}
   ${p.subgroups ? loadValues : ''}
 
   // Decoupled look-back with fallback. Each thread walks back over its digits' slots on its own
@@ -566,14 +618,12 @@ ${entryPrologue(p.subgroups)}
 
   ${lb.finish}
 
-  // Scatter: position i of the stage holds the key of tile rank i, so a digit's run is contiguous.
+  // Scatter: position i of the stage holds the key of tile rank i (minus the round's start), so a
+  // digit's run is contiguous.
   workgroupBarrier();
   ${unrolled(k, (m) => `var o${m} = 0u;`)}
-  if (valid == RS_TILE) {
-    ${unrolled(k, (m) => `{ let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
-  } else {
-    ${unrolled(k, (m) => `if (${full(m)} < valid) { let s = rs_get(${full(m)}); o${m} = atomicLoad(&rs_dig[rs_digit(s, shift)]) + ${full(m)}; keys_out[o${m}] = s; }`, '\n    ')}
-  }
+  ${writeRound(0, keyWrite)}
+  ${laterRounds('k', keyWrite)}
   ${scatterValues}
 }`;
   return fragment({

@@ -182,19 +182,47 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       const tuning = { subgroups, atomicTileIds: false };
       await check(device, makeKeys('u32', 100003, 'random', 5), { tuning, values: true }, 'wgid default tiles');
     });
-    // The H100 default (subgroup ranking, 20 keys per thread), with values. Descending order is a
+    // The H100 default (subgroup ranking, 24 keys per thread, two scatter rounds), with values. Descending order is a
     // uniform of the same pipeline; each 20-key pipeline takes lavapipe's compiler ~50 s, so the
     // keys-only variant (the same code minus the value scatter) is left out.
     if (subgroups)
-      it(`${tag}, 20 keys per thread (the H100 default's unrolled tile)`, async () => {
-        const tuning = { subgroups, workgroupSize: radixSortTuningFor(device).workgroupSize, keysPerThread: 20 };
-        const tile = tuning.workgroupSize * 20;
+      it(`${tag}, 24 keys per thread in two scatter rounds (the H100 default's unrolled tile)`, async () => {
+        const workgroupSize = radixSortTuningFor(device).workgroupSize;
+        const tuning = { subgroups, workgroupSize, keysPerThread: 24, scatterRounds: 2 };
+        const tile = tuning.workgroupSize * 24;
         for (const n of [tile - 1, tile + 1, 3 * tile + 5]) {
           const keys = makeKeys('f32', n, 'specials', n);
-          await check(device, keys, { tuning, values: true }, `k20 n=${n}`);
-          await check(device, keys, { tuning, values: true, descending: true }, `k20 desc n=${n}`);
+          await check(device, keys, { tuning, values: true }, `k24 n=${n}`);
+          await check(device, keys, { tuning, values: true, descending: true }, `k24 desc n=${n}`);
         }
       });
+    // Two scatter rounds (the stage holds half the tile): subgroup ranking only; the workgroup-memory
+    // ranking ignores the field, so its runs check that too. Even and odd keys per thread (k0 =
+    // ceil(K/2) positions in the first round), partial tiles, the fallback and the workgroup index.
+    it(`${tag}, two scatter rounds`, async () => {
+      const extras: Record<string, number | boolean>[] = [
+        {},
+        { lookbackForceFallback: true },
+        { atomicTileIds: false, lookbackSpins: 0 },
+      ];
+      for (const keysPerThread of [2, 3, 5]) {
+        for (const extra of extras) {
+          const tuning = { ...TINY, subgroups, keysPerThread, scatterRounds: 2, ...extra };
+          for (const n of [1, 31, 64, 65, 96 * keysPerThread + 7, 4099]) {
+            for (const kind of ['random', 'dups', 'specials']) {
+              const keys = makeKeys('f32', n, kind, n + kind.length + keysPerThread);
+              const what = `rounds 2 k=${keysPerThread} ${JSON.stringify(extra)} ${kind} n=${n}`;
+              await check(device, keys, { tuning, values: n % 2 === 1, descending: n % 3 === 0 }, what);
+            }
+          }
+        }
+      }
+      const d = radixSortTuningFor(device);
+      const tuning = { subgroups, scatterRounds: 2 };
+      const n = 3 * d.workgroupSize * d.keysPerThread + 5;
+      await check(device, makeKeys('u32', n, 'random', 3), { tuning, values: true }, 'rounds 2 default tiles');
+      await check(device, makeKeys('i32', n, 'dups', 4), { tuning }, 'rounds 2 default tiles, keys only');
+    });
     it(`${tag}, early counts (published before ranking), with and without the fallback`, async () => {
       for (const force of [false, true]) {
         const tuning = { ...TINY, subgroups, earlyCounts: true, lookbackForceFallback: force };

@@ -7,6 +7,11 @@
  * decides (about 4 tiles of <= ~23 KiB): 256 threads x 20 keys is the largest tile that keeps 4
  * (x 22 keys drops to 3 and runs 30% slower); 2^28 u32 keys: 15 keys 12.8 ms, 18 keys 11.7 ms,
  * 20 keys 10.9 ms. A 4-slot look-back window beat 8 and 16 (11.3 vs 11.7 and 12.7 ms at 18 keys).
+ * 2026-11-24 (docs/benchmarks/h100-2026-11-24g.md): a digit pass padded with 8 KiB of unused
+ * workgroup memory ran 40% slower (10.45 -> 14.6 ms), so workgroup memory still bounds it; a
+ * two-round scatter (`scatterRounds` 2) stages half the tile at a time, which lets 24 keys per
+ * thread keep the occupancy: 2^24 / 2^28 u32 keys 0.785 / 10.33 -> 0.753 / 9.54 ms (28 keys 0.743 /
+ * 9.75, 32 keys 0.90 / 12.2: past 28 registers bound it), pairs 0.936 / 12.47 -> 0.901 / 11.68.
  * On lavapipe (8-wide subgroups, 32 KiB workgroup memory) the subgroup ranking's per-subgroup
  * counters need 128-thread workgroups: `radixSortTuningFor` picks that from the device.
  */
@@ -17,7 +22,7 @@ export const radixSortTuning = {
   /** Threads per workgroup of the digit passes (power of two, 32..1024). */
   workgroupSize: 256,
   /** Keys per thread of a digit-pass tile (tile = workgroupSize x keysPerThread keys, < 65536). */
-  keysPerThread: 20,
+  keysPerThread: 24,
   /** Rank keys with subgroup ballots when the device has subgroups (else workgroup-memory ranking). */
   subgroups: true,
   /** Threads per workgroup of the global histogram pass (power of two). */
@@ -41,6 +46,11 @@ export const radixSortTuning = {
    * @default false on hardware GPUs, true on software adapters (radixSortTuningFor)
    */
   atomicTileIds: true,
+  /**
+   * Scatter rounds of a digit pass (1 or 2; 2 needs the subgroup ranking): with 2 the stage holds
+   * half the tile's keys at a time, so an SM holds more tiles (workgroup memory bounds the pass).
+   */
+  scatterRounds: 2,
   /** Tests: ignore every published look-back value, so the fallback path computes all of them. */
   lookbackForceFallback: false,
   /** Largest n sorted by one workgroup in workgroup memory (0: one digit-pass tile). */
@@ -50,9 +60,10 @@ export const radixSortTuning = {
 export type RadixSortTuning = typeof radixSortTuning;
 
 /**
- * Defaults for `device`. The 20-key tile was measured with 32-wide subgroups (the H100); other
- * devices keep 15 keys per thread (the unrolled 20-key kernels take lavapipe's compiler much longer,
- * and the workgroup-memory fit that makes 20 win is only known there). The subgroup ranking keeps
+ * Defaults for `device`. The 24-key tile in two scatter rounds was measured with 32-wide subgroups
+ * (the H100); other devices keep 15 keys per thread in one round (the unrolled 24-key kernels take
+ * lavapipe's compiler much longer, and the workgroup-memory fit that makes 24 win is only known
+ * there). The subgroup ranking keeps
  * one 256-word counter block per subgroup, so devices whose subgroups may be 8 lanes or narrower get
  * 128-thread workgroups.
  */
@@ -62,7 +73,7 @@ export function radixSortTuningFor(device: GpuDevice): RadixSortTuning {
   const t =
     subgroups && min >= 32
       ? radixSortTuning
-      : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15 };
+      : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15, scatterRounds: 1 };
   // Tile ids (ticketTileIds): sort u32 0.831-0.837 / 10.83 -> 0.797-0.802 / 10.57-10.58 ms at 2^24 /
   // 2^28 from the workgroup index on the H100 (docs/benchmarks/h100-2026-11-24f.md).
   const atomicTileIds = ticketTileIds(device);
