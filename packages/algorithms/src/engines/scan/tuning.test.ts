@@ -14,7 +14,7 @@ function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads
 const tile = (t: { workgroupSize: number; itemsPerThread: number }) => [t.workgroupSize, t.itemsPerThread];
 
 describe('scanDefaults', () => {
-  it('hardware GPUs with subgroups: scans 256 x 32, compaction 256 x 24, striped compaction 512 x 16 / 48, by key 512 x 40, reduceByKey 256 x 16', () => {
+  it('hardware GPUs with subgroups: scans 256 x 32, compaction 256 x 24, striped compaction 512 x 16 / 48, by key 512 x 40, reduceByKey 512 x 16', () => {
     const d = fakeDevice('gpu', true);
     expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 32]);
     expect(tile(scanDefaults(d, 'compaction'))).toEqual([256, 24]);
@@ -22,8 +22,8 @@ describe('scanDefaults', () => {
     expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE - 1))).toEqual([512, 16]);
     expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE))).toEqual([512, 48]);
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);
-    expect(tile(scanDefaults(d, 'runs'))).toEqual([256, 16]);
-    expect(tile(scanDefaults(d, 'runs', false))).toEqual([256, 16]);
+    expect(tile(scanDefaults(d, 'runs'))).toEqual([512, 16]);
+    expect(tile(scanDefaults(d, 'runs', false))).toEqual([512, 16]);
     expect(scanDefaults(d, 'by-key').rowItems).toBe(4);
   });
 

@@ -99,7 +99,7 @@ export const SELECT_LARGE = 1 << 22;
 /**
  * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
  * them off; devices without them never do): the table above; 24 items per thread for compaction;
- * for scans by key on hardware GPUs 512 threads x 40 items, for reduceByKey's reduce-then-scan 256 x
+ * for scans by key on hardware GPUs 512 threads x 40 items, for reduceByKey's reduce-then-scan 512 x
  * 16 (below). H100, 2026-11-24, by-key-probe with keys i >> 4 (runs of 16), one fresh process per
  * tuning and size, device ms at 2^24 / 2^26 (docs/benchmarks/h100-2026-11-24/by-key-sweep-*.txt):
  * inclusiveScanByKey 256 x 24 (the scans' default) 0.147 / 0.533, 256 x 32 0.135 / 0.485, 512 x 16
@@ -136,10 +136,15 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     // consecutive keys and values. Chosen from the look-back-free micro kernel of the same tile
     // (docs/benchmarks/h100-2026-11-24d.md, runs-micro.txt, ms at 2^24 / 2^26: 256 x 8 0.0587 /
     // 0.200, 256 x 16 0.0604 / 0.2005, 512 x 16 0.0610, 128 x 32 0.0714), 16 items to halve the
-    // tiles the spine and the fix-up walk through one workgroup; not yet swept on the H100 through
-    // the API. (The chained one-pass form it replaced, with a count look-back, ran 512 x 16 in rows
-    // of 16: 0.125-0.129 / 0.409-0.416 ms at 2^24 / 2^26, h100-2026-11-24e.md and -24f.md.)
-    t.workgroupSize = 256;
+    // tiles the spine and the fix-up walk through one workgroup. Swept on the H100 through the API
+    // (the lead, 2026-11-24, by-key-probe PROBE_RBK_FORMS, one process, keys i >> 4, device ms at
+    // 2^24 / 2^26; docs/benchmarks/reduce-by-key-rts-2026-11-24.md): 512 x 16 0.1274 / 0.3855,
+    // 256 x 16 0.133 / 0.419, 512 x 8 0.132 / 0.427, 128 x 16 0.139 / 0.442, 256 x 8 0.142 /
+    // 0.467, 256 x 32 0.153 / 0.452: 512 x 16 chosen (half the tiles of 256 x 16 for the
+    // one-workgroup spine and fix-up). (The chained one-pass form it replaced, with a count
+    // look-back, ran 512 x 16 in rows of 16: 0.125-0.129 / 0.409-0.416 ms at 2^24 / 2^26,
+    // h100-2026-11-24e.md and -24f.md.)
+    t.workgroupSize = 512;
     t.itemsPerThread = 16;
   }
   if (!useSubgroups(device, subgroups) && (kind === 'scan' || kind === 'compaction' || kind === 'select')) {
