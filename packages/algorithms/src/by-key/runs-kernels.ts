@@ -47,8 +47,9 @@ import {
  * and value in their windows and of the outputs in theirs; the outputs' length (`cap`); the word
  * of tile 0's count and of the total in `scratch` (the tiles' records at word 0, 4 per tile); a
  * one-tile call (`single`: no count pass, spine nor fix-up). Bindings: `scratch` (records, counts,
- * total), the keys (`keys_v` as vec4s on the vec4 path, else `keys_s`), the values likewise, and
- * the outputs bound whole.
+ * total), the keys (`keys_v` as vec4s on the vec4 path, else `keys_s`), the values likewise, the
+ * outputs bound whole, and (a count pass that scans the counts itself, `RunsKernelParams.spine`)
+ * `spine`: word 0 the count of finished tiles, word 1 + t tile t's published count.
  */
 export const RBK = kernelInterface({
   name: 'reduceByKey',
@@ -80,6 +81,7 @@ export const RBK = kernelInterface({
     vals_s: { binding: 3, access: 'read', optional: true },
     kout: { binding: 4, access: 'read_write', optional: true },
     vout: { binding: 5, access: 'read_write', optional: true },
+    spine: { binding: 6, access: 'read_write', type: 'u32', form: 'atomic', optional: true },
   },
 });
 
@@ -101,13 +103,25 @@ export interface RunsKernelParams {
   readonly itemsPerThread: number;
   readonly subgroups: boolean;
   readonly minSubgroupSize: number;
+  /**
+   * Count pass: the tile's elements (workgroupSize x itemsPerThread of the tile pass) when this
+   * pass runs its own geometry: `itemsPerThread` striped items per thread (vec4s on the vec path),
+   * `workgroupSize` = tile / itemsPerThread threads. Absent: the tile pass's rows.
+   */
+  readonly stripedTile?: number;
+  /**
+   * Count pass: its last workgroup to finish scans the tile counts (`runsSpineCode`; one
+   * dispatch less), polling a count not yet visible `spins` times before counting that tile's
+   * heads itself. Absent: `runsSpineKernel` runs after the pass.
+   */
+  readonly spine?: { readonly spins: number };
 }
 
-/** RBK's variant of a phase: the bindings it declares. */
-export function runsUse(phase: RunsPhase | 'spine', vec: boolean): InterfaceUse<typeof RBK.spec> {
+/** RBK's variant of a phase: the bindings it declares (`spine`: the count pass scans the counts). */
+export function runsUse(phase: RunsPhase | 'spine', vec: boolean, spine = false): InterfaceUse<typeof RBK.spec> {
   if (phase === 'spine') return {};
   const keys = vec ? { keys_v: true } : { keys_s: true };
-  if (phase === 'count') return keys;
+  if (phase === 'count') return spine ? { ...keys, spine: true } : keys;
   return { ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
 }
 
@@ -124,6 +138,8 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.workgroupSize,
     p.itemsPerThread,
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+    p.stripedTile ? `striped${p.stripedTile}` : 'rows',
+    p.spine ? `spine${p.spine.spins}` : 'nospine',
   );
 }
 
@@ -142,10 +158,11 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   const wp = { workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   const keysArr = p.vec ? 'keys_v' : 'keys_s';
   const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
-  const use = runsUse(p.phase, p.vec);
+  const use = runsUse(p.phase, p.vec, p.spine !== undefined);
   const refs = ['scratch', ...Object.keys(use)].map((b) => `_ = &${b};`).join(' ');
   const load = (array: string, base: string, reg: (j: number) => string, type: string) =>
     loadRun({ items: I, type, reg, array, vec: p.vec, base, first: 'first', full: 'full', n: 'prm.n' });
+  if (p.phase === 'count' && p.stripedTile) return stripedCountKernel(p, p.stripedTile);
   const lines: string[] = [
     ...load(keysArr, 'prm.k_base', (j) => `k${j}`, K),
     ...unrolled(I, (j) => `let ok${j} = full || first + ${j}u < prm.n;`).split('\n  '),
@@ -167,8 +184,9 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     lines.push(
       `let c = ${unrolled(I, (j) => `select(0u, 1u, h${j})`, ' + ')};`,
       `let heads = ${reduce.name}(c, ids);`,
-      'if (ids.lid == 0u) { scratch[prm.cnt_base + prm.tile_offset + tile] = heads; }',
+      ...countOut(p),
     );
+    if (p.spine) deps.push(spineScan(p));
   } else {
     const op = p.value.combine.name;
     const scan = workgroupExclusiveScan({ ...wp, combiner: p.pairs });
@@ -221,13 +239,140 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   return fragment({
     name,
     deps,
+    workgroupBytes: p.spine ? 4 : 0,
     code: `${RBK.wgsl(use, types)}
+${p.phase === 'count' && p.spine ? runsSpineHelpers(p, tile, keyAt) : ''}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   ${refs}
   let tile = wg_index;
   let first = tile * ${tile}u + ids.lid * ${I}u;
   let full = (tile + 1u) * ${tile}u <= prm.n;
+  ${lines.join('\n  ')}
+}`,
+  });
+}
+
+/** A published tile count in `spine` (counts are below 2^31; the scanned words never carry it). */
+const PUBLISHED = '0x80000000u';
+
+/**
+ * The end of a count kernel: the tile's head count (`heads`, on thread 0) to its count word; with
+ * `p.spine`, published in `spine` (flagged) instead, then a ticket from the finished-tile counter,
+ * and the workgroup that takes the last ticket scans the counts (`rbk_spine_scan`).
+ */
+function countOut(p: RunsKernelParams): string[] {
+  if (!p.spine) return ['if (ids.lid == 0u) { scratch[prm.cnt_base + prm.tile_offset + tile] = heads; }'];
+  return [
+    'if (ids.lid == 0u) {',
+    `  atomicStore(&spine[1u + prm.tile_offset + tile], ${PUBLISHED} | heads);`,
+    '  rbk_last = select(0u, 1u, atomicAdd(&spine[0], 1u) == prm.tiles - 1u);',
+    '}',
+    'if (workgroupUniformLoad(&rbk_last) != 0u) { rbk_spine_scan(ids); }',
+  ];
+}
+
+function spineScan(p: RunsKernelParams): WgslFragment {
+  const wp = { workgroupSize: p.workgroupSize, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
+  return workgroupExclusiveScan({ ...wp, combiner: U32_PLUS });
+}
+
+/**
+ * Module-scope WGSL of a count kernel that scans the counts itself (single-segment calls only: the
+ * tiles of the whole input are this dispatch's). A last-finisher pattern, no waiting on other
+ * workgroups: every tile published its count before its ticket, so the last one finds every count
+ * written; a count not yet visible there (relaxed atomics order nothing between locations) is polled
+ * `spins` times, then counted from the tile's keys by the thread that reads it (0 spins: always).
+ * `rbk_spine_scan` is `runsSpineKernel`'s scan in the finishing workgroup; it clears the published
+ * words and the counter for the next call (a new scratch buffer is zeroed by WebGPU).
+ */
+function runsSpineHelpers(p: RunsKernelParams, tile: number, keyAt: (i: string) => string): string {
+  const w = p.workgroupSize;
+  const scan = spineScan(p);
+  const eq = p.keyEq.name;
+  const at = (j: number) => `t0 + ${j}u`;
+  return `var<workgroup> rbk_last: u32;
+fn rbk_count(t: u32) -> u32 {
+  for (var s = 0u; s < ${p.spine?.spins ?? 0}u; s += 1u) {
+    let v = atomicLoad(&spine[1u + t]);
+    if (v >= ${PUBLISHED}) { return v - ${PUBLISHED}; }
+  }
+  let lo = t * ${tile}u;
+  let hi = min(lo + ${tile}u, prm.n);
+  var h = 0u;
+  for (var i = lo; i < hi; i += 1u) {
+    if (prm.seg_start + i == 0u || !${eq}(${keyAt('prm.k_base + i - 1u')}, ${keyAt('prm.k_base + i')})) { h += 1u; }
+  }
+  return h;
+}
+fn rbk_spine_scan(ids: WdplIds) {
+  var carry = 0u;
+  for (var base = 0u; base < prm.tiles; base += ${w * SPINE_ITEMS}u) {
+    let t0 = base + ids.lid * ${SPINE_ITEMS}u;
+    ${unrolled(SPINE_ITEMS, (j) => `var c${j} = 0u; if (${at(j)} < prm.tiles) { c${j} = rbk_count(${at(j)}); }`, '\n    ')}
+    var total: u32;
+    var r = carry + ${scan.name}(${unrolled(SPINE_ITEMS, (j) => `c${j}`, ' + ')}, ids, &total);
+    ${unrolled(
+      SPINE_ITEMS,
+      (j) =>
+        `if (${at(j)} < prm.tiles) { scratch[prm.cnt_base + ${at(j)}] = r; atomicStore(&spine[1u + ${at(j)}], 0u); } r += c${j};`,
+      '\n    ',
+    )}
+    carry += total;
+  }
+  if (ids.lid == 0u) { scratch[prm.total_at] = carry; atomicStore(&spine[0], 0u); }
+}`;
+}
+
+/**
+ * The count kernel with its own geometry (`p.stripedTile`): the tile's elements read striped (thread
+ * lid takes units lid, lid + w, ...: vec4s on the vec path, coalesced), each unit's heads counted
+ * from its keys and the key before it (a neighbour's load: L1); a head count needs no order.
+ */
+function stripedCountKernel(p: RunsKernelParams, tile: number): WgslFragment {
+  const w = p.workgroupSize;
+  const u = p.vec ? 4 : 1;
+  const loads = p.itemsPerThread / u;
+  const K = p.keyType;
+  const eq = p.keyEq.name;
+  const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
+  const wp = { workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
+  const reduce = workgroupReduce({ ...wp, combiner: U32_PLUS });
+  const use = runsUse('count', p.vec, p.spine !== undefined);
+  const refs = ['scratch', ...Object.keys(use)].map((b) => `_ = &${b};`).join(' ');
+  const q = Array.from({ length: loads }, (_, i) => i);
+  const lines = [
+    ...q.map((i) => `let e${i} = tile * ${tile}u + (${i * w}u + ids.lid) * ${u}u;`),
+    ...q.map(
+      (i) =>
+        `var a${i}: ${p.vec ? `vec4<${K}>` : K}; var b${i}: ${K};
+  if (e${i} < prm.n) {
+    a${i} = ${p.vec ? `keys_v[(prm.k_base + e${i}) / 4u]` : `keys_s[prm.k_base + e${i}]`};
+    if (prm.seg_start + e${i} != 0u) { b${i} = ${keyAt(`prm.k_base + e${i} - 1u`)}; }
+  }`,
+    ),
+    'var c = 0u;',
+    ...q.flatMap((i) => {
+      const x = (c: number) => (p.vec ? `a${i}[${c}]` : `a${i}`);
+      const out = [`c += select(0u, 1u, e${i} < prm.n && (prm.seg_start + e${i} == 0u || !${eq}(b${i}, ${x(0)})));`];
+      for (let c = 1; c < u; c++)
+        out.push(`c += select(0u, 1u, e${i} + ${c}u < prm.n && !${eq}(${x(c - 1)}, ${x(c)}));`);
+      return out;
+    }),
+    `let heads = ${reduce.name}(c, ids);`,
+    ...countOut(p),
+  ];
+  const types = { keys_v: K, keys_s: K };
+  return fragment({
+    name: runsKernelName(p),
+    deps: [threadIds(p.subgroups), p.keyEq, reduce, ...(p.spine ? [spineScan(p)] : [])],
+    workgroupBytes: p.spine ? 4 : 0,
+    code: `${RBK.wgsl(use, types)}
+${p.spine ? runsSpineHelpers(p, tile, keyAt) : ''}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  ${refs}
+  let tile = wg_index;
   ${lines.join('\n  ')}
 }`,
   });

@@ -97,6 +97,38 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
     t: { workgroupSize: 32, itemsPerThread: 8, maxBindingBytes: 4096 },
   },
   { name: 'hardware tiles 256 x 16', tile: 4096, t: { workgroupSize: 256, itemsPerThread: 16 } },
+  // The count pass's own geometry (countItems: striped keys) and its last workgroup scanning the
+  // counts (spineInCount; maxSpins 0: every count taken from the keys by the finishing workgroup).
+  {
+    name: 'tiny 32 x 4, spine in the count pass',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, spineInCount: true },
+  },
+  {
+    name: 'tiny 32 x 4, no subgroups, count 16 striped (8 threads), spine in the count pass',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, subgroups: false, countItems: 16, spineInCount: true },
+  },
+  {
+    name: 'tiny 32 x 8, count 4 striped (64 threads), spine in the count pass, counts from the keys',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, countItems: 4, spineInCount: true, maxSpins: 0 },
+  },
+  {
+    name: 'tiny 16 x 3, count 3 striped (16 threads, scalar), spine in the count pass',
+    tile: 48,
+    t: { workgroupSize: 16, itemsPerThread: 3, countItems: 3, spineInCount: true },
+  },
+  {
+    name: 'tiny 32 x 8, segments of 4 KiB, count 8 striped, spine in the count pass (taken where one segment holds the input)',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, maxBindingBytes: 4096, countItems: 8, spineInCount: true },
+  },
+  {
+    name: 'hardware tiles 512 x 16, count 32 striped, spine in the count pass',
+    tile: 8192,
+    t: { workgroupSize: 512, itemsPerThread: 16, countItems: 32, spineInCount: true },
+  },
 ];
 
 describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
@@ -142,7 +174,13 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
 
   it('more tiles than the spine and the fix-up take in one step (their carries), with and without subgroups', async () => {
     // 48-element tiles: 8,193 and more tiles, above the 4,096 (1,024 threads x 4) per step.
-    for (const t of [TILE_VARIANTS[4], { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false } }]) {
+    for (const t of [
+      TILE_VARIANTS[4],
+      { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false } },
+      // The count pass's finishing workgroup (16 threads: 64 counts per step) scanning them.
+      { t: { workgroupSize: 16, itemsPerThread: 3, countItems: 3, spineInCount: true } },
+      { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false, spineInCount: true, maxSpins: 0 } },
+    ]) {
       const policy = policyOf((t as { t: Record<string, number | boolean> }).t);
       for (const [n, kind] of [
         [48 * 8192 + 5, 'mixed'],
@@ -157,6 +195,39 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
         expect(await reduceByKey(policy, keys, av, ko, vo, affine), `runs n=${n} ${kind}`).toBe(aw.keys.length);
         expectSameArray(ko.subarray(0, aw.keys.length), aw.keys, `keys n=${n} ${kind}`);
         expectSameArray(vo.subarray(0, aw.keys.length), aw.values, `affine n=${n} ${kind}`);
+      }
+    }
+  });
+
+  it('the count pass scanning its counts, several calls in a row of one plan and of others (its counter reset by each)', async () => {
+    const tunings: Record<string, number | boolean>[] = [
+      { workgroupSize: 32, itemsPerThread: 4, spineInCount: true },
+      { workgroupSize: 32, itemsPerThread: 4, spineInCount: true, countItems: 8, subgroups: false },
+      { workgroupSize: 32, itemsPerThread: 8, spineInCount: true, countItems: 4, maxSpins: 0 },
+    ];
+    for (const t of tunings) {
+      const policy = policyOf(t);
+      // The same shape (one cached plan) with other keys each time, then other tile counts.
+      for (const [n, seed] of [
+        [5000, 1],
+        [5000, 2],
+        [5000, 3],
+        [700, 4],
+        [5000, 5],
+        [129, 6],
+        [5000, 7],
+      ] as const) {
+        const keys = runKeys(n, seed % 2 ? 'mixed' : 'long', seed);
+        const av = affineValues(n, seed + 10);
+        const aw = refRuns(keys, av, affineJs, same);
+        const kd = DeviceArray.from(dev, keys);
+        const vd = DeviceArray.from(dev, av);
+        const ko = DeviceArray.create(dev, 'u32', n);
+        const vo = DeviceArray.create(dev, 'u32', n);
+        expect(await reduceByKey(policy, kd, vd, ko, vo, affine), `runs n=${n} seed ${seed}`).toBe(aw.keys.length);
+        expectSameArray((await ko.read()).subarray(0, aw.keys.length), aw.keys, `keys n=${n} seed ${seed}`);
+        expectSameArray((await vo.read()).subarray(0, aw.keys.length), aw.values, `affine n=${n} seed ${seed}`);
+        for (const a of [kd, vd, ko, vo]) a.destroy();
       }
     }
   });
