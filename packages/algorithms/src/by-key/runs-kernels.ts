@@ -49,7 +49,9 @@ import {
  * one-tile call (`single`: no count pass, spine nor fix-up). Bindings: `scratch` (records, counts,
  * total), the keys (`keys_v` as vec4s on the vec4 path, else `keys_s`), the values likewise, the
  * outputs bound whole, and (a count pass that scans the counts itself, `RunsKernelParams.spine`)
- * `spine`: word 0 the count of finished tiles, word 1 + t tile t's published count.
+ * `spine`: word 0 the count of finished tiles, word 1 + t tile t's published count; (a tile pass
+ * that runs the fix-up itself, `RunsKernelParams.fix`) `recs_a`: word 0 the count of finished
+ * tiles, words 1 + 8t.. tile t's record published in 16-bit halves.
  */
 export const RBK = kernelInterface({
   name: 'reduceByKey',
@@ -82,6 +84,7 @@ export const RBK = kernelInterface({
     kout: { binding: 4, access: 'read_write', optional: true },
     vout: { binding: 5, access: 'read_write', optional: true },
     spine: { binding: 6, access: 'read_write', type: 'u32', form: 'atomic', optional: true },
+    recs_a: { binding: 7, access: 'read_write', type: 'u32', form: 'atomic', optional: true },
   },
 });
 
@@ -115,14 +118,21 @@ export interface RunsKernelParams {
    * heads itself. Absent: `runsSpineKernel` runs after the pass.
    */
   readonly spine?: { readonly spins: number };
+  /**
+   * Tile pass: its last workgroup to finish runs the fix-up (`runsFixKernel`'s loop) over the
+   * records published in `recs_a`, likewise (a record not yet visible polled `spins` times, then
+   * computed from the tile's keys and values). Absent: `runsFixKernel` runs after the pass.
+   */
+  readonly fix?: { readonly spins: number };
 }
 
 /** RBK's variant of a phase: the bindings it declares (`spine`: the count pass scans the counts). */
-export function runsUse(phase: RunsPhase | 'spine', vec: boolean, spine = false): InterfaceUse<typeof RBK.spec> {
+export function runsUse(phase: RunsPhase | 'spine', vec: boolean, fused = false): InterfaceUse<typeof RBK.spec> {
   if (phase === 'spine') return {};
   const keys = vec ? { keys_v: true } : { keys_s: true };
-  if (phase === 'count') return spine ? { ...keys, spine: true } : keys;
-  return { ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
+  if (phase === 'count') return fused ? { ...keys, spine: true } : keys;
+  const tile = { ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
+  return fused ? { ...tile, recs_a: true } : tile;
 }
 
 /** The mangled name of a count or tile kernel (every parameter: also its pipeline key). */
@@ -140,6 +150,7 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
     p.stripedTile ? `striped${p.stripedTile}` : 'rows',
     p.spine ? `spine${p.spine.spins}` : 'nospine',
+    p.fix ? `fix${p.fix.spins}` : 'nofix',
   );
 }
 
@@ -158,7 +169,9 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   const wp = { workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   const keysArr = p.vec ? 'keys_v' : 'keys_s';
   const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
-  const use = runsUse(p.phase, p.vec, p.spine !== undefined);
+  const use = runsUse(p.phase, p.vec, p.phase === 'count' ? p.spine !== undefined : p.fix !== undefined);
+  // The tile's record words 2 and 3 (whether its first head starts it, the fold before that head).
+  const recAt = (k: string) => (p.fix ? `rbk_rec${k === '2u' ? 'z' : 'w'}` : `scratch[4u * g + ${k}]`);
   const refs = ['scratch', ...Object.keys(use)].map((b) => `_ = &${b};`).join(' ');
   const load = (array: string, base: string, reg: (j: number) => string, type: string) =>
     loadRun({ items: I, type, reg, array, vec: p.vec, base, first: 'first', full: 'full', n: 'prm.n' });
@@ -208,7 +221,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       `if (prm.single == 0u) { runs_before = scratch[prm.cnt_base + g]; fits = scratch[prm.total_at] <= prm.cap; }`,
       'else if (ids.lid == 0u) { scratch[prm.total_at] = total.x; }',
       // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
-      'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
+      p.fix ? '' : 'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
       // The walk: at each head the key to keysOut and the run before it to valuesOut, except at the
       // tile's first head (rc == runs_before), whose run started in an earlier tile: its part in
       // this tile goes to the record (whether the head starts the tile, the fold before it).
@@ -219,8 +232,8 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       I,
       (j) => `if (h${j}) {
       if (rc == runs_before) {
-        scratch[4u * g + 2u] = select(0u, 1u, first + ${j}u == tile * ${tile}u);
-        scratch[4u * g + 3u] = bitcast<u32>(ra);
+        ${recAt('2u')} = select(0u, 1u, first + ${j}u == tile * ${tile}u);
+        ${recAt('3u')} = bitcast<u32>(ra);
       } else { vout[prm.out_base + rc - 1u] = ra; }
       kout[prm.kout_base + rc] = k${j};
       rc += 1u;
@@ -232,16 +245,18 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     let last = prm.n_total - 1u - prm.seg_start;
     if (last >= first && last < first + ${I}u && rc != runs_before) { vout[prm.out_base + rc - 1u] = ra; }
   }`,
+      ...(p.fix ? fixOut() : []),
     );
+    if (p.fix) deps.push(fixScan(p));
   }
   const name = runsKernelName(p);
   const types = { keys_v: K, keys_s: K, vals_v: T, vals_s: T, kout: K, vout: T };
   return fragment({
     name,
     deps,
-    workgroupBytes: p.spine ? 4 : 0,
+    workgroupBytes: p.phase === 'count' ? (p.spine ? 4 : 0) : p.fix ? 12 : 0,
     code: `${RBK.wgsl(use, types)}
-${p.phase === 'count' && p.spine ? runsSpineHelpers(p, tile, keyAt) : ''}
+${p.phase === 'count' && p.spine ? runsSpineHelpers(p, tile, keyAt) : ''}${p.phase === 'tile' && p.fix ? runsFixHelpers(p, tile, keyAt) : ''}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   ${refs}
@@ -251,6 +266,83 @@ ${entryPrologue(p.subgroups)}
   ${lines.join('\n  ')}
 }`,
   });
+}
+
+/** The tile pass's end when it runs the fix-up: its record published, a ticket, the last one's fix-up. */
+function fixOut(): string[] {
+  return [
+    // rbk_recz and rbk_recw were written by the thread of the tile's first head.
+    'workgroupBarrier();',
+    'if (ids.lid == 0u) {',
+    '  rbk_publish(g, vec4<u32>(total.x, total.y, rbk_recz, rbk_recw));',
+    `  rbk_last = select(0u, 1u, atomicAdd(&recs_a[0], 1u) == prm.tiles - 1u);`,
+    '}',
+    `if (workgroupUniformLoad(&rbk_last) != 0u) { rbk_fixup(ids); }`,
+  ];
+}
+
+function fixScan(p: RunsKernelParams): WgslFragment {
+  const wp = { workgroupSize: p.workgroupSize, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
+  return workgroupExclusiveScan({ ...wp, combiner: p.pairs });
+}
+
+/**
+ * Module-scope WGSL of a tile pass that runs the fix-up itself (single-segment calls only), the
+ * last-finisher pattern of `runsSpineHelpers`: each tile publishes its record (4 words, each in two
+ * words of 16 bits beside a flag at bit 16: a value read only when all 8 carry it) before its
+ * ticket; the workgroup with the last ticket runs `fixUpLoop` over them, a record not yet visible
+ * polled `spins` times, then computed from the tile's keys and values by the thread that reads it
+ * (0 spins: always), and clears the words and the counter for the next call.
+ */
+function runsFixHelpers(p: RunsKernelParams, tile: number, keyAt: (i: string) => string): string {
+  const T = p.valueType;
+  const op = p.value.combine.name;
+  const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
+  const words = Array.from({ length: 8 }, (_, k) => k);
+  const half = (k: number) => `${'xyzw'[k >> 1]}`;
+  return `var<workgroup> rbk_last: u32;
+var<workgroup> rbk_recz: u32;
+var<workgroup> rbk_recw: u32;
+fn rbk_publish(t: u32, r: vec4<u32>) {
+  let s = 1u + 8u * t;
+  ${words.map((k) => `atomicStore(&recs_a[s + ${k}u], 0x10000u | ${k % 2 ? `(r.${half(k)} >> 16u)` : `(r.${half(k)} & 0xffffu)`});`).join('\n  ')}
+}
+fn rbk_clear(t: u32) {
+  ${words.map((k) => `atomicStore(&recs_a[1u + 8u * t + ${k}u], 0u);`).join(' ')}
+}
+fn rbk_record(t: u32) -> vec4<u32> {
+  let s = 1u + 8u * t;
+  for (var n = 0u; n < ${p.fix?.spins ?? 0}u; n += 1u) {
+    ${words.map((k) => `let a${k} = atomicLoad(&recs_a[s + ${k}u]);`).join('\n    ')}
+    if ((${words.map((k) => `a${k}`).join(' & ')} & 0x10000u) != 0u) {
+      return vec4<u32>(${[0, 2, 4, 6].map((k) => `(a${k} & 0xffffu) | (a${k + 1} << 16u)`).join(', ')});
+    }
+  }
+  let lo = t * ${tile}u;
+  let hi = min(lo + ${tile}u, prm.n);
+  var c = 0u;
+  var a = ${p.value.identity};
+  var z = 0u;
+  var before = 0u;
+  for (var i = lo; i < hi; i += 1u) {
+    let x = ${valAt('prm.v_base + i')};
+    if (prm.seg_start + i == 0u || !${p.keyEq.name}(${keyAt('prm.k_base + i - 1u')}, ${keyAt('prm.k_base + i')})) {
+      if (c == 0u) { z = select(0u, 1u, i == lo); before = bitcast<u32>(a); }
+      c += 1u;
+      a = x;
+    } else { a = ${op}(a, x); }
+  }
+  return vec4<u32>(c, bitcast<u32>(a), z, before);
+}
+fn rbk_fixup(ids: WdplIds) {
+  var last = vec4<u32>();
+  if (ids.lid == 0u) { last = rbk_record(prm.tiles - 1u); }
+${fixUpLoop({ workgroupSize: p.workgroupSize, combiner: p.pairs, valueType: T, op: p.value.combine, scan: fixScan(p).name, rec: (t) => `rbk_record(${t})`, clear: (t) => `rbk_clear(${t});`, out: 'vout' })}
+  if (ids.lid == 0u) {
+    if (last.x == 0u && carry.x - 1u < prm.cap) { vout[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
+    atomicStore(&recs_a[0], 0u);
+  }
+}`;
 }
 
 /** A published tile count in `spine` (counts are below 2^31; the scanned words never carry it). */
@@ -454,10 +546,10 @@ export interface RunsFixParams extends Required<WorkgroupParams> {
 export function runsFixKernel(p: RunsFixParams): WgslFragment {
   const w = p.workgroupSize;
   const c = p.combiner;
-  const comb = c.combine.name;
   const T = p.valueType;
   const scan = workgroupExclusiveScan(p);
   const name = mangle('rbk_fix', T, c.name, p.op.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+  const rec = (t: string) => `recs[prm.rec_base / 4u + ${t}]`;
   return fragment({
     name,
     deps: [threadIds(p.subgroups), c.combine, p.op, scan],
@@ -465,35 +557,57 @@ export function runsFixKernel(p: RunsFixParams): WgslFragment {
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   _ = &recs; _ = &out_s;
-  var carry = ${c.identity};
-  for (var base = 0u; base < prm.tiles; base += ${w * RUNS_FIX_ITEMS}u) {
+${fixUpLoop({ ...p, scan: scan.name, rec, out: 'out_s' })}
+  if (ids.lid == 0u && prm.tiles > 0u) {
+    let last = ${rec('prm.tiles - 1u')};
+    if (last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
+  }
+}`,
+  });
+}
+
+/**
+ * The fix-up's loop (`runsFixKernel`, or the tile pass's last workgroup): `carry` (declared here)
+ * folds the records `rec(t)` (a vec4<u32> expression; `clear(t)`: statements after its read) in
+ * tile order; the runs crossing into a tile written to `out` (at `prm.out_base`, below `prm.cap`).
+ */
+function fixUpLoop(p: {
+  readonly workgroupSize: number;
+  readonly combiner: Combiner;
+  readonly valueType: NumericType;
+  readonly op: WgslFragment;
+  readonly scan: string;
+  readonly rec: (t: string) => string;
+  readonly out: string;
+  readonly clear?: (t: string) => string;
+}): string {
+  const c = p.combiner;
+  const comb = c.combine.name;
+  const T = p.valueType;
+  const at = (j: number) => `t0 + ${j}u`;
+  return `  var carry = ${c.identity};
+  for (var base = 0u; base < prm.tiles; base += ${p.workgroupSize * RUNS_FIX_ITEMS}u) {
     // K consecutive records per thread, all loaded first, folded, one workgroup scan.
     let t0 = base + ids.lid * ${RUNS_FIX_ITEMS}u;
     ${unrolled(RUNS_FIX_ITEMS, (j) => `var r${j} = vec4<u32>(0u, (${c.identity}).y, 1u, 0u);`, '\n    ')}
-    ${unrolled(RUNS_FIX_ITEMS, (j) => `if (t0 + ${j}u < prm.tiles) { r${j} = recs[prm.rec_base / 4u + t0 + ${j}u]; }`, '\n    ')}
+    ${unrolled(RUNS_FIX_ITEMS, (j) => `if (${at(j)} < prm.tiles) { r${j} = ${p.rec(at(j))};${p.clear ? ` ${p.clear(at(j))}` : ''} }`, '\n    ')}
     var acc = r0.xy;
     ${unrolled(RUNS_FIX_ITEMS - 1, (j) => `acc = ${comb}(acc, r${j + 1}.xy);`, '\n    ')}
     var total: vec2<u32>;
     // The runs before tile t0 and the fold of the run open at its start, then at each next tile.
-    var cin = ${comb}(carry, ${scan.name}(acc, ids, &total));
+    var cin = ${comb}(carry, ${p.scan}(acc, ids, &total));
     ${unrolled(
       RUNS_FIX_ITEMS,
       (j) => `if (r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
       var f = bitcast<${T}>(cin.y);
       if (r${j}.z == 0u) { f = ${p.op.name}(f, bitcast<${T}>(r${j}.w)); }
-      out_s[prm.out_base + cin.x - 1u] = f;
+      ${p.out}[prm.out_base + cin.x - 1u] = f;
     }
     cin = ${comb}(cin, r${j}.xy);`,
       '\n    ',
     )}
     carry = ${comb}(carry, total);
-  }
-  if (ids.lid == 0u && prm.tiles > 0u) {
-    let last = recs[prm.rec_base / 4u + prm.tiles - 1u];
-    if (last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
-  }
-}`,
-  });
+  }`;
 }
 
 /** Records each thread of `runsFixKernel` folds per step. */

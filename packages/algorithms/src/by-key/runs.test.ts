@@ -97,12 +97,18 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
     t: { workgroupSize: 32, itemsPerThread: 8, maxBindingBytes: 4096 },
   },
   { name: 'hardware tiles 256 x 16', tile: 4096, t: { workgroupSize: 256, itemsPerThread: 16 } },
-  // The count pass's own geometry (countItems: striped keys) and its last workgroup scanning the
-  // counts (spineInCount; maxSpins 0: every count taken from the keys by the finishing workgroup).
+  // The count pass's own geometry (countItems: striped keys), its last workgroup scanning the counts
+  // (spineInCount), the tile pass's last workgroup running the fix-up (fixInTile); maxSpins 0: every
+  // count and record taken from the keys and values by the finishing workgroup.
   {
-    name: 'tiny 32 x 4, spine in the count pass',
+    name: 'tiny 32 x 4, spine in the count pass, fix-up in the tile pass',
     tile: 128,
-    t: { workgroupSize: 32, itemsPerThread: 4, spineInCount: true },
+    t: { workgroupSize: 32, itemsPerThread: 4, spineInCount: true, fixInTile: true },
+  },
+  {
+    name: 'tiny 32 x 4, no subgroups, fix-up in the tile pass',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, subgroups: false, fixInTile: true },
   },
   {
     name: 'tiny 32 x 4, no subgroups, count 16 striped (8 threads), spine in the count pass',
@@ -110,24 +116,31 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
     t: { workgroupSize: 32, itemsPerThread: 4, subgroups: false, countItems: 16, spineInCount: true },
   },
   {
-    name: 'tiny 32 x 8, count 4 striped (64 threads), spine in the count pass, counts from the keys',
+    name: 'tiny 32 x 8, count 4 striped (64 threads), spine and fix-up in the passes, counts and records from the input',
     tile: 256,
-    t: { workgroupSize: 32, itemsPerThread: 8, countItems: 4, spineInCount: true, maxSpins: 0 },
+    t: { workgroupSize: 32, itemsPerThread: 8, countItems: 4, spineInCount: true, fixInTile: true, maxSpins: 0 },
   },
   {
-    name: 'tiny 16 x 3, count 3 striped (16 threads, scalar), spine in the count pass',
+    name: 'tiny 16 x 3, count 3 striped (16 threads, scalar), spine and fix-up in the passes',
     tile: 48,
-    t: { workgroupSize: 16, itemsPerThread: 3, countItems: 3, spineInCount: true },
+    t: { workgroupSize: 16, itemsPerThread: 3, countItems: 3, spineInCount: true, fixInTile: true },
   },
   {
-    name: 'tiny 32 x 8, segments of 4 KiB, count 8 striped, spine in the count pass (taken where one segment holds the input)',
+    name: 'tiny 32 x 8, segments of 4 KiB, count 8 striped, spine and fix-up in the passes (taken where one segment holds the input)',
     tile: 256,
-    t: { workgroupSize: 32, itemsPerThread: 8, maxBindingBytes: 4096, countItems: 8, spineInCount: true },
+    t: {
+      workgroupSize: 32,
+      itemsPerThread: 8,
+      maxBindingBytes: 4096,
+      countItems: 8,
+      spineInCount: true,
+      fixInTile: true,
+    },
   },
   {
-    name: 'hardware tiles 512 x 16, count 32 striped, spine in the count pass',
+    name: 'hardware tiles 512 x 16, count 32 striped, spine and fix-up in the passes',
     tile: 8192,
-    t: { workgroupSize: 512, itemsPerThread: 16, countItems: 32, spineInCount: true },
+    t: { workgroupSize: 512, itemsPerThread: 16, countItems: 32, spineInCount: true, fixInTile: true },
   },
 ];
 
@@ -178,8 +191,10 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
       TILE_VARIANTS[4],
       { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false } },
       // The count pass's finishing workgroup (16 threads: 64 counts per step) scanning them.
-      { t: { workgroupSize: 16, itemsPerThread: 3, countItems: 3, spineInCount: true } },
-      { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false, spineInCount: true, maxSpins: 0 } },
+      { t: { workgroupSize: 16, itemsPerThread: 3, countItems: 3, spineInCount: true, fixInTile: true } },
+      {
+        t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false, spineInCount: true, fixInTile: true, maxSpins: 0 },
+      },
     ]) {
       const policy = policyOf((t as { t: Record<string, number | boolean> }).t);
       for (const [n, kind] of [
@@ -199,11 +214,12 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     }
   });
 
-  it('the count pass scanning its counts, several calls in a row of one plan and of others (its counter reset by each)', async () => {
+  it('the count pass scanning its counts and the tile pass running the fix-up, several calls in a row of one plan and of others (their counters reset by each)', async () => {
     const tunings: Record<string, number | boolean>[] = [
       { workgroupSize: 32, itemsPerThread: 4, spineInCount: true },
-      { workgroupSize: 32, itemsPerThread: 4, spineInCount: true, countItems: 8, subgroups: false },
-      { workgroupSize: 32, itemsPerThread: 8, spineInCount: true, countItems: 4, maxSpins: 0 },
+      { workgroupSize: 32, itemsPerThread: 4, fixInTile: true },
+      { workgroupSize: 32, itemsPerThread: 4, spineInCount: true, fixInTile: true, countItems: 8, subgroups: false },
+      { workgroupSize: 32, itemsPerThread: 8, spineInCount: true, fixInTile: true, countItems: 4, maxSpins: 0 },
     ];
     for (const t of tunings) {
       const policy = policyOf(t);
@@ -254,7 +270,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     }
   });
 
-  it.each([TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[4]])(
+  it.each([TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[4], TILE_VARIANTS[8], TILE_VARIANTS[10]])(
     '$name: i32 and f32 keys and values, lastNonZero, a user keyEq, f32 sums within tolerance',
     async (v) => {
       const { t, tile } = v as (typeof TILE_VARIANTS)[number];

@@ -81,6 +81,12 @@ export const runsOwnTuning = {
    * yet visible to it is polled `maxSpins` times, then counted from the keys. @default false
    */
   spineInCount: false,
+  /**
+   * The tile pass's last workgroup to finish runs the fix-up (likewise: records published in 16-bit
+   * halves beside a flag, one not yet visible polled maxSpins times, then computed from the tile's
+   * keys and values), so no fix-up dispatch runs; single-segment calls only. @default false
+   */
+  fixInTile: false,
 };
 
 export type RunsTuning = ScanTuning & typeof runsOwnTuning;
@@ -117,6 +123,9 @@ interface RunsPlan {
   /** The count pass's spine words (`spineInCount`) and their bytes, else undefined. */
   readonly spine?: GPUBuffer;
   readonly spineBytes: number;
+  /** The tile pass's record words (`fixInTile`) and their bytes, else undefined. */
+  readonly recs?: GPUBuffer;
+  readonly recsBytes: number;
   /** The scratch word of the number of runs. */
   readonly totalAt: number;
   readonly leaves: readonly WgslFragment[];
@@ -139,6 +148,7 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
       t.maxBindingBytes,
       t.countItems,
       t.spineInCount,
+      t.fixInTile,
       t.maxSpins,
       req.keyEq.name,
       req.value.name,
@@ -155,7 +165,8 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
       plan &&
       sameLeaves(plan.leaves, leaves) &&
       scratchBuffer(device, SCRATCH, plan.scratchBytes) === plan.scratch &&
-      (!plan.spine || scratchBuffer(device, SPINE, plan.spineBytes) === plan.spine)
+      (!plan.spine || scratchBuffer(device, SPINE, plan.spineBytes) === plan.spine) &&
+      (!plan.recs || scratchBuffer(device, RECS, plan.recsBytes) === plan.recs)
     ) {
       return submit(device, req, plan, device.queue.reserve());
     }
@@ -195,6 +206,8 @@ const SCRATCH = 'reduce-by-key';
  * carries their published flag (counter at word 0, reset by the pass that used it).
  */
 const SPINE = 'reduce-by-key-spine';
+/** The tile pass's record words (`fixInTile`), likewise. */
+const RECS = 'reduce-by-key-records';
 
 /** Whether calls record each phase in a compute pass of its own (`setRunsPhasePasses`). */
 let phasePasses = false;
@@ -298,16 +311,19 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const countVec = striped ? ci % 4 === 0 && keys.offset % 4 === 0 : vec;
   // The count pass's last workgroup scans the counts (one segment: the fallback reads any tile's keys).
   const fused = t.spineInCount && segments.length === 1 && !single;
+  // The tile pass's last workgroup runs the fix-up (likewise one segment).
+  const fixed = t.fixInTile && segments.length === 1 && !single;
+  const spins = Math.max(0, Math.floor(t.maxSpins));
   const countParams: RunsKernelParams = {
     ...base,
     phase: 'count',
     vec: countVec,
     ...(striped ? { workgroupSize: cw, itemsPerThread: ci, stripedTile: tile } : {}),
-    ...(fused ? { spine: { spins: Math.max(0, Math.floor(t.maxSpins)) } } : {}),
+    ...(fused ? { spine: { spins } } : {}),
   };
   // One workgroup for the spine and the fix-up, as wide as the device allows.
   const one = { workgroupSize: Math.min(1024, maxWorkgroupThreads(device)), subgroups, minSubgroupSize };
-  const tilePipeline = await kernel({ ...base, phase: 'tile' });
+  const tilePipeline = await kernel({ ...base, phase: 'tile', ...(fixed ? { fix: { spins } } : {}) });
   const countPipeline = single ? undefined : await kernel(countParams);
   const spine =
     single || fused
@@ -316,14 +332,15 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
           runsSpineKernel(one),
         );
   const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine };
-  const fix = single
-    ? undefined
-    : await pipelineFor(
-        device,
-        `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
-        [pairs.combine, req.value.combine],
-        () => runsFixKernel(fixParams),
-      );
+  const fix =
+    single || fixed
+      ? undefined
+      : await pipelineFor(
+          device,
+          `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
+          [pairs.combine, req.value.combine],
+          () => runsFixKernel(fixParams),
+        );
   const rc = req.copyTo;
   const copyPipeline = rc ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   // Scratch: the tiles' records (4 words each) from word 0, their counts, the total.
@@ -334,6 +351,8 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
   const spineBytes = fused ? Math.ceil(((tiles + 1) * 4) / 16) * 16 : 0;
   const spineBuffer = fused ? scratchBuffer(device, SPINE, spineBytes) : undefined;
+  const recsBytes = fixed ? (1 + 8 * tiles) * 4 : 0;
+  const recsBuffer = fixed ? scratchBuffer(device, RECS, recsBytes) : undefined;
   const koWin = windowOf(device, keysOut, { start: 0, length: keysOut.length });
   const voWin = windowOf(device, valuesOut, { start: 0, length: valuesOut.length });
   const cap = Math.min(keysOut.length, valuesOut.length);
@@ -379,9 +398,10 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
         kout: windowResource(keysOut, koWin),
         vout: windowResource(valuesOut, voWin),
         ...(spineBuffer ? { spine: { buffer: spineBuffer, offset: 0, size: spineBytes } } : {}),
+        ...(recsBuffer ? { recs_a: { buffer: recsBuffer, offset: 0, size: recsBytes } } : {}),
       };
       const step = (pipeline: GPUComputePipeline, phase: RunsPhase): CachedStep => {
-        const use = phase === 'count' ? runsUse(phase, countVec, fused) : runsUse(phase, vec);
+        const use = phase === 'count' ? runsUse(phase, countVec, fused) : runsUse(phase, vec, fixed);
         const resources: Record<string, GPUBindingResource | undefined> = {};
         for (const name of RBK.names(use)) resources[name] = all[name];
         const group = device.gpu.createBindGroup({
@@ -436,6 +456,8 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       scratchBytes,
       spine: spineBuffer,
       spineBytes,
+      recs: recsBuffer,
+      recsBytes,
       totalAt,
       leaves,
     };
