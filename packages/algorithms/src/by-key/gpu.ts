@@ -76,10 +76,11 @@ export async function gpuScanByKey(
  * (reduceByKey: `reduceByKeyDevice`, which writes nothing unless the runs fit both outputs;
  * uniqueByKey: the scan engine's 'by-key-firsts', a compaction of the heads writing key and value,
  * no run at min(keysOut.length, valuesOut.length) or beyond). Host outputs are written into their staging arrays (delivered only after the count
- * is checked). A DeviceArray output is written directly when both outputs have n or more elements
- * (no run can fall outside them) and its buffer is no input's or the other output's; otherwise
- * through a temporary of min(keysOut.length, valuesOut.length) elements whose first `runs` elements
- * are copied on the device only when the runs fit both, so a short output is an ArgumentError
+ * is checked). A DeviceArray output is written directly when its buffer is no input's or the other
+ * output's and both outputs have n or more elements (no run can fall outside them) or, for
+ * reduceByKey, any length (its kernels write nothing unless the runs fit both); otherwise through a
+ * temporary of min(keysOut.length, valuesOut.length) elements whose first `runs` elements are
+ * copied on the device only when the runs fit both. Either way a short output is an ArgumentError
  * with both outputs untouched.
  */
 export async function gpuRunsByKey(
@@ -94,10 +95,13 @@ export async function gpuRunsByKey(
   const n = keys.length;
   const [kd, vd] = call.outputs as [DeviceArray, DeviceArray];
   const cap = Math.min(keysOut.length, valuesOut.length);
+  // reduceByKey writes nothing unless the runs fit both outputs (runs.ts), so its outputs shorter
+  // than n are written directly too (no temporaries nor finish copies); uniqueByKey's are not.
+  const direct = cap >= n || (op !== undefined && cap > 0);
   const side = (o: CheckedArray, d: DeviceArray, other: DeviceArray): { array: DeviceArray; copy?: DeviceArray } => {
     if (o.kind === 'host') return { array: d };
     const b = d.buffer;
-    if (cap >= n && b !== keys.buffer && b !== values.buffer && b !== other.buffer) return { array: d };
+    if (direct && b !== keys.buffer && b !== values.buffer && b !== other.buffer) return { array: d };
     return { array: temp(o.type, Math.max(1, cap)), copy: d };
   };
   const ks = side(keysOut, kd, vd);

@@ -277,7 +277,7 @@ function fixOut(): string[] {
     '  rbk_publish(g, vec4<u32>(total.x, total.y, rbk_recz, rbk_recw));',
     `  rbk_last = select(0u, 1u, atomicAdd(&recs_a[0], 1u) == prm.tiles - 1u);`,
     '}',
-    `if (workgroupUniformLoad(&rbk_last) != 0u) { rbk_fixup(ids); }`,
+    `if (workgroupUniformLoad(&rbk_last) != 0u) { rbk_fixup(ids, fits); }`,
   ];
 }
 
@@ -334,12 +334,12 @@ fn rbk_record(t: u32) -> vec4<u32> {
   }
   return vec4<u32>(c, bitcast<u32>(a), z, before);
 }
-fn rbk_fixup(ids: WdplIds) {
+fn rbk_fixup(ids: WdplIds, fits: bool) {
   var last = vec4<u32>();
   if (ids.lid == 0u) { last = rbk_record(prm.tiles - 1u); }
-${fixUpLoop({ workgroupSize: p.workgroupSize, combiner: p.pairs, valueType: T, op: p.value.combine, scan: fixScan(p).name, rec: (t) => `rbk_record(${t})`, clear: (t) => `rbk_clear(${t});`, out: 'vout' })}
+${fixUpLoop({ workgroupSize: p.workgroupSize, combiner: p.pairs, valueType: T, op: p.value.combine, scan: fixScan(p).name, rec: (t) => `rbk_record(${t})`, clear: (t) => `rbk_clear(${t});`, out: 'vout', fits: 'fits' })}
   if (ids.lid == 0u) {
-    if (last.x == 0u && carry.x - 1u < prm.cap) { vout[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
+    if (fits && last.x == 0u && carry.x - 1u < prm.cap) { vout[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
     atomicStore(&recs_a[0], 0u);
   }
 }`;
@@ -510,9 +510,10 @@ ${entryPrologue(p.subgroups)}
 
 /**
  * The interface of reduceByKey's fix-up (`runsFixKernel`): the number of tile records, the outputs'
- * length (`cap`) and the values output's base in its binding; the tiles' records (4 words each:
- * head count, fold since the last head, whether the first head starts the tile, the fold before
- * it), the values output (bound whole).
+ * length (`cap`) and the values output's base in its binding, the records' first word and the word
+ * of the number of runs (`total_at`), both in `recs`; the tiles' records (4 words each: head count,
+ * fold since the last head, whether the first head starts the tile, the fold before it), the values
+ * output (bound whole).
  */
 export const RBK_FIX = kernelInterface({
   name: 'reduceByKey fix-up',
@@ -520,7 +521,7 @@ export const RBK_FIX = kernelInterface({
     struct: 'RbkFix',
     name: 'prm',
     binding: 0,
-    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32' },
+    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32', total_at: 'u32' },
   },
   bindings: {
     recs: { binding: 1, access: 'read', type: 'vec4<u32>' },
@@ -541,7 +542,8 @@ export interface RunsFixParams extends Required<WorkgroupParams> {
  * runs before it and the fold of the run open at its start; where t holds a head and runs before it
  * exist, that run ends at t's first head: its fold is the carry's, folded with t's part before the
  * head unless t starts with the head. The input's last run, when it starts before the last tile, is the carry after every tile
- * (else the last tile wrote it). Runs at `cap` or beyond are not written.
+ * (else the last tile wrote it). Nothing is written unless every run fits the outputs (the total at
+ * `prm.total_at` at most `cap`), as in the tile pass.
  */
 export function runsFixKernel(p: RunsFixParams): WgslFragment {
   const w = p.workgroupSize;
@@ -557,10 +559,12 @@ export function runsFixKernel(p: RunsFixParams): WgslFragment {
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   _ = &recs; _ = &out_s;
-${fixUpLoop({ ...p, scan: scan.name, rec, out: 'out_s' })}
+  // Nothing is written unless every run fits the outputs (the spine's total against cap).
+  let fits = recs[prm.total_at / 4u][prm.total_at % 4u] <= prm.cap;
+${fixUpLoop({ ...p, scan: scan.name, rec, out: 'out_s', fits: 'fits' })}
   if (ids.lid == 0u && prm.tiles > 0u) {
     let last = ${rec('prm.tiles - 1u')};
-    if (last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
+    if (fits && last.x == 0u && carry.x - 1u < prm.cap) { out_s[prm.out_base + carry.x - 1u] = bitcast<${T}>(carry.y); }
   }
 }`,
   });
@@ -580,6 +584,8 @@ function fixUpLoop(p: {
   readonly rec: (t: string) => string;
   readonly out: string;
   readonly clear?: (t: string) => string;
+  /** WGSL bool: every run fits the outputs (else nothing is written). */
+  readonly fits: string;
 }): string {
   const c = p.combiner;
   const comb = c.combine.name;
@@ -598,7 +604,7 @@ function fixUpLoop(p: {
     var cin = ${comb}(carry, ${p.scan}(acc, ids, &total));
     ${unrolled(
       RUNS_FIX_ITEMS,
-      (j) => `if (r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
+      (j) => `if (${p.fits} && r${j}.x != 0u && cin.x > 0u && cin.x - 1u < prm.cap) {
       var f = bitcast<${T}>(cin.y);
       if (r${j}.z == 0u) { f = ${p.op.name}(f, bitcast<${T}>(r${j}.w)); }
       ${p.out}[prm.out_base + cin.x - 1u] = f;

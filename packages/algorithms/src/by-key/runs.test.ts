@@ -249,16 +249,21 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
   });
 
   it("phases in compute passes of their own (setRunsPhasePasses, the probe's diagnostics): the same runs", async () => {
-    const policy = policyOf({ workgroupSize: 32, itemsPerThread: 4 });
+    const tunings: Record<string, number | boolean>[] = [
+      { workgroupSize: 32, itemsPerThread: 4 },
+      { workgroupSize: 32, itemsPerThread: 4, countItems: 8, spineInCount: true, fixInTile: true },
+    ];
     setRunsPhasePasses(true);
     try {
-      for (const n of [5, 1000]) {
+      for (const [t, n] of tunings.flatMap((t) => [5, 1000].map((n) => [t, n] as const))) {
+        const policy = policyOf(t);
         const keys = runKeys(n, 'mixed', n);
         const av = affineValues(n, n + 1);
         const aw = refRuns(keys, av, affineJs, same);
-        // DeviceArray outputs of exactly the runs: temporaries and the copy phase too.
-        const ko = DeviceArray.create(dev, 'u32', aw.keys.length);
-        const vo = DeviceArray.create(dev, 'u32', aw.keys.length);
+        // DeviceArray outputs of exactly the runs in one buffer: temporaries and the copy phase too.
+        const both = DeviceArray.create(dev, 'u32', 2 * aw.keys.length);
+        const ko = both.view(0, aw.keys.length);
+        const vo = both.view(aw.keys.length, aw.keys.length);
         expect(await reduceByKey(policy, DeviceArray.from(dev, keys), DeviceArray.from(dev, av), ko, vo, affine)).toBe(
           aw.keys.length,
         );
@@ -311,7 +316,14 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     300_000,
   );
 
-  it.each([TILE_VARIANTS[0], TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[5]])(
+  it.each([
+    TILE_VARIANTS[0],
+    TILE_VARIANTS[2],
+    TILE_VARIANTS[3],
+    TILE_VARIANTS[5],
+    TILE_VARIANTS[7],
+    TILE_VARIANTS[10],
+  ])(
     '$name: short outputs (host and DeviceArray, one and many tiles) raise and stay untouched; views; exact outputs',
     async (v) => {
       const { t, tile } = v as (typeof TILE_VARIANTS)[number];
@@ -329,7 +341,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
           new RegExp(`valuesOut.*at least ${runs}`),
         );
         expect(ks.every((x) => x === 7) && vs.every((x) => x === 7), `host untouched n=${n}`).toBe(true);
-        // DeviceArray outputs one short (through temporaries): both untouched.
+        // DeviceArray outputs one short (written directly: the kernels write nothing): both untouched.
         const dk = DeviceArray.from(dev, keys);
         const dv = DeviceArray.from(dev, vals);
         const sk = DeviceArray.from(dev, new Uint32Array(runs - 1).fill(9));
@@ -344,7 +356,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
           (await sv.read()).every((x) => x === 9),
           `device values untouched n=${n}`,
         ).toBe(true);
-        // Exact outputs on the device (temporaries copied), outputs of n (written directly).
+        // Exact outputs and outputs of n on the device (written directly).
         const ek = DeviceArray.create(dev, 'u32', runs);
         const ev = DeviceArray.create(dev, 'u32', runs);
         expect(await reduceByKey(policy, dk, dv, ek, ev)).toBe(runs);

@@ -427,7 +427,10 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     }
     phase('tile', tileSteps);
     if (fix) {
-      const prm = uniform(RBK_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0 }), 'fix-up params');
+      const prm = uniform(
+        RBK_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0, total_at: totalAt }),
+        'fix-up params',
+      );
       const group = device.gpu.createBindGroup({
         layout: fix.getBindGroupLayout(0),
         entries: RBK_FIX.entries({ prm, recs: scratchR, out_s: windowResource(valuesOut, voWin) }),
