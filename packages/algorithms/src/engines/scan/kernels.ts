@@ -329,6 +329,11 @@ export interface TileKernelParams {
    * itemsPerThread). @default 4
    */
   readonly rowItems?: number;
+  /**
+   * The striped compaction's vec4 variant (`stripedVec4Of`: an 'element' hook's compaction with
+   * subgroups on the vec4 path; elsewhere ignored). @default false
+   */
+  readonly stripedVec4?: boolean;
 }
 
 const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
@@ -481,6 +486,27 @@ export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adj
 }
 
 /**
+ * Whether a tile kernel takes the striped compaction's vec4 variant (tuning field `stripedVec4`,
+ * see `stripedCompactionVec4`): only an 'element' hook's striped compaction (the chained phase with
+ * subgroups, not in place) on the vec4 path (4-byte elements, every NumericType; the input's view
+ * 16-byte aligned, itemsPerThread % 4 == 0, the input's vec4 view bound). unique ('adjacent': its
+ * neighbour shuffles, and a segment's window starting one element early, so not 16-byte aligned)
+ * and every other kernel keep the scalar loads.
+ */
+export function stripedVec4Of(
+  p: Pick<TileKernelParams, 'stripedVec4' | 'vec' | 'phase' | 'subgroups' | 'inPlace' | 'gen' | 'write'>,
+): boolean {
+  return (
+    p.stripedVec4 === true &&
+    p.vec &&
+    p.phase === 'chained' &&
+    p.subgroups &&
+    !p.inPlace &&
+    stripedKind(p.gen, p.write) === 'element'
+  );
+}
+
+/**
  * The scatter write's statement storing element `x` at output position `to`: the hook's fragment
  * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index, or over keys
  * the element's key `key`) or `out_s[to] = x`.
@@ -614,6 +640,7 @@ export function tileKernelName(p: TileKernelParams): string {
     p.lookbackPerLane,
   ];
   if ((p.rowItems ?? 4) !== 4) parts.push(`c${p.rowItems}`);
+  if (stripedVec4Of(p)) parts.push('v4');
   return mangle(...parts);
 }
 
@@ -642,13 +669,42 @@ interface StripedParams {
   readonly scatter: ScatterWrite;
   /** The element hook's streamed inputs. */
   readonly streams: number;
+  /** The input's vec4 binding where the kernel takes the vec4 variant (`stripedVec4Of`). */
+  readonly inV?: string;
+}
+
+/** A thread's kept flags: bit `e % 32` of km{e / 32} for its item e (k items). */
+const bit = (e: number) => ({ mask: `km${Math.floor(e / 32)}`, bit: `${(1 << (e % 32)) >>> 0}u` });
+
+/** Declarations of a thread's kept-flag masks (`bit`) for k items. */
+function keptMasks(k: number): string[] {
+  return Array.from({ length: Math.ceil(k / 32) }, (_, q) => `var km${q} = 0u;`);
+}
+
+/**
+ * The striped compaction's exchange of subgroup totals (`so`, each subgroup's kept count): sgp, the
+ * kept count of the subgroups before this one in the tile, and the tile's total.
+ */
+function stripedTotals(w: number): string[] {
+  return [
+    `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
+    'workgroupBarrier();',
+    'var sgp = 0u;',
+    'var total = 0u;',
+    `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
+    let a = scn_sga[g];
+    sgp += select(0u, a, g < ids.sg_id);
+    total += a;
+  }`,
+  ];
 }
 
 /**
  * The tile kernel's load, fold and write lines for a striped compaction (`stripedKind`), in place
- * of the rows layout's.
+ * of the rows layout's (the vec4 variant: `stripedCompactionVec4`).
  */
 function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; write: string[] } {
+  if (p.inV !== undefined && p.elem) return stripedCompactionVec4(p, p.inV, p.elem);
   const { sgc, k, w, tile, T, inS, elem, scatter } = p;
   const loadLines: string[] = [];
   const foldLines: string[] = [];
@@ -680,10 +736,7 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       `if (ids.lane == 0u && prm.seg_start + sgb > 0u && (full || sgb < prm.n)) { cp = ${load('sgb - 1u')}; }`,
     );
   }
-  const masks = Math.ceil(k / 32);
-  const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
-  foldLines.push(...BELOW_LANE, 'var so = 0u;');
-  for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
+  foldLines.push(...BELOW_LANE, 'var so = 0u;', ...keptMasks(k));
   const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
   const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
   /** Whether item j is kept: the element hook, or a head (cv: the element before; see below). */
@@ -710,17 +763,7 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
     );
   }
-  foldLines.push(
-    `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
-    'workgroupBarrier();',
-    'var sgp = 0u;',
-    'var total = 0u;',
-    `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
-    let a = scn_sga[g];
-    sgp += select(0u, a, g < ids.sg_id);
-    total += a;
-  }`,
-  );
+  foldLines.push(...stripedTotals(w));
   writeLines.push('var wo = prefix + sgp;');
   for (let j = 0; j < k; j++) {
     const at = cat(j);
@@ -736,6 +779,98 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       `  if (kp) { ${store('to')} }${rejected}`,
       `  wo += dot(countOneBits(bl), vec4<u32>(1u)); }`,
     );
+  }
+  return { load: loadLines, fold: foldLines, write: writeLines };
+}
+
+/** The components of a vec4 in WGSL, in order. */
+const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
+
+/**
+ * The striped compaction's vec4 variant (tuning field `stripedVec4`; `stripedVec4Of` says where it
+ * applies: an 'element' hook's compaction, with its streamed inputs, index and `rejected` form;
+ * unique keeps the scalar variant). The scalar variant's loads (one 4-byte word per lane per
+ * instruction) read 1 GiB at ~1.8 TB/s on the H100 with its stores disabled, where vec4 loads
+ * reach ~3 TB/s; here each lane loads vec4s. Subgroup g still owns the contiguous range
+ * [g*S*k, (g+1)*S*k) of the tile (S its size), now as k/4 vec4 items: item q is 4*S consecutive
+ * elements, lane l holding elements g*S*k + 4*(q*S + l) + c, c = 0..3 (one coalesced S*16 bytes
+ * per instruction; streamed inputs are read per element, as scalars). Kept flags: bit 4q + c of
+ * the lane's masks (`bit`), the subgroup's kept count one subgroupAdd of the lanes' popcounts.
+ * Ranks in input order: an element's rank among the item's kept ones is the kept count of the
+ * lanes below in all four components plus its own components below it. The lanes below come from
+ * three ballots of the bits of the lane's count (0..4): popcount(b0 & below) + 2 popcount(b1 &
+ * below) + 4 popcount(b2 & below), the item's total likewise unmasked (three ballots in place of
+ * one per component, or a subgroupExclusiveAdd: a shuffle scan). Each kept element is stored at
+ * its rank (one store per component; an item's kept elements land at consecutive positions), a
+ * rejected one (partition) at n_total - 1 - the rejected before it. Partial tiles: a vec4 is
+ * loaded when its first element is below n (the binding's window covers the last whole vec4),
+ * each component tested.
+ */
+function stripedCompactionVec4(
+  p: StripedParams,
+  inV: string,
+  elem: ElementHook,
+): { load: string[]; fold: string[]; write: string[] } {
+  const { k, w, tile, T, scatter } = p;
+  const items = k / 4;
+  const loadLines: string[] = [];
+  const foldLines: string[] = [];
+  const writeLines: string[] = [];
+  // sgb: the lane's first element (item 0, component 0); in_base and sgb are multiples of 4.
+  loadLines.push(
+    `let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`,
+    'let sgv = (prm.in_base + sgb) / 4u;',
+  );
+  for (let q = 0; q < items; q++) loadLines.push(`var cx${q}: vec4<${T}>;`);
+  loadLines.push('if (full) {');
+  for (let q = 0; q < items; q++) loadLines.push(`  cx${q} = ${inV}[sgv + ${q}u * ids.sg_size];`);
+  loadLines.push('} else {');
+  for (let q = 0; q < items; q++) {
+    loadLines.push(`  if (sgb + ${4 * q}u * ids.sg_size < prm.n) { cx${q} = ${inV}[sgv + ${q}u * ids.sg_size]; }`);
+  }
+  loadLines.push('}');
+  /** Element c of item q: its tile-local index, streamed-input positions and global index. */
+  const ce = (q: number, c: number) => `(sgb + ${4 * q}u * ids.sg_size + ${c}u)`;
+  const cat = (q: number, c: number) => ({
+    stream: (base: string) => `${base} + ${ce(q, c)}`,
+    index: `prm.seg_start + ${ce(q, c)}`,
+  });
+  const x = (q: number, c: number) => `cx${q}.${COMPONENTS[c]}`;
+  foldLines.push(...BELOW_LANE, ...keptMasks(k));
+  for (let q = 0; q < items; q++) {
+    for (let c = 0; c < 4; c++) {
+      const b = bit(4 * q + c);
+      const at = cat(q, c);
+      foldLines.push(
+        `if ((full || ${ce(q, c)} < prm.n) && ${elementCall(elem, x(q, c), at.stream, at.index)}) { ${b.mask} |= ${b.bit}; }`,
+      );
+    }
+  }
+  const counts = Array.from({ length: Math.ceil(k / 32) }, (_, m) => `countOneBits(km${m})`).join(' + ');
+  foldLines.push(`let so = subgroupAdd(${counts});`, ...stripedTotals(w));
+  writeLines.push('var wo = prefix + sgp;');
+  const pop = (m: string) => `dot(countOneBits(${m}), vec4<u32>(1u))`;
+  for (let q = 0; q < items; q++) {
+    const b = bit(4 * q);
+    const shift = (4 * q) % 32;
+    writeLines.push(
+      `{ let f = ${shift ? `(${b.mask} >> ${shift}u)` : b.mask} & 0xfu;`,
+      '  let cn = countOneBits(f);',
+      '  let b0 = subgroupBallot((cn & 1u) != 0u);',
+      '  let b1 = subgroupBallot((cn & 2u) != 0u);',
+      '  let b2 = subgroupBallot((cn & 4u) != 0u);',
+      `  let to = wo + ${pop('b0 & below')} + 2u * ${pop('b1 & below')} + 4u * ${pop('b2 & below')};`,
+    );
+    for (let c = 0; c < 4; c++) {
+      const at = cat(q, c);
+      const toc = c === 0 ? 'to' : `to + countOneBits(f & ${(1 << c) - 1}u)`;
+      const store = (to: string): string => scatterStore(scatter, p.streams, to, x(q, c), at);
+      const rejected = scatter.rejected
+        ? ` else if (full || ${ce(q, c)} < prm.n) { ${store(`prm.n_total - 1u - (prm.seg_start + ${ce(q, c)} - (${toc}))`)} }`
+        : '';
+      writeLines.push(`  if ((f & ${1 << c}u) != 0u) { ${store(toc)} }${rejected}`);
+    }
+    writeLines.push(`  wo += ${pop('b0')} + 2u * ${pop('b1')} + 4u * ${pop('b2')}; }`);
   }
   return { load: loadLines, fold: foldLines, write: writeLines };
 }
@@ -868,7 +1003,19 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
   const striped =
     sgc && scatter
-      ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, nbr, scatter, streams: streams.length })
+      ? stripedCompaction({
+          sgc,
+          k,
+          w,
+          tile,
+          T,
+          inS,
+          elem,
+          nbr,
+          scatter,
+          streams: streams.length,
+          inV: stripedVec4Of(p) ? inV : undefined,
+        })
       : undefined;
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = striped ? striped.load : [];

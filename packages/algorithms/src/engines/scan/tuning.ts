@@ -79,6 +79,15 @@ export const scanTuning = {
    * and run fewer subgroup scans per element, with less coalesced loads. @default 4
    */
   rowItems: 4,
+  /**
+   * Striped compactions of an element hook with subgroups (copyIf, removeIf, partition and their
+   * stencil, counting and zip forms): each lane loads vec4s (a subgroup's item is 4 x subgroup size
+   * consecutive elements; ranks from three ballots per vec4) instead of one element per lane per
+   * load. Only on the vec4 path (the input's view 16-byte aligned, itemsPerThread a multiple of 4);
+   * unique, unaligned inputs and everything else keep the scalar loads. Results are the same.
+   * Experimental, for an A/B on hardware GPUs (kernels.ts `stripedCompactionVec4`). @default false
+   */
+  stripedVec4: false,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. @default 0 */
   maxBindingBytes: 0,
 };
