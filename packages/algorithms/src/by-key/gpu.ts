@@ -5,9 +5,10 @@
  *   DeviceArray it scans into a temporary and copies it back in the same queue order;
  * - reduceByKey: reduce-then-scan with no look-back (./runs.ts): a keys-only count pass, a scan of
  *   the tile counts, the tile pass writing each run's first key and the folds of runs within a
- *   tile, and a fix-up kernel for the runs crossing tiles, into the outputs or (outputs that may be
- *   too short, or share a buffer) temporaries copied on the device when the runs fit;
- * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), likewise.
+ *   tile, and a fix-up kernel for the runs crossing tiles, into the outputs (nothing written unless
+ *   the runs fit) or (outputs that share a buffer) temporaries copied on the device when they fit;
+ * - uniqueByKey: one compaction of the heads writing values and keys ('by-key-firsts'), into the
+ *   outputs or (outputs that may be too short, or share a buffer) temporaries copied when the runs fit.
  * The number of runs is read back in the same submission.
  */
 import {
