@@ -12,7 +12,9 @@
  * to every form); a tile sweep of reduce-then-scan:
  * PROBE_RBK_FORMS='{"256x8":{"workgroupSize":256,"itemsPerThread":8},"256x16":{}}'.
  * PROBE_RBK_PHASES=1 adds each form's phases (count, spine, tile, fix-up, copy), each timed in a
- * compute pass of its own, after its last round.
+ * compute pass of its own, after its last round. A form's `"sharedOut": true` (taken out of its
+ * tuning) puts keysOut and valuesOut in one buffer, so reduceByKey writes them through temporaries
+ * and finish copies (the path of short DeviceArray outputs before 2026-11-24's direct writes).
  */
 
 import { setRunsPhasePasses } from '../../packages/algorithms/src/by-key/runs';
@@ -66,8 +68,9 @@ async function main() {
   const forms: Record<string, Tuning> = process.env.PROBE_RBK_FORMS
     ? JSON.parse(process.env.PROBE_RBK_FORMS)
     : { rts: {} };
-  const policies = Object.entries(forms).map(([name, t]) => ({
+  const policies = Object.entries(forms).map(([name, { sharedOut, ...t }]) => ({
     name,
+    sharedOut: sharedOut === true,
     policy: makeDevicePolicy(device, { fallback: 'error', tuning: { scan, reduceByKey: t } }),
   }));
   out({ forms });
@@ -84,8 +87,12 @@ async function main() {
     // PROBE_FULL_OUT=1: outputs of n elements (reduceByKey then writes them directly, no temporaries
     // and finish copies: the cost of keeping short outputs untouched on error).
     const outLength = process.env.PROBE_FULL_OUT === '1' ? n : runs;
-    const keysOut = DeviceArray.create(device, 'u32', outLength);
-    const sums = DeviceArray.create(device, 'u32', outLength);
+    const plainKeys = DeviceArray.create(device, 'u32', outLength);
+    const plainSums = DeviceArray.create(device, 'u32', outLength);
+    // Outputs in one buffer (forms with sharedOut): written through temporaries.
+    const shared = DeviceArray.create(device, 'u32', policies.some((f) => f.sharedOut) ? 2 * outLength : 2);
+    const sharedKeys = shared.view(0, shared.length / 2);
+    const sharedSums = shared.view(shared.length / 2, shared.length / 2);
     const v = check ? ((await values.read()) as Uint32Array) : undefined;
 
     const ts = await timeIt(device, reps, () => inclusiveScanByKey(policy, keys, values, scanned));
@@ -103,6 +110,7 @@ async function main() {
 
     for (let round = 0; round < rounds; round++) {
       for (const form of policies) {
+        const [keysOut, sums] = form.sharedOut ? [sharedKeys, sharedSums] : [plainKeys, plainSums];
         let count = 0;
         keysOut.write(new Uint32Array(outLength));
         sums.write(new Uint32Array(outLength));
@@ -126,7 +134,7 @@ async function main() {
           await timePhases(device, reps, form.name, lg, () => reduceByKey(form.policy, keys, values, keysOut, sums));
       }
     }
-    for (const a of [values, keys, scanned, keysOut, sums]) a.destroy();
+    for (const a of [values, keys, scanned, plainKeys, plainSums, shared]) a.destroy();
   }
   releaseDevices();
 }
