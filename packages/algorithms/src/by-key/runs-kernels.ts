@@ -38,6 +38,7 @@ import {
   type WgslFragment,
   type WorkgroupParams,
   workgroupExclusiveScan,
+  workgroupExclusiveScanRows,
   workgroupReduce,
 } from '@webdpl/core';
 
@@ -124,6 +125,13 @@ export interface RunsKernelParams {
    * computed from the tile's keys and values). Absent: `runsFixKernel` runs after the pass.
    */
   readonly fix?: { readonly spins: number };
+  /**
+   * Tile pass on the vec path: each thread holds `itemsPerThread / 4` striped rows of 4 consecutive
+   * items (row r at tile position r * 4 * workgroupSize + 4 * lid: coalesced vec4 loads), the rows
+   * scanned together (`workgroupExclusiveScanRows`) and chained in tile order. Absent: each thread's
+   * `itemsPerThread` consecutive items.
+   */
+  readonly rows?: boolean;
 }
 
 /** RBK's variant of a phase: the bindings it declares (`spine`: the count pass scans the counts). */
@@ -151,6 +159,7 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.stripedTile ? `striped${p.stripedTile}` : 'rows',
     p.spine ? `spine${p.spine.spins}` : 'nospine',
     p.fix ? `fix${p.fix.spins}` : 'nofix',
+    p.rows ? 'tilerows' : 'blocked',
   );
 }
 
@@ -176,20 +185,47 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   const load = (array: string, base: string, reg: (j: number) => string, type: string) =>
     loadRun({ items: I, type, reg, array, vec: p.vec, base, first: 'first', full: 'full', n: 'prm.n' });
   if (p.phase === 'count' && p.stripedTile) return stripedCountKernel(p, p.stripedTile);
-  const lines: string[] = [
-    ...load(keysArr, 'prm.k_base', (j) => `k${j}`, K),
-    ...unrolled(I, (j) => `let ok${j} = full || first + ${j}u < prm.n;`).split('\n  '),
-    ...headFlags({
-      items: I,
-      key: (j) => `k${j}`,
-      ok: (j) => `ok${j}`,
-      flag: (j) => `h${j}`,
-      eq: p.keyEq.name,
-      keyAt,
-      at: 'prm.k_base + first',
-      first: 'prm.seg_start + first == 0u',
+  const rows = p.phase === 'tile' && p.rows === true && p.vec && I % 4 === 0;
+  const R = I / 4;
+  // Rows: item j is component j % 4 of row j / 4, at segment position e{row} + j % 4.
+  const rowOf = (j: number) => j >> 2;
+  const rowLines = () => [
+    ...Array.from({ length: R }, (_, r) => `let e${r} = tile * ${tile}u + ${r * 4 * w}u + ids.lid * 4u;`),
+    ...Array.from(
+      { length: R },
+      (_, r) => `var kv${r}: vec4<${K}>; var xv${r}: vec4<${T}>; var kb${r}: ${K};
+  if (e${r} < prm.n) {
+    kv${r} = keys_v[(prm.k_base + e${r}) / 4u];
+    xv${r} = vals_v[(prm.v_base + e${r}) / 4u];
+    if (prm.seg_start + e${r} != 0u) { kb${r} = ${keyAt(`prm.k_base + e${r} - 1u`)}; }
+  }`,
+    ),
+    ...Array.from({ length: I }, (_, j) => {
+      const r = rowOf(j);
+      const c = j % 4;
+      const head =
+        c === 0
+          ? `(prm.seg_start + e${r} == 0u || !${p.keyEq.name}(kb${r}, k${j}))`
+          : `!${p.keyEq.name}(k${j - 1}, k${j})`;
+      return `let k${j} = kv${r}[${c}]; let x${j} = xv${r}[${c}]; let ok${j} = e${r} + ${c}u < prm.n; let h${j} = ok${j} && ${head};`;
     }),
   ];
+  const lines: string[] = rows
+    ? rowLines()
+    : [
+        ...load(keysArr, 'prm.k_base', (j) => `k${j}`, K),
+        ...unrolled(I, (j) => `let ok${j} = full || first + ${j}u < prm.n;`).split('\n  '),
+        ...headFlags({
+          items: I,
+          key: (j) => `k${j}`,
+          ok: (j) => `ok${j}`,
+          flag: (j) => `h${j}`,
+          eq: p.keyEq.name,
+          keyAt,
+          at: 'prm.k_base + first',
+          first: 'prm.seg_start + first == 0u',
+        }),
+      ];
   const deps: WgslFragment[] = [threadIds(p.subgroups), p.keyEq];
   if (p.phase === 'count') {
     const reduce = workgroupReduce({ ...wp, combiner: U32_PLUS });
@@ -202,18 +238,40 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     if (p.spine) deps.push(spineScan(p));
   } else {
     const op = p.value.combine.name;
-    const scan = workgroupExclusiveScan({ ...wp, combiner: p.pairs });
+    const comb = p.pairs.combine.name;
+    const fold = (c: string, a: string, js: number[]) => [
+      `var ${c} = 0u;`,
+      `var ${a} = ${p.value.identity};`,
+      ...js.map((j) => `if (h${j}) { ${c} += 1u; ${a} = x${j}; } else if (ok${j}) { ${a} = ${op}(${a}, x${j}); }`),
+    ];
+    const rowItems = (r: number) => [0, 1, 2, 3].map((c) => 4 * r + c);
+    const scan = rows
+      ? workgroupExclusiveScanRows({ ...wp, combiner: p.pairs }, R)
+      : workgroupExclusiveScan({ ...wp, combiner: p.pairs });
     deps.push(p.value.combine, p.pairs.combine, scan);
     lines.push(
-      ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base', (j) => `x${j}`, T),
-      // The thread's (heads, fold since its last head) in registers, then the tile's scan of them.
-      'var c = 0u;',
-      `var a = ${p.value.identity};`,
-      ...unrolled(I, (j) => `if (h${j}) { c += 1u; a = x${j}; } else if (ok${j}) { a = ${op}(a, x${j}); }`).split(
-        '\n  ',
-      ),
-      'var total: vec2<u32>;',
-      `let ex = ${scan.name}(vec2<u32>(c, bitcast<u32>(a)), ids, &total);`,
+      // The thread's (heads, fold since its last head) in registers (per row), then the tile's scan.
+      ...(rows
+        ? [
+            ...Array.from({ length: R }, (_, r) => fold(`c${r}`, `a${r}`, rowItems(r))).flat(),
+            `let sr = ${scan.name}(${Array.from({ length: R }, (_, r) => `vec2<u32>(c${r}, bitcast<u32>(a${r}))`).join(', ')}, ids);`,
+            `var carry = ${p.pairs.identity};`,
+            ...Array.from(
+              { length: R },
+              (_, r) => `let ex${r} = ${comb}(carry, sr.p${r}); carry = ${comb}(carry, sr.t${r});`,
+            ),
+            'let total = carry;',
+          ]
+        : [
+            ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base', (j) => `x${j}`, T),
+            ...fold(
+              'c',
+              'a',
+              Array.from({ length: I }, (_, j) => j),
+            ),
+            'var total: vec2<u32>;',
+            `let ex = ${scan.name}(vec2<u32>(c, bitcast<u32>(a)), ids, &total);`,
+          ]),
       // The runs before the tile (the scanned counts), and whether every run fits the outputs.
       'let g = prm.tile_offset + tile;',
       'var runs_before = 0u;',
@@ -226,24 +284,34 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       // tile's first head (rc == runs_before), whose run started in an earlier tile: its part in
       // this tile goes to the record (whether the head starts the tile, the fold before it).
       `if (fits) {
-    var rc = runs_before + ex.x;
-    var ra = bitcast<${T}>(ex.y);
-    ${unrolled(
-      I,
-      (j) => `if (h${j}) {
+    let last = prm.n_total - 1u - prm.seg_start;
+    ${(rows ? Array.from({ length: R }, (_, r) => r) : [-1])
+      .map((r) => {
+        const js = r < 0 ? Array.from({ length: I }, (_, j) => j) : rowItems(r);
+        const ex = r < 0 ? 'ex' : `ex${r}`;
+        const lo = r < 0 ? 'first' : `e${r}`;
+        const at = (j: number) => (r < 0 ? `first + ${j}u` : `e${r} + ${j % 4}u`);
+        return `{
+    var rc = runs_before + ${ex}.x;
+    var ra = bitcast<${T}>(${ex}.y);
+    ${js
+      .map(
+        (j) => `if (h${j}) {
       if (rc == runs_before) {
-        ${recAt('2u')} = select(0u, 1u, first + ${j}u == tile * ${tile}u);
+        ${recAt('2u')} = select(0u, 1u, ${at(j)} == tile * ${tile}u);
         ${recAt('3u')} = bitcast<u32>(ra);
       } else { vout[prm.out_base + rc - 1u] = ra; }
       kout[prm.kout_base + rc] = k${j};
       rc += 1u;
       ra = x${j};
     } else if (ok${j}) { ra = ${op}(ra, x${j}); }`,
-      '\n    ',
-    )}
+      )
+      .join('\n    ')}
     // The input's last element ends the last run: written here when that run started in this tile.
-    let last = prm.n_total - 1u - prm.seg_start;
-    if (last >= first && last < first + ${I}u && rc != runs_before) { vout[prm.out_base + rc - 1u] = ra; }
+    if (last >= ${lo} && last < ${lo} + ${js.length}u && rc != runs_before) { vout[prm.out_base + rc - 1u] = ra; }
+    }`;
+      })
+      .join('\n    ')}
   }`,
       ...(p.fix ? fixOut() : []),
     );

@@ -137,6 +137,31 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
       fixInTile: true,
     },
   },
+  // The tile pass in striped rows of 4 (tileRows; scalar tiles keep their blocked items).
+  { name: 'tiny 32 x 8, rows', tile: 256, t: { workgroupSize: 32, itemsPerThread: 8, tileRows: true } },
+  {
+    name: 'tiny 32 x 4, no subgroups, rows, spine and fix-up in the passes, from the input',
+    tile: 128,
+    t: {
+      workgroupSize: 32,
+      itemsPerThread: 4,
+      subgroups: false,
+      tileRows: true,
+      spineInCount: true,
+      fixInTile: true,
+      maxSpins: 0,
+    },
+  },
+  {
+    name: 'tiny 16 x 16, rows, segments of 4 KiB',
+    tile: 256,
+    t: { workgroupSize: 16, itemsPerThread: 16, tileRows: true, maxBindingBytes: 4096 },
+  },
+  {
+    name: 'hardware tiles 512 x 16, rows, count 32 striped, spine and fix-up in the passes',
+    tile: 8192,
+    t: { workgroupSize: 512, itemsPerThread: 16, tileRows: true, countItems: 32, spineInCount: true, fixInTile: true },
+  },
   {
     name: 'hardware tiles 512 x 16, count 32 striped, spine and fix-up in the passes',
     tile: 8192,
@@ -275,7 +300,15 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     }
   });
 
-  it.each([TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[4], TILE_VARIANTS[8], TILE_VARIANTS[10]])(
+  it.each([
+    TILE_VARIANTS[2],
+    TILE_VARIANTS[3],
+    TILE_VARIANTS[4],
+    TILE_VARIANTS[8],
+    TILE_VARIANTS[10],
+    TILE_VARIANTS[13],
+    TILE_VARIANTS[14],
+  ])(
     '$name: i32 and f32 keys and values, lastNonZero, a user keyEq, f32 sums within tolerance',
     async (v) => {
       const { t, tile } = v as (typeof TILE_VARIANTS)[number];
@@ -323,6 +356,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     TILE_VARIANTS[5],
     TILE_VARIANTS[7],
     TILE_VARIANTS[10],
+    TILE_VARIANTS[13],
   ])(
     '$name: short outputs (host and DeviceArray, one and many tiles) raise and stay untouched; views; exact outputs',
     async (v) => {

@@ -87,6 +87,12 @@ export const runsOwnTuning = {
    * keys and values), so no fix-up dispatch runs; single-segment calls only. @default false
    */
   fixInTile: false,
+  /**
+   * The tile pass in striped rows of 4 consecutive items (coalesced vec4 loads of keys and values,
+   * the rows scanned together), on the vec path (itemsPerThread a multiple of 4, 16-byte-aligned
+   * keys and values); else each thread's itemsPerThread consecutive items. @default false
+   */
+  tileRows: false,
 };
 
 export type RunsTuning = ScanTuning & typeof runsOwnTuning;
@@ -149,6 +155,7 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
       t.countItems,
       t.spineInCount,
       t.fixInTile,
+      t.tileRows,
       t.maxSpins,
       req.keyEq.name,
       req.value.name,
@@ -323,7 +330,12 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   };
   // One workgroup for the spine and the fix-up, as wide as the device allows.
   const one = { workgroupSize: Math.min(1024, maxWorkgroupThreads(device)), subgroups, minSubgroupSize };
-  const tilePipeline = await kernel({ ...base, phase: 'tile', ...(fixed ? { fix: { spins } } : {}) });
+  const tilePipeline = await kernel({
+    ...base,
+    phase: 'tile',
+    ...(fixed ? { fix: { spins } } : {}),
+    ...(t.tileRows && vec ? { rows: true } : {}),
+  });
   const countPipeline = single ? undefined : await kernel(countParams);
   const spine =
     single || fused
