@@ -40,6 +40,10 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
     tuning: { workgroupSize: 32, itemsPerThread: 8, maxSpins: 0, stripedVec4: true },
   },
   { name: 'striped vec4 loads, 64 x 16', tuning: { workgroupSize: 64, itemsPerThread: 16, stripedVec4: true } },
+  {
+    name: 'striped vec4 loads transposed, 64 x 16, fallback at every wait',
+    tuning: { workgroupSize: 64, itemsPerThread: 16, maxSpins: 0, stripedVec4Shuffle: true },
+  },
 ];
 
 // keep element i when x + s0[i] > s1[i] (u32, wrapping)

@@ -334,6 +334,12 @@ export interface TileKernelParams {
    * subgroups on the vec4 path; elsewhere ignored). @default false
    */
   readonly stripedVec4?: boolean;
+  /**
+   * The striped compaction's vec4 loads transposed in the subgroup into the scalar layout (where
+   * `stripedVec4Of` applies, with or without `stripedVec4`, which it takes precedence over).
+   * @default false
+   */
+  readonly stripedShuffle?: boolean;
 }
 
 const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
@@ -486,18 +492,21 @@ export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adj
 }
 
 /**
- * Whether a tile kernel takes the striped compaction's vec4 variant (tuning field `stripedVec4`,
- * see `stripedCompactionVec4`): only an 'element' hook's striped compaction (the chained phase with
+ * Whether a tile kernel takes a vec4 variant of the striped compaction (tuning fields `stripedVec4`,
+ * see `stripedCompactionVec4`, and `stripedVec4Shuffle`, see `transposedLoads`): only an 'element' hook's striped compaction (the chained phase with
  * subgroups, not in place) on the vec4 path (4-byte elements, every NumericType; the input's view
  * 16-byte aligned, itemsPerThread % 4 == 0, the input's vec4 view bound). unique ('adjacent': its
  * neighbour shuffles, and a segment's window starting one element early, so not 16-byte aligned)
  * and every other kernel keep the scalar loads.
  */
 export function stripedVec4Of(
-  p: Pick<TileKernelParams, 'stripedVec4' | 'vec' | 'phase' | 'subgroups' | 'inPlace' | 'gen' | 'write'>,
+  p: Pick<
+    TileKernelParams,
+    'stripedVec4' | 'stripedShuffle' | 'vec' | 'phase' | 'subgroups' | 'inPlace' | 'gen' | 'write'
+  >,
 ): boolean {
   return (
-    p.stripedVec4 === true &&
+    (p.stripedVec4 === true || p.stripedShuffle === true) &&
     p.vec &&
     p.phase === 'chained' &&
     p.subgroups &&
@@ -640,7 +649,7 @@ export function tileKernelName(p: TileKernelParams): string {
     p.lookbackPerLane,
   ];
   if ((p.rowItems ?? 4) !== 4) parts.push(`c${p.rowItems}`);
-  if (stripedVec4Of(p)) parts.push('v4');
+  if (stripedVec4Of(p)) parts.push(p.stripedShuffle ? 'v4s' : 'v4');
   return mangle(...parts);
 }
 
@@ -669,8 +678,10 @@ interface StripedParams {
   readonly scatter: ScatterWrite;
   /** The element hook's streamed inputs. */
   readonly streams: number;
-  /** The input's vec4 binding where the kernel takes the vec4 variant (`stripedVec4Of`). */
+  /** The input's vec4 binding where the kernel takes a vec4 variant (`stripedVec4Of`). */
   readonly inV?: string;
+  /** With `inV`: the vec4 loads transposed into the scalar layout (`transposedLoads`). */
+  readonly shuffle?: boolean;
 }
 
 /** A thread's kept flags: bit `e % 32` of km{e / 32} for its item e (k items). */
@@ -704,7 +715,7 @@ function stripedTotals(w: number): string[] {
  * of the rows layout's (the vec4 variant: `stripedCompactionVec4`).
  */
 function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; write: string[] } {
-  if (p.inV !== undefined && p.elem) return stripedCompactionVec4(p, p.inV, p.elem);
+  if (p.inV !== undefined && p.elem && !p.shuffle) return stripedCompactionVec4(p, p.inV, p.elem);
   const { sgc, k, w, tile, T, inS, elem, scatter } = p;
   const loadLines: string[] = [];
   const foldLines: string[] = [];
@@ -721,13 +732,16 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
   const load = (i: string): string => `${inS}[prm.in_base + ${i}]`;
   loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
   for (let j = 0; j < k; j++) loadLines.push(`var cx${j}: ${T};`);
-  loadLines.push('if (full) {');
-  for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
-  loadLines.push('} else {');
-  for (let j = 0; j < k; j++) {
-    loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
+  if (p.inV !== undefined && p.shuffle) loadLines.push(...transposedLoads(k, T, p.inV));
+  else {
+    loadLines.push('if (full) {');
+    for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
+    loadLines.push('} else {');
+    for (let j = 0; j < k; j++) {
+      loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
+    }
+    loadLines.push('}');
   }
-  loadLines.push('}');
   if (sgc !== 'element') {
     // The element before the subgroup's range (lane 0's item 0), from memory: unique's input
     // window starts one element before the segment.
@@ -783,6 +797,66 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
   return { load: loadLines, fold: foldLines, write: writeLines };
 }
 
+/**
+ * A striped compaction's vec4 loads: registers `reg`0.. (vec4<T>) of the lane's `items` vec4s, vec4
+ * q at `sgv` + q*S of `inV` (S the subgroup size), its first element `first` + 4qS in the tile;
+ * unchecked when the tile is full, else each vec4 whose first element is below n.
+ */
+function stripedVec4Loads(items: number, T: NumericType, inV: string, reg: string, first: string): string[] {
+  const lines: string[] = [];
+  for (let q = 0; q < items; q++) lines.push(`var ${reg}${q}: vec4<${T}>;`);
+  lines.push('if (full) {');
+  for (let q = 0; q < items; q++) lines.push(`  ${reg}${q} = ${inV}[sgv + ${q}u * ids.sg_size];`);
+  lines.push('} else {');
+  for (let q = 0; q < items; q++) {
+    lines.push(`  if (${first} + ${4 * q}u * ids.sg_size < prm.n) { ${reg}${q} = ${inV}[sgv + ${q}u * ids.sg_size]; }`);
+  }
+  lines.push('}');
+  return lines;
+}
+
+/**
+ * The striped compaction's loads as vec4s transposed in the subgroup into the scalar layout (tuning
+ * field `stripedVec4Shuffle`): after them cx{j} holds element sgb + j*S (S the subgroup size, sgb
+ * the lane's first element), exactly as the scalar loads leave it, so the ranks (one ballot per
+ * item) and the stores (consecutive positions per instruction) are the scalar variant's. Each lane
+ * loads vec4 q*S + lane of its subgroup's range (one coalesced S*16 bytes per load), and the four
+ * scalar items 4q..4q+3 come from vec4 item q by four scalar shuffles: element j*S + l of the item
+ * sits in lane j*S/4 + l/4, component l % 4, so in round r lane l reads lane ((r - l) & 3)*S/4 +
+ * l/4, which sends its component (r - its quarter) & 3 (one reader per lane and round); the sender
+ * rotates its vec4 right by its quarter (lane / (S/4)), the reader the received one by (4 - l) & 3
+ * (two vector selects each). Needs S % 4 == 0 (subgroups are 4..128 wide). Shuffles of scalars
+ * only (no vector subgroup operations: see tileKernel), in uniform control flow. Partial tiles: a
+ * vec4 is loaded when its first element is below n (the binding window covers the last whole
+ * vec4); what is past n is shuffled but never kept.
+ */
+function transposedLoads(k: number, T: NumericType, inV: string): string[] {
+  const lines = [
+    // tvb: the lane's vec4's first element in item 0 (its subgroup's range start + 4 * lane).
+    'let tvb = sgb + 3u * ids.lane;',
+    'let sgv = (prm.in_base + tvb) / 4u;',
+    'let tq = ids.sg_size / 4u;',
+    'let tg1 = ((ids.lane / tq) & 1u) != 0u;',
+    'let tg2 = ((ids.lane / tq) & 2u) != 0u;',
+    'let tm1 = ((0u - ids.lane) & 1u) != 0u;',
+    'let tm2 = ((0u - ids.lane) & 2u) != 0u;',
+  ];
+  for (let r = 0; r < 4; r++) lines.push(`let ts${r} = ((${r + 4}u - (ids.lane & 3u)) & 3u) * tq + (ids.lane >> 2u);`);
+  const items = k / 4;
+  lines.push(...stripedVec4Loads(items, T, inV, 'lv', 'tvb'));
+  for (let q = 0; q < items; q++) {
+    lines.push(
+      `{ let a0 = select(lv${q}, lv${q}.wxyz, tg1);`,
+      '  let a = select(a0, a0.zwxy, tg2);',
+      `  let t = vec4<${T}>(subgroupShuffle(a.x, ts0), subgroupShuffle(a.y, ts1), subgroupShuffle(a.z, ts2), subgroupShuffle(a.w, ts3));`,
+      '  let u0 = select(t, t.wxyz, tm1);',
+      '  let u = select(u0, u0.zwxy, tm2);',
+      `  cx${4 * q} = u.x; cx${4 * q + 1} = u.y; cx${4 * q + 2} = u.z; cx${4 * q + 3} = u.w; }`,
+    );
+  }
+  return lines;
+}
+
 /** The components of a vec4 in WGSL, in order. */
 const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
 
@@ -821,14 +895,7 @@ function stripedCompactionVec4(
     `let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`,
     'let sgv = (prm.in_base + sgb) / 4u;',
   );
-  for (let q = 0; q < items; q++) loadLines.push(`var cx${q}: vec4<${T}>;`);
-  loadLines.push('if (full) {');
-  for (let q = 0; q < items; q++) loadLines.push(`  cx${q} = ${inV}[sgv + ${q}u * ids.sg_size];`);
-  loadLines.push('} else {');
-  for (let q = 0; q < items; q++) {
-    loadLines.push(`  if (sgb + ${4 * q}u * ids.sg_size < prm.n) { cx${q} = ${inV}[sgv + ${q}u * ids.sg_size]; }`);
-  }
-  loadLines.push('}');
+  loadLines.push(...stripedVec4Loads(items, T, inV, 'cx', 'sgb'));
   /** Element c of item q: its tile-local index, streamed-input positions and global index. */
   const ce = (q: number, c: number) => `(sgb + ${4 * q}u * ids.sg_size + ${c}u)`;
   const cat = (q: number, c: number) => ({
@@ -1015,6 +1082,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
           scatter,
           streams: streams.length,
           inV: stripedVec4Of(p) ? inV : undefined,
+          shuffle: p.stripedShuffle === true,
         })
       : undefined;
   // Every load of the tile is issued before any value is used.

@@ -41,6 +41,13 @@ describe('stripedVec4: where it applies', () => {
     expect(tileKernelName(on)).toContain('v4');
     expect(tileKernel(on).code).toContain('in_v[sgv + 3u * ids.sg_size]');
     expect(tileKernelName({ ...on, write: 'partition' })).toContain('v4');
+    // The transposed form: its own name, vec4 loads and shuffles, and precedence over stripedVec4.
+    const sh = { ...base, stripedShuffle: true };
+    expect(tileKernelName(sh)).toContain('v4s');
+    expect(tileKernelName({ ...sh, stripedVec4: true })).toContain('v4s');
+    expect(tileKernel(sh).code).toContain('lv3 = in_v[sgv + 3u * ids.sg_size]');
+    expect(tileKernel(sh).code).toContain('subgroupShuffle(a.w, ts3)');
+    expect(tileKernelName({ ...sh, vec: false })).not.toContain('v4');
     for (const off of [
       { ...on, vec: false },
       { ...on, subgroups: false },
@@ -53,7 +60,7 @@ describe('stripedVec4: where it applies', () => {
   });
   it('leaves the kernels with the field off as they were', () => {
     for (const p of [base, { ...base, write: 'partition' as const }, { ...base, vec: false }]) {
-      const off = tileKernel({ ...p, stripedVec4: false });
+      const off = tileKernel({ ...p, stripedVec4: false, stripedShuffle: false });
       const plain = tileKernel(p);
       expect(off.name).toBe(plain.name);
       expect(off.code).toBe(plain.code);
@@ -71,11 +78,17 @@ describe.skipIf(!testDevice)('striped compaction with vec4 loads (stripedVec4) t
     { name: '64 x 16, fallback at every wait', tuning: { workgroupSize: 64, itemsPerThread: 16, maxSpins: 0 } },
     { name: '32 x 40 (two mask words)', tuning: { workgroupSize: 32, itemsPerThread: 40, maxSpins: 1 } },
   ];
-  for (const { name, tuning } of tilings) {
+  const forms = [
+    ...tilings.map((t) => ({ ...t, field: 'stripedVec4' })),
+    // The transposed form (stripedVec4Shuffle), on the tilings with fewest and most items.
+    ...tilings.filter((_, q) => q >= 2).map((t) => ({ ...t, field: 'stripedVec4Shuffle' })),
+  ];
+  for (const { name: tiling, tuning, field } of forms) {
+    const name = `${field}, ${tiling}`;
     const tile = tuning.workgroupSize * tuning.itemsPerThread;
     const policy = makeDevicePolicy(device, {
       fallback: 'error',
-      tuning: { scan: { maxSpins: 64, ...tuning, stripedVec4: true } },
+      tuning: { scan: { maxSpins: 64, ...tuning, [field]: true } },
     });
     const sizes = edgeSizes([tile, 2 * tile], [7 * tile + 5]).filter((n) => n > 0);
     it(`${name}: copyIf, removeIf, partition, stablePartition at edge sizes, u32 and f32`, async () => {
@@ -122,42 +135,45 @@ describe.skipIf(!testDevice)('striped compaction with vec4 loads (stripedVec4) t
     });
   }
 
-  it('views at element offsets 0..5 of their buffers (aligned: vec4 loads, else scalar) and a stencil', async () => {
-    const policy = makeDevicePolicy(device, {
-      fallback: 'error',
-      tuning: { scan: { workgroupSize: 32, itemsPerThread: 8, maxSpins: 0, stripedVec4: true } },
-    });
-    for (const n of [1, 5, 255, 256, 257, 3001]) {
-      for (const offset of [0, 1, 2, 3, 4, 5]) {
-        const host = makeData('u32', n + offset + 3, 'random', n * 7 + offset) as Uint32Array;
-        const data = host.subarray(offset, offset + n);
-        const buf = DeviceArray.from(device, host);
-        const outBuf = DeviceArray.create(device, 'u32', n + 8);
-        try {
-          const [yes, no] = refSplit(data, (x) => (x & 2) !== 0);
-          const at = `n=${n} offset=${offset}`;
-          const input = buf.view(offset, n);
-          const out = outBuf.view(offset, n);
-          expect(await copyIf(policy, input, out, u32Half), `copyIf ${at}`).toBe(yes.length);
-          expectSameArray((await out.read()).subarray(0, yes.length), yes, `copyIf ${at}`);
-          // A stencil (a streamed input read per element) over the same view: keep input[i] where
-          // stencil[i] & 2.
-          const idx = Uint32Array.from({ length: n }, (_, i) => i);
-          expect(await copyIf(policy, idx, input, new Uint32Array(n), u32Half), `stencil ${at}`).toBe(yes.length);
-          const got = new Uint32Array(n);
-          await copyIf(policy, idx, input, got, u32Half);
-          expectSameArray(
-            got.subarray(0, yes.length),
-            Array.from(data.keys()).filter((i) => ((data[i] as number) & 2) !== 0),
-            `stencil ${at}`,
-          );
-          expect(await stablePartition(policy, input, u32Half), `stablePartition ${at}`).toBe(yes.length);
-          expectSameArray(await input.read(), [...yes, ...no], `stablePartition ${at}`);
-        } finally {
-          buf.destroy();
-          outBuf.destroy();
+  it.each(['stripedVec4', 'stripedVec4Shuffle'])(
+    '%s: views at element offsets 0..5 of their buffers (aligned: vec4 loads, else scalar) and a stencil',
+    async (field) => {
+      const policy = makeDevicePolicy(device, {
+        fallback: 'error',
+        tuning: { scan: { workgroupSize: 32, itemsPerThread: 8, maxSpins: 0, [field]: true } },
+      });
+      for (const n of [1, 5, 255, 256, 257, 3001]) {
+        for (const offset of [0, 1, 2, 3, 4, 5]) {
+          const host = makeData('u32', n + offset + 3, 'random', n * 7 + offset) as Uint32Array;
+          const data = host.subarray(offset, offset + n);
+          const buf = DeviceArray.from(device, host);
+          const outBuf = DeviceArray.create(device, 'u32', n + 8);
+          try {
+            const [yes, no] = refSplit(data, (x) => (x & 2) !== 0);
+            const at = `n=${n} offset=${offset}`;
+            const input = buf.view(offset, n);
+            const out = outBuf.view(offset, n);
+            expect(await copyIf(policy, input, out, u32Half), `copyIf ${at}`).toBe(yes.length);
+            expectSameArray((await out.read()).subarray(0, yes.length), yes, `copyIf ${at}`);
+            // A stencil (a streamed input read per element) over the same view: keep input[i] where
+            // stencil[i] & 2.
+            const idx = Uint32Array.from({ length: n }, (_, i) => i);
+            expect(await copyIf(policy, idx, input, new Uint32Array(n), u32Half), `stencil ${at}`).toBe(yes.length);
+            const got = new Uint32Array(n);
+            await copyIf(policy, idx, input, got, u32Half);
+            expectSameArray(
+              got.subarray(0, yes.length),
+              Array.from(data.keys()).filter((i) => ((data[i] as number) & 2) !== 0),
+              `stencil ${at}`,
+            );
+            expect(await stablePartition(policy, input, u32Half), `stablePartition ${at}`).toBe(yes.length);
+            expectSameArray(await input.read(), [...yes, ...no], `stablePartition ${at}`);
+          } finally {
+            buf.destroy();
+            outBuf.destroy();
+          }
         }
       }
-    }
-  });
+    },
+  );
 });

@@ -88,6 +88,15 @@ export const scanTuning = {
    * Experimental, for an A/B on hardware GPUs (kernels.ts `stripedCompactionVec4`). @default false
    */
   stripedVec4: false,
+  /**
+   * As `stripedVec4` (where it applies, and instead of it when both are set), but the vec4s are
+   * transposed in the subgroup (four shuffles per vec4) into the scalar layout, so the ranks (one
+   * ballot per item) and stores (consecutive per instruction) stay the scalar variant's: vec4
+   * loads without `stripedVec4`'s scattered per-component stores (H100: 8-20% slower than the
+   * scalar loads, docs/benchmarks/h100-2026-11-24g/helpers-ab.txt). Experimental, for an A/B
+   * (kernels.ts `transposedLoads`). @default false
+   */
+  stripedVec4Shuffle: false,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. @default 0 */
   maxBindingBytes: 0,
 };
