@@ -34,16 +34,6 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   { name: 'segments of a few default tiles', tuning: { maxBindingBytes: 6144 * 4 + 300, maxSpins: 0 } },
   { name: 'eight rows per tile (32 items per thread)', tuning: { itemsPerThread: 32 } },
   { name: 'scalar tiles of 64 x 3 items', tuning: { workgroupSize: 64, itemsPerThread: 3, maxSpins: 1 } },
-  // The striped compaction's vec4 variant (the input at offset 0: vec4 loads; the streams per element).
-  {
-    name: 'striped vec4 loads, 32 x 8, fallback at every wait',
-    tuning: { workgroupSize: 32, itemsPerThread: 8, maxSpins: 0, stripedVec4: true },
-  },
-  { name: 'striped vec4 loads, 64 x 16', tuning: { workgroupSize: 64, itemsPerThread: 16, stripedVec4: true } },
-  {
-    name: 'striped vec4 loads transposed, 64 x 16, fallback at every wait',
-    tuning: { workgroupSize: 64, itemsPerThread: 16, maxSpins: 0, stripedVec4Shuffle: true },
-  },
 ];
 
 // keep element i when x + s0[i] > s1[i] (u32, wrapping)

@@ -329,17 +329,6 @@ export interface TileKernelParams {
    * itemsPerThread). @default 4
    */
   readonly rowItems?: number;
-  /**
-   * The striped compaction's vec4 variant (`stripedVec4Of`: an 'element' hook's compaction with
-   * subgroups on the vec4 path; elsewhere ignored). @default false
-   */
-  readonly stripedVec4?: boolean;
-  /**
-   * The striped compaction's vec4 loads transposed in the subgroup into the scalar layout (where
-   * `stripedVec4Of` applies, with or without `stripedVec4`, which it takes precedence over).
-   * @default false
-   */
-  readonly stripedShuffle?: boolean;
 }
 
 const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
@@ -492,30 +481,6 @@ export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adj
 }
 
 /**
- * Whether a tile kernel takes a vec4 variant of the striped compaction (tuning fields `stripedVec4`,
- * see `stripedCompactionVec4`, and `stripedVec4Shuffle`, see `transposedLoads`): only an 'element' hook's striped compaction (the chained phase with
- * subgroups, not in place) on the vec4 path (4-byte elements, every NumericType; the input's view
- * 16-byte aligned, itemsPerThread % 4 == 0, the input's vec4 view bound). unique ('adjacent': its
- * neighbour shuffles, and a segment's window starting one element early, so not 16-byte aligned)
- * and every other kernel keep the scalar loads.
- */
-export function stripedVec4Of(
-  p: Pick<
-    TileKernelParams,
-    'stripedVec4' | 'stripedShuffle' | 'vec' | 'phase' | 'subgroups' | 'inPlace' | 'gen' | 'write'
-  >,
-): boolean {
-  return (
-    (p.stripedVec4 === true || p.stripedShuffle === true) &&
-    p.vec &&
-    p.phase === 'chained' &&
-    p.subgroups &&
-    !p.inPlace &&
-    stripedKind(p.gen, p.write) === 'element'
-  );
-}
-
-/**
  * The scatter write's statement storing element `x` at output position `to`: the hook's fragment
  * (`fn(to, x, [s0, s1,] i)`, the streamed inputs read again at the element's index, or over keys
  * the element's key `key`) or `out_s[to] = x`.
@@ -649,7 +614,6 @@ export function tileKernelName(p: TileKernelParams): string {
     p.lookbackPerLane,
   ];
   if ((p.rowItems ?? 4) !== 4) parts.push(`c${p.rowItems}`);
-  if (stripedVec4Of(p)) parts.push(p.stripedShuffle ? 'v4s' : 'v4');
   return mangle(...parts);
 }
 
@@ -678,44 +642,13 @@ interface StripedParams {
   readonly scatter: ScatterWrite;
   /** The element hook's streamed inputs. */
   readonly streams: number;
-  /** The input's vec4 binding where the kernel takes a vec4 variant (`stripedVec4Of`). */
-  readonly inV?: string;
-  /** With `inV`: the vec4 loads transposed into the scalar layout (`transposedLoads`). */
-  readonly shuffle?: boolean;
-}
-
-/** A thread's kept flags: bit `e % 32` of km{e / 32} for its item e (k items). */
-const bit = (e: number) => ({ mask: `km${Math.floor(e / 32)}`, bit: `${(1 << (e % 32)) >>> 0}u` });
-
-/** Declarations of a thread's kept-flag masks (`bit`) for k items. */
-function keptMasks(k: number): string[] {
-  return Array.from({ length: Math.ceil(k / 32) }, (_, q) => `var km${q} = 0u;`);
-}
-
-/**
- * The striped compaction's exchange of subgroup totals (`so`, each subgroup's kept count): sgp, the
- * kept count of the subgroups before this one in the tile, and the tile's total.
- */
-function stripedTotals(w: number): string[] {
-  return [
-    `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
-    'workgroupBarrier();',
-    'var sgp = 0u;',
-    'var total = 0u;',
-    `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
-    let a = scn_sga[g];
-    sgp += select(0u, a, g < ids.sg_id);
-    total += a;
-  }`,
-  ];
 }
 
 /**
  * The tile kernel's load, fold and write lines for a striped compaction (`stripedKind`), in place
- * of the rows layout's (the vec4 variant: `stripedCompactionVec4`).
+ * of the rows layout's.
  */
 function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; write: string[] } {
-  if (p.inV !== undefined && p.elem && !p.shuffle) return stripedCompactionVec4(p, p.inV, p.elem);
   const { sgc, k, w, tile, T, inS, elem, scatter } = p;
   const loadLines: string[] = [];
   const foldLines: string[] = [];
@@ -732,16 +665,13 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
   const load = (i: string): string => `${inS}[prm.in_base + ${i}]`;
   loadLines.push(`let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane;`);
   for (let j = 0; j < k; j++) loadLines.push(`var cx${j}: ${T};`);
-  if (p.inV !== undefined && p.shuffle) loadLines.push(...transposedLoads(k, T, p.inV));
-  else {
-    loadLines.push('if (full) {');
-    for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
-    loadLines.push('} else {');
-    for (let j = 0; j < k; j++) {
-      loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
-    }
-    loadLines.push('}');
+  loadLines.push('if (full) {');
+  for (let j = 0; j < k; j++) loadLines.push(`  cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)};`);
+  loadLines.push('} else {');
+  for (let j = 0; j < k; j++) {
+    loadLines.push(`  if (sgb + ${j}u * ids.sg_size < prm.n) { cx${j} = ${load(`sgb + ${j}u * ids.sg_size`)}; }`);
   }
+  loadLines.push('}');
   if (sgc !== 'element') {
     // The element before the subgroup's range (lane 0's item 0), from memory: unique's input
     // window starts one element before the segment.
@@ -750,7 +680,10 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       `if (ids.lane == 0u && prm.seg_start + sgb > 0u && (full || sgb < prm.n)) { cp = ${load('sgb - 1u')}; }`,
     );
   }
-  foldLines.push(...BELOW_LANE, 'var so = 0u;', ...keptMasks(k));
+  const masks = Math.ceil(k / 32);
+  const bit = (j: number) => ({ mask: `km${Math.floor(j / 32)}`, bit: `${(1 << (j % 32)) >>> 0}u` });
+  foldLines.push(...BELOW_LANE, 'var so = 0u;');
+  for (let q = 0; q < masks; q++) foldLines.push(`var km${q} = 0u;`);
   const ce = (j: number) => `(sgb + ${j}u * ids.sg_size)`;
   const cat = (j: number) => ({ stream: (base: string) => `${base} + ${ce(j)}`, index: `prm.seg_start + ${ce(j)}` });
   /** Whether item j is kept: the element hook, or a head (cv: the element before; see below). */
@@ -777,7 +710,17 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
     );
   }
-  foldLines.push(...stripedTotals(w));
+  foldLines.push(
+    `if (ids.lane == 0u) { scn_sga[ids.sg_id] = so; }`,
+    'workgroupBarrier();',
+    'var sgp = 0u;',
+    'var total = 0u;',
+    `for (var g = 0u; g < ${w}u / ids.sg_size; g++) {
+    let a = scn_sga[g];
+    sgp += select(0u, a, g < ids.sg_id);
+    total += a;
+  }`,
+  );
   writeLines.push('var wo = prefix + sgp;');
   for (let j = 0; j < k; j++) {
     const at = cat(j);
@@ -793,151 +736,6 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
       `  if (kp) { ${store('to')} }${rejected}`,
       `  wo += dot(countOneBits(bl), vec4<u32>(1u)); }`,
     );
-  }
-  return { load: loadLines, fold: foldLines, write: writeLines };
-}
-
-/**
- * A striped compaction's vec4 loads: registers `reg`0.. (vec4<T>) of the lane's `items` vec4s, vec4
- * q at `sgv` + q*S of `inV` (S the subgroup size), its first element `first` + 4qS in the tile;
- * unchecked when the tile is full, else each vec4 whose first element is below n.
- */
-function stripedVec4Loads(items: number, T: NumericType, inV: string, reg: string, first: string): string[] {
-  const lines: string[] = [];
-  for (let q = 0; q < items; q++) lines.push(`var ${reg}${q}: vec4<${T}>;`);
-  lines.push('if (full) {');
-  for (let q = 0; q < items; q++) lines.push(`  ${reg}${q} = ${inV}[sgv + ${q}u * ids.sg_size];`);
-  lines.push('} else {');
-  for (let q = 0; q < items; q++) {
-    lines.push(`  if (${first} + ${4 * q}u * ids.sg_size < prm.n) { ${reg}${q} = ${inV}[sgv + ${q}u * ids.sg_size]; }`);
-  }
-  lines.push('}');
-  return lines;
-}
-
-/**
- * The striped compaction's loads as vec4s transposed in the subgroup into the scalar layout (tuning
- * field `stripedVec4Shuffle`): after them cx{j} holds element sgb + j*S (S the subgroup size, sgb
- * the lane's first element), exactly as the scalar loads leave it, so the ranks (one ballot per
- * item) and the stores (consecutive positions per instruction) are the scalar variant's. Each lane
- * loads vec4 q*S + lane of its subgroup's range (one coalesced S*16 bytes per load), and the four
- * scalar items 4q..4q+3 come from vec4 item q by four scalar shuffles: element j*S + l of the item
- * sits in lane j*S/4 + l/4, component l % 4, so in round r lane l reads lane ((r - l) & 3)*S/4 +
- * l/4, which sends its component (r - its quarter) & 3 (one reader per lane and round); the sender
- * rotates its vec4 right by its quarter (lane / (S/4)), the reader the received one by (4 - l) & 3
- * (two vector selects each). Needs S % 4 == 0 (subgroups are 4..128 wide). Shuffles of scalars
- * only (no vector subgroup operations: see tileKernel), in uniform control flow. Partial tiles: a
- * vec4 is loaded when its first element is below n (the binding window covers the last whole
- * vec4); what is past n is shuffled but never kept.
- */
-function transposedLoads(k: number, T: NumericType, inV: string): string[] {
-  const lines = [
-    // tvb: the lane's vec4's first element in item 0 (its subgroup's range start + 4 * lane).
-    'let tvb = sgb + 3u * ids.lane;',
-    'let sgv = (prm.in_base + tvb) / 4u;',
-    'let tq = ids.sg_size / 4u;',
-    'let tg1 = ((ids.lane / tq) & 1u) != 0u;',
-    'let tg2 = ((ids.lane / tq) & 2u) != 0u;',
-    'let tm1 = ((0u - ids.lane) & 1u) != 0u;',
-    'let tm2 = ((0u - ids.lane) & 2u) != 0u;',
-  ];
-  for (let r = 0; r < 4; r++) lines.push(`let ts${r} = ((${r + 4}u - (ids.lane & 3u)) & 3u) * tq + (ids.lane >> 2u);`);
-  const items = k / 4;
-  lines.push(...stripedVec4Loads(items, T, inV, 'lv', 'tvb'));
-  for (let q = 0; q < items; q++) {
-    lines.push(
-      `{ let a0 = select(lv${q}, lv${q}.wxyz, tg1);`,
-      '  let a = select(a0, a0.zwxy, tg2);',
-      `  let t = vec4<${T}>(subgroupShuffle(a.x, ts0), subgroupShuffle(a.y, ts1), subgroupShuffle(a.z, ts2), subgroupShuffle(a.w, ts3));`,
-      '  let u0 = select(t, t.wxyz, tm1);',
-      '  let u = select(u0, u0.zwxy, tm2);',
-      `  cx${4 * q} = u.x; cx${4 * q + 1} = u.y; cx${4 * q + 2} = u.z; cx${4 * q + 3} = u.w; }`,
-    );
-  }
-  return lines;
-}
-
-/** The components of a vec4 in WGSL, in order. */
-const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
-
-/**
- * The striped compaction's vec4 variant (tuning field `stripedVec4`; `stripedVec4Of` says where it
- * applies: an 'element' hook's compaction, with its streamed inputs, index and `rejected` form;
- * unique keeps the scalar variant). The scalar variant's loads (one 4-byte word per lane per
- * instruction) read 1 GiB at ~1.8 TB/s on the H100 with its stores disabled, where vec4 loads
- * reach ~3 TB/s; here each lane loads vec4s. Subgroup g still owns the contiguous range
- * [g*S*k, (g+1)*S*k) of the tile (S its size), now as k/4 vec4 items: item q is 4*S consecutive
- * elements, lane l holding elements g*S*k + 4*(q*S + l) + c, c = 0..3 (one coalesced S*16 bytes
- * per instruction; streamed inputs are read per element, as scalars). Kept flags: bit 4q + c of
- * the lane's masks (`bit`), the subgroup's kept count one subgroupAdd of the lanes' popcounts.
- * Ranks in input order: an element's rank among the item's kept ones is the kept count of the
- * lanes below in all four components plus its own components below it. The lanes below come from
- * three ballots of the bits of the lane's count (0..4): popcount(b0 & below) + 2 popcount(b1 &
- * below) + 4 popcount(b2 & below), the item's total likewise unmasked (three ballots in place of
- * one per component, or a subgroupExclusiveAdd: a shuffle scan). Each kept element is stored at
- * its rank (one store per component; an item's kept elements land at consecutive positions), a
- * rejected one (partition) at n_total - 1 - the rejected before it. Partial tiles: a vec4 is
- * loaded when its first element is below n (the binding's window covers the last whole vec4),
- * each component tested.
- */
-function stripedCompactionVec4(
-  p: StripedParams,
-  inV: string,
-  elem: ElementHook,
-): { load: string[]; fold: string[]; write: string[] } {
-  const { k, w, tile, T, scatter } = p;
-  const items = k / 4;
-  const loadLines: string[] = [];
-  const foldLines: string[] = [];
-  const writeLines: string[] = [];
-  // sgb: the lane's first element (item 0, component 0); in_base and sgb are multiples of 4.
-  loadLines.push(
-    `let sgb = tile * ${tile}u + (ids.lid - ids.lane) * ${k}u + ids.lane * 4u;`,
-    'let sgv = (prm.in_base + sgb) / 4u;',
-  );
-  loadLines.push(...stripedVec4Loads(items, T, inV, 'cx', 'sgb'));
-  /** Element c of item q: its tile-local index, streamed-input positions and global index. */
-  const ce = (q: number, c: number) => `(sgb + ${4 * q}u * ids.sg_size + ${c}u)`;
-  const cat = (q: number, c: number) => ({
-    stream: (base: string) => `${base} + ${ce(q, c)}`,
-    index: `prm.seg_start + ${ce(q, c)}`,
-  });
-  const x = (q: number, c: number) => `cx${q}.${COMPONENTS[c]}`;
-  foldLines.push(...BELOW_LANE, ...keptMasks(k));
-  for (let q = 0; q < items; q++) {
-    for (let c = 0; c < 4; c++) {
-      const b = bit(4 * q + c);
-      const at = cat(q, c);
-      foldLines.push(
-        `if ((full || ${ce(q, c)} < prm.n) && ${elementCall(elem, x(q, c), at.stream, at.index)}) { ${b.mask} |= ${b.bit}; }`,
-      );
-    }
-  }
-  const counts = Array.from({ length: Math.ceil(k / 32) }, (_, m) => `countOneBits(km${m})`).join(' + ');
-  foldLines.push(`let so = subgroupAdd(${counts});`, ...stripedTotals(w));
-  writeLines.push('var wo = prefix + sgp;');
-  const pop = (m: string) => `dot(countOneBits(${m}), vec4<u32>(1u))`;
-  for (let q = 0; q < items; q++) {
-    const b = bit(4 * q);
-    const shift = (4 * q) % 32;
-    writeLines.push(
-      `{ let f = ${shift ? `(${b.mask} >> ${shift}u)` : b.mask} & 0xfu;`,
-      '  let cn = countOneBits(f);',
-      '  let b0 = subgroupBallot((cn & 1u) != 0u);',
-      '  let b1 = subgroupBallot((cn & 2u) != 0u);',
-      '  let b2 = subgroupBallot((cn & 4u) != 0u);',
-      `  let to = wo + ${pop('b0 & below')} + 2u * ${pop('b1 & below')} + 4u * ${pop('b2 & below')};`,
-    );
-    for (let c = 0; c < 4; c++) {
-      const at = cat(q, c);
-      const toc = c === 0 ? 'to' : `to + countOneBits(f & ${(1 << c) - 1}u)`;
-      const store = (to: string): string => scatterStore(scatter, p.streams, to, x(q, c), at);
-      const rejected = scatter.rejected
-        ? ` else if (full || ${ce(q, c)} < prm.n) { ${store(`prm.n_total - 1u - (prm.seg_start + ${ce(q, c)} - (${toc}))`)} }`
-        : '';
-      writeLines.push(`  if ((f & ${1 << c}u) != 0u) { ${store(toc)} }${rejected}`);
-    }
-    writeLines.push(`  wo += ${pop('b0')} + 2u * ${pop('b1')} + 4u * ${pop('b2')}; }`);
   }
   return { load: loadLines, fold: foldLines, write: writeLines };
 }
@@ -1070,20 +868,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
   const striped =
     sgc && scatter
-      ? stripedCompaction({
-          sgc,
-          k,
-          w,
-          tile,
-          T,
-          inS,
-          elem,
-          nbr,
-          scatter,
-          streams: streams.length,
-          inV: stripedVec4Of(p) ? inV : undefined,
-          shuffle: p.stripedShuffle === true,
-        })
+      ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, nbr, scatter, streams: streams.length })
       : undefined;
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = striped ? striped.load : [];

@@ -79,24 +79,6 @@ export const scanTuning = {
    * and run fewer subgroup scans per element, with less coalesced loads. @default 4
    */
   rowItems: 4,
-  /**
-   * Striped compactions of an element hook with subgroups (copyIf, removeIf, partition and their
-   * stencil, counting and zip forms): each lane loads vec4s (a subgroup's item is 4 x subgroup size
-   * consecutive elements; ranks from three ballots per vec4) instead of one element per lane per
-   * load. Only on the vec4 path (the input's view 16-byte aligned, itemsPerThread a multiple of 4);
-   * unique, unaligned inputs and everything else keep the scalar loads. Results are the same.
-   * Experimental, for an A/B on hardware GPUs (kernels.ts `stripedCompactionVec4`). @default false
-   */
-  stripedVec4: false,
-  /**
-   * As `stripedVec4` (where it applies, and instead of it when both are set), but the vec4s are
-   * transposed in the subgroup (four shuffles per vec4) into the scalar layout, so the ranks (one
-   * ballot per item) and stores (consecutive per instruction) stay the scalar variant's: vec4
-   * loads without `stripedVec4`'s scattered per-component stores (H100: 8-20% slower than the
-   * scalar loads, docs/benchmarks/h100-2026-11-24g/helpers-ab.txt). Experimental, for an A/B
-   * (kernels.ts `transposedLoads`). @default false
-   */
-  stripedVec4Shuffle: false,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. @default 0 */
   maxBindingBytes: 0,
 };
