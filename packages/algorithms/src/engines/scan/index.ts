@@ -938,6 +938,7 @@ async function buildPlan(
     itemsPerThread: k,
     subgroups,
     minSubgroupSize,
+    maxSubgroupSize: device.info.subgroupMaxSize,
     maxSpins: Math.max(0, Math.floor(t.maxSpins)),
     atomicTileIds: t.atomicTileIds && !oneTile,
     lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),

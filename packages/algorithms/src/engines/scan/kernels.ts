@@ -314,6 +314,12 @@ export interface TileKernelParams {
   readonly itemsPerThread: number;
   readonly subgroups: boolean;
   readonly minSubgroupSize: number;
+  /**
+   * The device's largest subgroup (0: unknown). At most 32 lanes, the striped compaction counts
+   * ballots by their first word alone (2-3% faster on the H100 than the 4-word count the compiler
+   * kept; docs/benchmarks/h100-2026-11-24g.md).
+   */
+  readonly maxSubgroupSize?: number;
   /** Look-back polls before the fallback ('chained'). */
   readonly maxSpins: number;
   /**
@@ -473,6 +479,16 @@ function streamLoad(k: number, at: (base: string) => string): string {
  * unique's ('adjacent': heads of equal neighbours); undefined for every other call. (uniqueByKey's
  * heads of keys measured slower striped on the H100: its vec4-bound keys read one word per lane.)
  */
+/** The striped compaction's kind where `p`'s tile kernel takes it (the chained phase with subgroups). */
+function stripedOf(p: TileKernelParams): 'element' | 'adjacent' | undefined {
+  return p.phase === 'chained' && p.subgroups && !p.inPlace ? stripedKind(p.gen, p.write) : undefined;
+}
+
+/** Whether every subgroup of `p`'s device fits one ballot word (at most 32 lanes). */
+function narrowBallots(p: TileKernelParams): boolean {
+  return (p.maxSubgroupSize ?? 0) > 0 && (p.maxSubgroupSize ?? 0) <= 32;
+}
+
 export function stripedKind(g: GenerateHook, write: WriteHook): 'element' | 'adjacent' | undefined {
   const sc = scatterOf(write);
   if (g.kind === 'element' && g.fn !== undefined && sc) return 'element';
@@ -614,6 +630,7 @@ export function tileKernelName(p: TileKernelParams): string {
     p.lookbackPerLane,
   ];
   if ((p.rowItems ?? 4) !== 4) parts.push(`c${p.rowItems}`);
+  if (stripedOf(p) && narrowBallots(p)) parts.push('b32');
   return mangle(...parts);
 }
 
@@ -642,6 +659,8 @@ interface StripedParams {
   readonly scatter: ScatterWrite;
   /** The element hook's streamed inputs. */
   readonly streams: number;
+  /** Subgroups of at most 32 lanes: a ballot's first word holds every lane. */
+  readonly narrow: boolean;
 }
 
 /**
@@ -649,7 +668,11 @@ interface StripedParams {
  * of the rows layout's.
  */
 function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; write: string[] } {
-  const { sgc, k, w, tile, T, inS, elem, scatter } = p;
+  const { sgc, k, w, tile, T, inS, elem, scatter, narrow } = p;
+  // Kept lanes of a ballot `b` and of those below this lane (`below`: BELOW_LANE).
+  const popAll = (b: string) => (narrow ? `countOneBits(${b}.x)` : `dot(countOneBits(${b}), vec4<u32>(1u))`);
+  const popBelow = (b: string) =>
+    narrow ? `countOneBits(${b}.x & below.x)` : `dot(countOneBits(${b} & below), vec4<u32>(1u))`;
   const loadLines: string[] = [];
   const foldLines: string[] = [];
   const writeLines: string[] = [];
@@ -707,7 +730,7 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
     foldLines.push(
       `{ let kp = ${kept(j)};`,
       `  ${b.mask} |= select(0u, ${b.bit}, kp);`,
-      `  so += dot(countOneBits(subgroupBallot(kp)), vec4<u32>(1u)); }`,
+      `  so += ${popAll('subgroupBallot(kp)')}; }`,
     );
   }
   foldLines.push(
@@ -732,9 +755,9 @@ function stripedCompaction(p: StripedParams): { load: string[]; fold: string[]; 
     writeLines.push(
       `{ let kp = (${b.mask} & ${b.bit}) != 0u;`,
       `  let bl = subgroupBallot(kp);`,
-      `  let to = wo + dot(countOneBits(bl & below), vec4<u32>(1u));`,
+      `  let to = wo + ${popBelow('bl')};`,
       `  if (kp) { ${store('to')} }${rejected}`,
-      `  wo += dot(countOneBits(bl), vec4<u32>(1u)); }`,
+      `  wo += ${popAll('bl')}; }`,
     );
   }
   return { load: loadLines, fold: foldLines, write: writeLines };
@@ -789,7 +812,7 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // Scans by key on the vec4 path with subgroups scan in subgroup rows (see the layout below).
   const sgRows = pair && p.subgroups && p.vec;
   // Compactions of an 'element' hook with subgroups ('striped compaction', see below).
-  const sgc = p.phase === 'chained' && p.subgroups && !p.inPlace ? stripedKind(p.gen, p.write) : undefined;
+  const sgc = stripedOf(p);
   // Tiles of several rows (the vec4 path with subgroups) scan their rows together: one exchange of
   // subgroup totals per tile instead of one workgroup scan (a subgroup scan, two barriers and an
   // ordered fold of the subgroup totals) per row. (Compactions first packed their rows' 1/0 counts
@@ -868,7 +891,19 @@ export function tileKernel(p: TileKernelParams): WgslFragment {
   // A striped compaction's lines (stripedCompaction) replace the rows layout's loads, folds and writes.
   const striped =
     sgc && scatter
-      ? stripedCompaction({ sgc, k, w, tile, T, inS, elem, nbr, scatter, streams: streams.length })
+      ? stripedCompaction({
+          sgc,
+          k,
+          w,
+          tile,
+          T,
+          inS,
+          elem,
+          nbr,
+          scatter,
+          streams: streams.length,
+          narrow: narrowBallots(p),
+        })
       : undefined;
   // Every load of the tile is issued before any value is used.
   const loadLines: string[] = striped ? striped.load : [];
