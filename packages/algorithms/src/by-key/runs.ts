@@ -60,42 +60,8 @@ export interface ReduceByKeyDeviceRequest {
   /** Read both outputs' first min(n, length) elements back in the same submission. */
   readonly readBack: boolean;
   /** The resolved tuning (`runsTuning`). */
-  readonly tuning: RunsTuning;
+  readonly tuning: ScanTuning;
 }
-
-/**
- * reduceByKey's own tuning fields, beside the scan engine's (`scanDefaults` kind 'runs': the tile,
- * subgroups, maxBindingBytes, and maxSpins for `spineInCount`).
- */
-export const runsOwnTuning = {
-  /**
-   * Items per thread of the count pass in a geometry of its own: the tile's keys read striped
-   * (coalesced vec4s where aligned and a multiple of 4) by tile / countItems threads. 0 (or a
-   * count that gives no power-of-two workgroup of at least the largest subgroup, within the
-   * device's limit) keeps the tile pass's rows. @default 0
-   */
-  countItems: 0,
-  /**
-   * The count pass's last workgroup to finish scans the tile counts (a finished-tile counter; no
-   * workgroup waits on another), so no spine dispatch runs; single-segment calls only. A count not
-   * yet visible to it is polled `maxSpins` times, then counted from the keys. @default false
-   */
-  spineInCount: false,
-  /**
-   * The tile pass's last workgroup to finish runs the fix-up (likewise: records published in 16-bit
-   * halves beside a flag, one not yet visible polled maxSpins times, then computed from the tile's
-   * keys and values), so no fix-up dispatch runs; single-segment calls only. @default false
-   */
-  fixInTile: false,
-  /**
-   * The tile pass in striped rows of 4 consecutive items (coalesced vec4 loads of keys and values,
-   * the rows scanned together), on the vec path (itemsPerThread a multiple of 4, 16-byte-aligned
-   * keys and values); else each thread's itemsPerThread consecutive items. @default false
-   */
-  tileRows: false,
-};
-
-export type RunsTuning = ScanTuning & typeof runsOwnTuning;
 
 export interface ReduceByKeyResult {
   readonly count: number;
@@ -103,20 +69,20 @@ export interface ReduceByKeyResult {
   readonly values?: ArrayBuffer;
 }
 
-const defaultsMemo = new WeakMap<GpuDevice, readonly RunsTuning[]>();
+const defaultsMemo = new WeakMap<GpuDevice, readonly ScanTuning[]>();
 
 /** reduceByKey's tuning: the scan engine's defaults of its 'runs' kind with the policy's overrides. */
 export function runsTuning(
   device: GpuDevice,
   label: string,
   overrides: Readonly<Record<string, number | boolean>>,
-): RunsTuning {
+): ScanTuning {
   let m = defaultsMemo.get(device);
   if (!m) {
-    m = [false, true].map((sg) => ({ ...scanDefaults(device, 'runs', sg), ...runsOwnTuning }));
+    m = [scanDefaults(device, 'runs', false), scanDefaults(device, 'runs', true)];
     defaultsMemo.set(device, m);
   }
-  return cachedTuning(label, m[overrides.subgroups === false ? 0 : 1] as RunsTuning, overrides);
+  return cachedTuning(label, m[overrides.subgroups === false ? 0 : 1] as ScanTuning, overrides);
 }
 
 interface RunsPlan {
@@ -126,12 +92,6 @@ interface RunsPlan {
   readonly owned: readonly GPUBuffer[];
   readonly scratch: GPUBuffer;
   readonly scratchBytes: number;
-  /** The count pass's spine words (`spineInCount`) and their bytes, else undefined. */
-  readonly spine?: GPUBuffer;
-  readonly spineBytes: number;
-  /** The tile pass's record words (`fixInTile`) and their bytes, else undefined. */
-  readonly recs?: GPUBuffer;
-  readonly recsBytes: number;
   /** The scratch word of the number of runs. */
   readonly totalAt: number;
   readonly leaves: readonly WgslFragment[];
@@ -152,11 +112,6 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
       t.itemsPerThread,
       t.subgroups,
       t.maxBindingBytes,
-      t.countItems,
-      t.spineInCount,
-      t.fixInTile,
-      t.tileRows,
-      t.maxSpins,
       req.keyEq.name,
       req.value.name,
       arrayKey(req.keys),
@@ -168,13 +123,7 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
     const cache = dispatchCache<RunsPlan>(device, SCRATCH);
     const plan = cache.get(key);
     // The call's place in the device's call order (reserve) is taken before anything may wait.
-    if (
-      plan &&
-      sameLeaves(plan.leaves, leaves) &&
-      scratchBuffer(device, SCRATCH, plan.scratchBytes) === plan.scratch &&
-      (!plan.spine || scratchBuffer(device, SPINE, plan.spineBytes) === plan.spine) &&
-      (!plan.recs || scratchBuffer(device, RECS, plan.recsBytes) === plan.recs)
-    ) {
+    if (plan && sameLeaves(plan.leaves, leaves) && scratchBuffer(device, SCRATCH, plan.scratchBytes) === plan.scratch) {
       return submit(device, req, plan, device.queue.reserve());
     }
     return buildAndSubmit(device, req, leaves, key, cache, device.queue.reserve());
@@ -208,13 +157,6 @@ async function buildAndSubmit(
 }
 
 const SCRATCH = 'reduce-by-key';
-/**
- * The count pass's spine words (`spineInCount`): a buffer of their own, so no other word ever
- * carries their published flag (counter at word 0, reset by the pass that used it).
- */
-const SPINE = 'reduce-by-key-spine';
-/** The tile pass's record words (`fixInTile`), likewise. */
-const RECS = 'reduce-by-key-records';
 
 /** Whether calls record each phase in a compute pass of its own (`setRunsPhasePasses`). */
 let phasePasses = false;
@@ -293,8 +235,10 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     subgroups,
     minSubgroupSize,
   };
-  const kernel = (params: RunsKernelParams) =>
-    pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
+  const kernel = (phase: RunsPhase) => {
+    const params = { ...base, phase };
+    return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
+  };
   let tiles = 0;
   const plans = segments.map((seg) => {
     const segTiles = Math.ceil(seg.length / tile);
@@ -307,52 +251,24 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     return plan;
   });
   const single = tiles === 1;
-  // The count pass: the tile pass's rows, or striped items in a geometry of its own (countItems).
-  const ci = Math.floor(t.countItems);
-  const cw = ci > 0 ? tile / ci : 0;
-  const striped =
-    Number.isInteger(cw) &&
-    cw >= Math.max(1, subgroups ? device.info.subgroupMaxSize || 128 : 1) &&
-    cw <= maxWorkgroupThreads(device) &&
-    (cw & (cw - 1)) === 0;
-  const countVec = striped ? ci % 4 === 0 && keys.offset % 4 === 0 : vec;
-  // The count pass's last workgroup scans the counts (one segment: the fallback reads any tile's keys).
-  const fused = t.spineInCount && segments.length === 1 && !single;
-  // The tile pass's last workgroup runs the fix-up (likewise one segment).
-  const fixed = t.fixInTile && segments.length === 1 && !single;
-  const spins = Math.max(0, Math.floor(t.maxSpins));
-  const countParams: RunsKernelParams = {
-    ...base,
-    phase: 'count',
-    vec: countVec,
-    ...(striped ? { workgroupSize: cw, itemsPerThread: ci, stripedTile: tile } : {}),
-    ...(fused ? { spine: { spins } } : {}),
-  };
   // One workgroup for the spine and the fix-up, as wide as the device allows.
   const one = { workgroupSize: Math.min(1024, maxWorkgroupThreads(device)), subgroups, minSubgroupSize };
-  const tilePipeline = await kernel({
-    ...base,
-    phase: 'tile',
-    ...(fixed ? { fix: { spins } } : {}),
-    ...(t.tileRows && vec ? { rows: true } : {}),
-  });
-  const countPipeline = single ? undefined : await kernel(countParams);
-  const spine =
-    single || fused
-      ? undefined
-      : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
-          runsSpineKernel(one),
-        );
+  const tilePipeline = await kernel('tile');
+  const countPipeline = single ? undefined : await kernel('count');
+  const spine = single
+    ? undefined
+    : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
+        runsSpineKernel(one),
+      );
   const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine };
-  const fix =
-    single || fixed
-      ? undefined
-      : await pipelineFor(
-          device,
-          `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
-          [pairs.combine, req.value.combine],
-          () => runsFixKernel(fixParams),
-        );
+  const fix = single
+    ? undefined
+    : await pipelineFor(
+        device,
+        `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
+        [pairs.combine, req.value.combine],
+        () => runsFixKernel(fixParams),
+      );
   const rc = req.copyTo;
   const copyPipeline = rc ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
   // Scratch: the tiles' records (4 words each) from word 0, their counts, the total.
@@ -361,10 +277,6 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const scratchBytes = Math.ceil(((totalAt + 1) * 4) / 16) * 16;
   const scratch = scratchBuffer(device, SCRATCH, scratchBytes);
   const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
-  const spineBytes = fused ? Math.ceil(((tiles + 1) * 4) / 16) * 16 : 0;
-  const spineBuffer = fused ? scratchBuffer(device, SPINE, spineBytes) : undefined;
-  const recsBytes = fixed ? (1 + 8 * tiles) * 4 : 0;
-  const recsBuffer = fixed ? scratchBuffer(device, RECS, recsBytes) : undefined;
   const koWin = windowOf(device, keysOut, { start: 0, length: keysOut.length });
   const voWin = windowOf(device, valuesOut, { start: 0, length: valuesOut.length });
   const cap = Math.min(keysOut.length, valuesOut.length);
@@ -409,11 +321,9 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
         vals_s: valsR,
         kout: windowResource(keysOut, koWin),
         vout: windowResource(valuesOut, voWin),
-        ...(spineBuffer ? { spine: { buffer: spineBuffer, offset: 0, size: spineBytes } } : {}),
-        ...(recsBuffer ? { recs_a: { buffer: recsBuffer, offset: 0, size: recsBytes } } : {}),
       };
       const step = (pipeline: GPUComputePipeline, phase: RunsPhase): CachedStep => {
-        const use = phase === 'count' ? runsUse(phase, countVec, fused) : runsUse(phase, vec, fixed);
+        const use = runsUse(phase, vec);
         const resources: Record<string, GPUBindingResource | undefined> = {};
         for (const name of RBK.names(use)) resources[name] = all[name];
         const group = device.gpu.createBindGroup({
@@ -463,19 +373,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       phase('copy', copies);
     }
     const steps = phases.flatMap((f) => f.steps);
-    const plan: RunsPlan = {
-      steps,
-      phases,
-      owned,
-      scratch,
-      scratchBytes,
-      spine: spineBuffer,
-      spineBytes,
-      recs: recsBuffer,
-      recsBytes,
-      totalAt,
-      leaves,
-    };
+    const plan: RunsPlan = { steps, phases, owned, scratch, scratchBytes, totalAt, leaves };
     return plan;
   });
 }
