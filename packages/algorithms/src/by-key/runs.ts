@@ -22,7 +22,7 @@ import {
   type Turn,
   type WgslFragment,
 } from '@webdpl/core';
-import { type CachedStep, cachedTuning, recordSteps } from '../common/gpu-io';
+import { type CachedStep, cachedTuning, recordSteps, sameLeaves } from '../common/gpu-io';
 import { scratchBuffer } from '../common/scratch';
 import { segmentsFor, windowOf, windowResource } from '../common/segments';
 import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../common/tuning';
@@ -169,14 +169,6 @@ let phasePasses = false;
  */
 export function setRunsPhasePasses(on: boolean): void {
   phasePasses = on;
-}
-
-/** Whether a cached plan's fragments are the call's: the same objects, or the same code. */
-function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boolean {
-  return a.every((x, i) => {
-    const y = b[i] as WgslFragment;
-    return x === y || (x.name === y.name && x.code === y.code);
-  });
 }
 
 function submit(device: GpuDevice, req: ReduceByKeyDeviceRequest, p: RunsPlan, turn: Turn): Promise<ReduceByKeyResult> {

@@ -1,9 +1,9 @@
 /**
  * What the GPU side shares: copying read-back bytes into host arrays (the pattern layer stages
- * arguments, pattern/dispatch.ts), and the engines' hot path: memoized tuning and the recording of
- * cached steps.
+ * arguments, pattern/dispatch.ts), and the engines' hot path: memoized tuning, the check of a cached
+ * plan's fragments and the recording of cached steps.
  */
-import type { HostArray, Recorder } from '@webdpl/core';
+import type { HostArray, Recorder, WgslFragment } from '@webdpl/core';
 import { resolveTuning, type TuningValues } from './tuning';
 
 /** Copies raw bytes read back from the device into a host array. */
@@ -40,6 +40,17 @@ export function cachedTuning<T extends TuningValues>(
     byName.set(name, t);
   }
   return t;
+}
+
+/** Whether a cached plan's fragments are the call's: the same objects, or the same code. */
+export function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as WgslFragment;
+    const y = b[i] as WgslFragment;
+    if (x !== y && (x.name !== y.name || x.code !== y.code)) return false;
+  }
+  return true;
 }
 
 /** A pipeline, its bind group and its workgroup count: one dispatch of a cached call. */

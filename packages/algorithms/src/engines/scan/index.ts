@@ -44,7 +44,7 @@ import {
   UnsupportedOnDeviceError,
   type WgslFragment,
 } from '@webdpl/core';
-import { type CachedStep, cachedTuning, recordSteps } from '../../common/gpu-io';
+import { type CachedStep, cachedTuning, recordSteps, sameLeaves } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
 import { type Segment, segmentsFor, type Window, windowOf, windowResource } from '../../common/segments';
 import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../../common/tuning';
@@ -441,17 +441,6 @@ interface ScanPlan extends Owned {
   readonly tailCount: number;
   /** The caller's fragments (combine, generate), compared on every hit (by identity, else code). */
   readonly leaves: readonly WgslFragment[];
-}
-
-/** Whether a cached plan's fragments are the call's: the same objects, or the same code. */
-function sameLeaves(a: readonly WgslFragment[], b: readonly WgslFragment[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as WgslFragment;
-    const y = b[i] as WgslFragment;
-    if (x !== y && (x.name !== y.name || x.code !== y.code)) return false;
-  }
-  return true;
 }
 
 function leavesOf(call: EngineCall): WgslFragment[] {
