@@ -503,8 +503,8 @@ function inOutputBuffers(call: EngineCall, buffer: GPUBuffer): boolean {
 
 /** What a call derives before its plan lookup: tuning, in-place and copy decisions, leaves and plan key. */
 interface Prepared {
+  /** A compaction: its outputs are bound whole and its count is read back. */
   readonly compaction: boolean;
-  readonly counted: boolean;
   readonly t: ScanTuning;
   readonly inPlace: boolean;
   readonly copyInput: boolean;
@@ -517,8 +517,6 @@ interface Prepared {
 /** A call's checks and derivations before its plan lookup (see `Prepared`); throws on a bad request. */
 function prepare(device: GpuDevice, call: EngineCall): Prepared {
   const compaction = isCompaction(call.write);
-  // Calls that count (compactions): outputs bound whole, a count read back.
-  const counted = compaction;
   const kind: ScanKind = compaction ? (striped(call) ? 'select' : 'compaction') : keysOf(call.gen) ? 'by-key' : 'scan';
   const t: ScanTuning = cachedTuning(
     call.tuningName,
@@ -578,7 +576,7 @@ function prepare(device: GpuDevice, call: EngineCall): Prepared {
     const at = (a?: DeviceArray) => (a ? `${bufferId(a.buffer)}@${a.offset}+${a.length}` : '-');
     key += `|rc:${at(rc.keys)}:${at(rc.values)}:${rc.cap}`;
   }
-  return { compaction, counted, t, inPlace, copyInput, copyStream, copied, leaves, key };
+  return { compaction, t, inPlace, copyInput, copyStream, copied, leaves, key };
 }
 
 /**
@@ -795,7 +793,7 @@ function submitPlan(
   streams: readonly DeviceArray[],
   turn: Turn,
 ): Promise<RunResult> {
-  const { compaction, counted, copyInput, copyStream, copied } = prepared;
+  const { compaction, copyInput, copyStream, copied } = prepared;
   const n = call.input.length;
   let countRb: Readback | undefined;
   let outRb: { data(): ArrayBuffer } | undefined;
@@ -850,7 +848,7 @@ function submitPlan(
     return call.after ? (call.after(r) as RunResult) : r;
   };
   // A call that reads back takes its result where the readback arrives (no promise step of its own).
-  return counted || call.readBack
+  return compaction || call.readBack
     ? device.queue.submitRead(call.label, record, turn, result)
     : device.queue.enqueue(call.label, record, turn).then(result);
 }
@@ -866,7 +864,7 @@ async function buildPlan(
   leaves: readonly WgslFragment[],
 ): Promise<ScanPlan> {
   const n = call.input.length;
-  const counted = isCompaction(call.write);
+  const compaction = isCompaction(call.write);
   const w = t.workgroupSize;
   const k = t.itemsPerThread;
   const tile = w * k;
@@ -904,7 +902,7 @@ async function buildPlan(
       kind: rts ? (tiles === 1 ? 'direct' : 'rts') : 'chained',
       inWin,
       inBase: inWin.localBase + (extend ? 1 : 0),
-      outWin: counted ? outWhole : windowOf(device, call.output, seg),
+      outWin: compaction ? outWhole : windowOf(device, call.output, seg),
       stWins,
       stBases: stWins.map((win) => win.localBase + (seg.start - stStart)),
     };
