@@ -78,6 +78,63 @@ describe('radix select', () => {
     }
   }
 
+  it('with a destination: the same arrangement written there, the data only read (plain and shared)', async () => {
+    for (const type of ['u32', 'i32', 'f32'] as const) {
+      for (const descending of [false, true]) {
+        const comp = cpuComparator(checkComparator(descending ? greater : undefined, 'comp'), type);
+        for (const [s, n] of [M, M + 1, 40001, 2 ** 17 + 3, 2 ** 18 + 5].entries()) {
+          const spread = s % 2 === 0 ? 3 : 0;
+          const a = data(type, n, s + 11, spread);
+          for (const k of [0, n - 1, (s * 7919) % n]) {
+            const want = reference(a, k, comp.before);
+            for (const { name, backend } of [{ name: 'seq', backend: seq }, ...pars]) {
+              for (const [sharedIn, sharedOut] of [
+                [false, false],
+                [true, true],
+                [true, false],
+                [false, true],
+              ] as const) {
+                const x = sharedIn ? sharedCopy(a) : (a.slice() as KeyArray);
+                const dest = alloc(type, n) as KeyArray;
+                const d = sharedOut ? sharedCopy(dest) : dest;
+                await cpuRadixSelect(backend, x, k, type, descending, d);
+                const at = `${type} ${descending} ${name} in ${sharedIn} out ${sharedOut} n=${n} k=${k}`;
+                expect(diff(d, want), at).toBe('');
+                expect(diff(x, a), `${at}: data untouched`).toBe('');
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('topK partitions shared or seq input straight into its copy: the k first sorted, the input untouched', async () => {
+    for (const type of ['u32', 'f32'] as const) {
+      for (const descending of [false, true]) {
+        const comp = cpuComparator(checkComparator(descending ? greater : undefined, 'comp'), type);
+        for (const [s, n] of [M, 40001, 2 ** 18 + 3].entries()) {
+          const a = data(type, n, s + 21, s === 1 ? 7 : 0);
+          const sorted = Array.from(a).sort((x, y) => (comp.before(x, y) ? -1 : comp.before(y, x) ? 1 : 0));
+          for (const k of [1, 2, n >> 1, n - 1, n]) {
+            for (const { name, backend } of [{ name: 'seq', backend: seq }, ...pars]) {
+              for (const shared of [false, true]) {
+                const input = shared ? sharedCopy(a) : (a.slice() as KeyArray);
+                const out = alloc(type, k + 1) as KeyArray;
+                out[k] = 5;
+                await cpuTopK(backend, input, k, out, type, comp);
+                const at = `${type} ${descending} ${name} ${shared} n=${n} k=${k}`;
+                expect(diff(out.subarray(0, k), Float64Array.from(sorted.slice(0, k))), at).toBe('');
+                expect(out[k], at).toBe(5);
+                expect(diff(input, a), `${at}: input untouched`).toBe('');
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+
   it('copies the candidates of round 1 out (at most n / COMPACT_RATIO of them) and counts round 2 over them', async () => {
     // m keys share the top 11 bits 0x5a5 (the class of the k-th), the rest lie below or above it;
     // clustered at the front (later chunks have no candidates), at the back, or spread out; m at

@@ -17,7 +17,8 @@
  *       pool round trip fewer;
  *  4.   the stable partition: each chunk scatters its keys before / equal to / after the k-th into
  *       scratch at its offsets (the before / after choice without a branch, see scatterSource);
- *  5.   the scratch is copied back.
+ *  5.   the scratch is copied back (with a destination, topK's copy of its input, the partition
+ *       writes there and nothing is copied).
  * par (from SELECT_PAR_MIN elements) runs every pass over chunks on the pool and the calling thread
  * (`runChunks`); plain (non-shared) data from SELECT_PLAIN_MIN elements (or under an explicit
  * parallelThreshold) is copied into shared scratch first and back at the end. 4-5 reads and 2
@@ -202,7 +203,9 @@ export const COMPACT_RATIO = 4;
 /**
  * Rearranges `a` (of `type`) so that a[k] is the element a stable sort by the built-in order
  * (`descending`: greater) puts there, every element that goes before it first and every element
- * that goes after it last, each group in input order (see the file comment).
+ * that goes after it last, each group in input order (see the file comment). With `dest` (as long
+ * as `a`, overlapping nothing of it) the arrangement goes there instead and `a` is only read: the
+ * partition writes straight into it, with no copy of the data in and no copy back (topK).
  */
 export async function cpuRadixSelect(
   backend: CpuBackend,
@@ -210,6 +213,7 @@ export async function cpuRadixSelect(
   k: number,
   type: NumericType,
   descending: boolean,
+  dest?: KeyArray,
 ): Promise<void> {
   const n = a.length;
   const par =
@@ -347,12 +351,17 @@ export async function cpuRadixSelect(
     });
     P[2] = prefix >>> 0;
     P[1] = totalEq * EQ_BRANCH < n || (n - totalEq) * EQ_BRANCH < n ? 1 : 0;
-    const out = words(n);
+    // Into `dest` itself where the threads can write it (the calling thread alone, or shared).
+    const into = dest === undefined ? undefined : bitsView(dest);
+    const direct = into !== undefined && (!shared || isShared(into));
+    const out = direct ? into : words(n);
     await pass(scatter, x, out, offsets, 1);
+    if (direct) return;
     // Back into the data: on the pool where the data is shared (out is still in the cache: copying
     // the data out in round 0 instead, and partitioning from that copy into the data, took longer
     // than this pass, 2^22 u32: round 0 5.95 -> 8.5 ms against 0.7 ms here), else one copy here.
-    if (x === bits) await pass(COPY_SOURCE, out, bits, offsets, 0);
+    if (into !== undefined) into.set(out);
+    else if (x === bits) await pass(COPY_SOURCE, out, bits, offsets, 0);
     else bits.set(out);
   } finally {
     giveBack(...taken);

@@ -17,11 +17,11 @@
  * caller's array is as it was when it throws.
  */
 import type { NumericType } from '@webdpl/core';
-import { type CpuBackend, compileOnce, sharedMemoryAvailable } from '@webdpl/policies';
-import { cpuRadixSelect, RADIX_SELECT_MIN, SELECT_PAR_MIN } from './radix-select';
+import { type CpuBackend, compileOnce, isShared, sharedMemoryAvailable } from '@webdpl/policies';
+import { cpuRadixSelect, RADIX_SELECT_MIN, SELECT_PAR_MIN, SELECT_PLAIN_MIN } from './radix-select';
 import { type CpuComparator, cpuSort, type KeyArray } from './sort/index';
 import { borrow, giveBack } from './sort/scratch';
-import { belowParMin } from './staging';
+import { belowParMin, plainMemoryBoundSeq } from './staging';
 
 /**
  * Places the k-th element (0-based) of a[lo, hi) at k: before it nothing after it, after it nothing
@@ -210,10 +210,29 @@ export async function cpuTopK(
   const n = input.length;
   const shared = backend.kind === 'par' && sharedMemoryAvailable() && !belowParMin(backend, n, SELECT_PAR_MIN);
   const Ctor = input.constructor as new (buffer: ArrayBufferLike, offset: number, length: number) => KeyArray;
-  const x = shared ? new Ctor(borrow(n * 4, true), 0, n) : (input.slice() as KeyArray);
+  // The radix select reads the input where it is (seq, shared, or plain data it copies into shared
+  // memory itself) and partitions it straight into the copy: no copy of the input first, none back
+  // (u32 2^22, k = 2^20, allocShared: seq 26.0 -> 24.9 ms, par 15.0-15.8 -> 13.6-14.2 ms;
+  // docs/benchmarks/cpu-catalogue-par-2026-11-24h.md). Plain data too short for it to copy stays
+  // on the copy below, which runs on the pool.
+  const direct =
+    comp.kind === 'builtin' &&
+    n >= RADIX_SELECT_MIN &&
+    k < n &&
+    (!shared || isShared(input) || !plainMemoryBoundSeq(backend, n, [input], SELECT_PLAIN_MIN));
+  const x = shared
+    ? new Ctor(borrow(n * 4, true), 0, n)
+    : direct
+      ? new Ctor(new ArrayBuffer(n * 4), 0, n)
+      : (input.slice() as KeyArray);
   try {
-    if (shared) x.set(input as never);
-    await cpuPartialSort(backend, x, k, type, comp);
+    if (direct) {
+      await cpuRadixSelect(backend, input, k - 1, type, comp.descending, x);
+      await cpuSort(backend, x.subarray(0, k - 1) as KeyArray, undefined, type, comp);
+    } else {
+      if (shared) x.set(input as never);
+      await cpuPartialSort(backend, x, k, type, comp);
+    }
     out.set(x.subarray(0, k) as never);
   } finally {
     if (shared) giveBack(x);
