@@ -23,6 +23,7 @@ await build({
     'device-check': 'scripts/probe/device-check.ts',
     'compaction-probe': 'scripts/probe/compaction-probe.ts',
     'runs-micro-probe': 'scripts/probe/runs-micro-probe.ts',
+    'tuning-sweep': 'scripts/probe/tuning-sweep.ts',
   },
   bundle: true,
   platform: 'node',

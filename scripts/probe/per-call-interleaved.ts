@@ -6,7 +6,8 @@
  * the native submit's own time, and with timestamps the device time of its passes.
  * Variants: floor (packages/bench/src/per-call.ts), reduce (API), engine (the transform-reduce
  * engine alone), scan / transform (API, then queue.finish()), copyIf (API), empty (an empty submit).
- * Env: W (comma-separated variants), L (log2 n, default 12), R (rounds, default 5), T (ms, default 150).
+ * Env: W (comma-separated variants), L (log2 n, default 12), R (rounds, default 5), T (ms, default 150),
+ * TUNING (the policy's tuning overrides as JSON, e.g. '{"inclusiveScan":{"itemsPerThread":16}}').
  * Bundle: node scripts/probe/build.mjs; run: R=7 node .probe/per-call-interleaved.mjs
  */
 
@@ -33,7 +34,10 @@ const a = DeviceArray.from(
   Uint32Array.from({ length: n }, (_, i) => i & 7),
 );
 const out = DeviceArray.create(device, 'u32', n);
-const p = makeDevicePolicy(device, { fallback: 'error' });
+const p = makeDevicePolicy(device, {
+  fallback: 'error',
+  ...(process.env.TUNING ? { tuning: JSON.parse(process.env.TUNING) } : {}),
+});
 const floor = rawFloor(device, a);
 const f: Record<string, () => Promise<unknown>> = {
   floor: () => floor.run(),

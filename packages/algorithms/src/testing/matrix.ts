@@ -13,6 +13,8 @@ export const TINY_TUNING: TuningOverrides = {
     vecsPerThread: 1,
     itemsPerThread: 2,
     maxWorkgroups: 5,
+    // One workgroup for up to 5 tiles (one pass), then 2 to 5 workgroups of 3 or more tiles.
+    minTilesPerWorkgroup: 3,
     maxBindingBytes: 4096,
   },
   map: {

@@ -42,11 +42,11 @@ describe('scanDefaults', () => {
     expect(tile(scanDefaults(fakeDevice('gpu', true), 'select', false, SELECT_LARGE))).toEqual([1024, 8]);
   });
 
-  it('software adapters: 256 x 8 and 64 spins, with or without subgroups', () => {
+  it('software adapters: 64 x 32 and 64 spins, with or without subgroups', () => {
     for (const sg of [true, false]) {
       for (const kind of ['scan', 'compaction', 'select', 'by-key', 'runs'] as const) {
         const t = scanDefaults(fakeDevice('software-gpu', sg), kind, true, SELECT_LARGE);
-        expect(tile(t)).toEqual([256, 8]);
+        expect(tile(t)).toEqual([64, 32]);
         expect(t.maxSpins).toBe(64);
       }
     }

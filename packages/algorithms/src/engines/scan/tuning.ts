@@ -105,8 +105,7 @@ export const SELECT_LARGE = 1 << 22;
  * inclusiveScanByKey 256 x 24 (the scans' default) 0.147 / 0.533, 256 x 32 0.135 / 0.485, 512 x 16
  * 0.133 / 0.472, 512 x 32 0.133 / 0.463, 512 x 36 0.129 / 0.454, 512 x 40 0.133 / 0.447, 1024 x 16
  * 0.139 / 0.485, 256 x 36..64 and 128 x 32..48 slower. On software
- * adapters 8 items per thread (two rows: their compilers take seconds per row of workgroup scans)
- * and 64 spins.
+ * adapters 64 threads x 32 items (below) and 64 spins.
  */
 export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true, n = 0): ScanTuning {
   const t = { ...scanTuning };
@@ -165,8 +164,16 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
   // 0.4086 (ticket -> workgroup index).
   t.atomicTileIds = ticketTileIds(device);
   if (device.info.kind === 'software-gpu') {
-    t.workgroupSize = scanTuning.workgroupSize;
-    t.itemsPerThread = 8;
+    // Software adapters run a workgroup's threads on one CPU thread, barrier by barrier: fewer
+    // threads with more items each. lavapipe (2 cores, Mesa 25.0.7), 2026-11-24, tuning-sweep.ts
+    // (every variant interleaved call by call in one process), device ms of 256 x 8 -> 64 x 32 at
+    // 2^12 / 2^16 / 2^20: inclusiveScan 0.076 / 0.634 / 10.8 -> 0.053 / 0.251 / 3.44, copyIf
+    // 0.072 / 0.580 / 8.91 -> 0.057 / 0.322 / 4.68, inclusiveScanByKey 0.076 / 0.649 / 10.3 ->
+    // 0.060 / 0.305 / 4.35, reduceByKey 0.683 / 8.00 -> 0.475 / 4.27 at 2^16 / 2^20 (32 x 32 and
+    // 128 x 32 within 10-20% of it, 64 items compile for seconds); without subgroups 2^20 scan 20.6
+    // -> 5.8 ms. The tile keeps its 2048 elements.
+    t.workgroupSize = 64;
+    t.itemsPerThread = 32;
     t.maxSpins = 64;
   }
   // Workgroup memory is the workgroup scans' (with subgroups workgroupSize / minSubgroupSize values

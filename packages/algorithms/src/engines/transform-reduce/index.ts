@@ -39,10 +39,10 @@ import {
   trInput,
   trUse,
 } from './kernels';
-import { type TransformReduceTuning, transformReduceTuning } from './tuning';
+import { softwareTransformReduceTuning, type TransformReduceTuning, transformReduceTuning } from './tuning';
 
 export type { ReducePath, TupleShape } from './kernels';
-export { transformReduceTuning } from './tuning';
+export { softwareTransformReduceTuning, transformReduceTuning } from './tuning';
 
 export interface TransformReduceRequest {
   /** Label for errors and profiling. */
@@ -206,14 +206,15 @@ function submitPlan<T>(
 
 /** A call's tuning, geometry choices and cache keys (the kernel's, and the plan's). */
 function planKeyOf(device: GpuDevice, req: TransformReduceRequest) {
-  const t = cachedTuning(req.tuningName ?? 'reduce', fitThreads(device, transformReduceTuning), req.tuning);
+  const defaults = device.info.kind === 'software-gpu' ? softwareTransformReduceTuning : transformReduceTuning;
+  const t = cachedTuning(req.tuningName ?? 'reduce', fitThreads(device, defaults), req.tuning);
   const n = req.inputs[0]?.length ?? req.n ?? 0;
   const subgroups = useSubgroups(device, t.subgroups);
   const minSubgroupSize = device.info.subgroupMinSize || 4;
   const path = choosePath(req);
   let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}|${req.tuple?.raw.name ?? ''}`;
   for (const a of req.inputs) kernelKey += `|${a.type}`;
-  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.maxBindingBytes}`;
+  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.minTilesPerWorkgroup}|${t.maxBindingBytes}`;
   for (const a of req.inputs) planKey += `|${bufferId(a.buffer)}@${a.offset}`;
   return { t, n, subgroups, minSubgroupSize, path, kernelKey, planKey };
 }
@@ -344,7 +345,7 @@ async function buildPlan(
   // Geometry per segment: workgroups and tiles per workgroup.
   const geometry = segments.map((s) => {
     const tiles = Math.max(1, Math.ceil(s.length / tileElems));
-    const wgs = Math.min(tiles, t.maxWorkgroups);
+    const wgs = Math.max(1, Math.min(tiles, t.maxWorkgroups, Math.floor(tiles / t.minTilesPerWorkgroup)));
     const tilesPerWg = Math.ceil(tiles / wgs);
     return { s, wgs: Math.ceil(tiles / tilesPerWg), tilesPerWg };
   });

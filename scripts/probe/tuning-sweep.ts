@@ -1,0 +1,98 @@
+/**
+ * Tuning variants side by side in one process: every round calls each (algorithm, variant) pair in
+ * turn, rotating the order, `PROBE_REPS` calls each, and keeps the median device time of the pair in
+ * that round; prints per pair the median over rounds and the ratio to the first variant. Variants
+ * interleave call by call in one process, so load on a shared machine (lavapipe runs on its CPU)
+ * falls on all of them alike, which separate processes per variant do not give.
+ * Env: PROBE_VARIANTS (JSON: name -> a policy's `tuning` object, e.g.
+ * '{"base":{},"64x32":{"scan":{"workgroupSize":64,"itemsPerThread":32}}}'), PROBE_ALGS
+ * (comma-separated: reduce, transform, inclusiveScan, exclusiveScan, copyIf, inclusiveScanByKey,
+ * reduceByKey; default all), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
+ * PROBE_REPS (default 9). Every call's result is checked against the first variant's.
+ * Bundle: node scripts/probe/build.mjs; run: node .probe/tuning-sweep.mjs
+ */
+import {
+  copyIf,
+  exclusiveScan,
+  inclusiveScan,
+  inclusiveScanByKey,
+  reduce,
+  reduceByKey,
+  transform,
+} from '../../packages/algorithms/src/index';
+import { DeviceArray } from '../../packages/core/src/index';
+import { makeDevicePolicy } from '../../packages/policies/src/index';
+import { openProbe, out, probeSizes, runProbe, timeIt } from './timing';
+
+runProbe(async () => {
+  const variants = JSON.parse(process.env.PROBE_VARIANTS ?? '{"default":{}}') as Record<string, object>;
+  const names = Object.keys(variants);
+  const algs = (
+    process.env.PROBE_ALGS ?? 'reduce,transform,inclusiveScan,exclusiveScan,copyIf,inclusiveScanByKey,reduceByKey'
+  ).split(',');
+  const rounds = Number(process.env.PROBE_ROUNDS ?? 5);
+  const reps = Number(process.env.PROBE_REPS ?? 9);
+  const { device } = await openProbe({}, { variants });
+  const policies = names.map((v) => makeDevicePolicy(device, { fallback: 'error', tuning: variants[v] as never }));
+  for (const lg of probeSizes('12,16,20')) {
+    const n = 1 << lg;
+    const a = DeviceArray.from(
+      device,
+      new Uint32Array(n).map((_, i) => Math.imul(i, 2654435761) >>> 27),
+    );
+    const byKey = algs.some((x) => x.endsWith('ByKey'));
+    const keys = DeviceArray.from(
+      device,
+      byKey ? Uint32Array.from({ length: n }, (_, i) => i >> 4) : new Uint32Array(1),
+    );
+    const outs = names.map(() => DeviceArray.create(device, 'u32', n));
+    const outs2 = names.map(() => DeviceArray.create(device, 'u32', algs.includes('reduceByKey') ? n : 1));
+    const calls: Record<string, (v: number) => Promise<unknown>> = {
+      reduce: (v) => reduce(policies[v]!, a),
+      transform: (v) => transform(policies[v]!, a, outs[v]!, (x: number) => x * 3 + 1),
+      inclusiveScan: (v) => inclusiveScan(policies[v]!, a, outs[v]!),
+      exclusiveScan: (v) => exclusiveScan(policies[v]!, a, outs[v]!, 0),
+      copyIf: (v) => copyIf(policies[v]!, a, outs[v]!, (x: number) => x < 16),
+      inclusiveScanByKey: (v) => inclusiveScanByKey(policies[v]!, keys, a, outs[v]!),
+      reduceByKey: (v) => reduceByKey(policies[v]!, keys, a, outs[v]!, outs2[v]!),
+    };
+    const ms: Record<string, number[]> = {};
+    for (const alg of algs) {
+      const f = calls[alg];
+      if (!f) throw new Error(`PROBE_ALGS: unknown algorithm '${alg}'`);
+      // Results of every variant against the first one's (also the compile of each variant).
+      let ref: unknown;
+      for (let v = 0; v < names.length; v++) {
+        const r = await f(v);
+        await device.queue.finish();
+        const got = JSON.stringify([
+          typeof r === 'number' ? r : null,
+          await outs[v]!.read().then((x) => Array.from(x.subarray(0, 4096))),
+        ]);
+        if (v === 0) ref = got;
+        else if (got !== ref) out({ lg, alg, variant: names[v], error: 'result differs from the first variant' });
+      }
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const alg of algs) {
+        for (let j = 0; j < names.length; j++) {
+          const v = (j + round) % names.length;
+          const t = await timeIt(device, reps, () => calls[alg]!(v));
+          (ms[`${alg} ${names[v]}`] ??= []).push(t);
+        }
+      }
+    }
+    const med = (x: number[]) => [...x].sort((p, q) => p - q)[x.length >> 1] as number;
+    for (const alg of algs) {
+      const base = med(ms[`${alg} ${names[0]}`]!);
+      for (const v of names) {
+        const m = med(ms[`${alg} ${v}`]!);
+        out({ lg, alg, variant: v, ms: +m.toFixed(5), vsFirst: +(m / base).toFixed(3) });
+      }
+    }
+    a.destroy();
+    keys.destroy();
+    for (const o of [...outs, ...outs2]) o.destroy();
+  }
+  device.destroy();
+});
