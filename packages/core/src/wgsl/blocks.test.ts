@@ -169,6 +169,21 @@ ${entryPrologue(subgroups)}
   return runOneWorkgroup(device, pipeline, inp, out);
 }
 
+describe.skipIf(!gpu)('workgroup-memory variant at 1024 threads (32 rakes of 32: every padded word)', () => {
+  const device = gpu as GpuDevice;
+  const big = device && device.gpu.limits.maxComputeInvocationsPerWorkgroup >= 1024;
+  for (const { type, op, gen } of cases.filter((c) => c.type === 'u32')) {
+    it.skipIf(!big)(`${op.name}<${type}> at n = 1000, 1024`, async () => {
+      for (const n of [1000, 1024]) {
+        const r = rng(n * 104729);
+        const input = Array.from({ length: n }, () => gen(r));
+        const got = await runBlocks(device, type, op, 1024, false, input);
+        expect(got, `n=${n}`).toEqual(reference(op, type, 1024, input));
+      }
+    });
+  }
+});
+
 describe.skipIf(!gpu)('workgroupExclusiveScanRows: several independent row scans in one exchange', () => {
   const device = gpu as GpuDevice;
   const variants = device?.features.has('subgroups') ? [true, false] : [false];
