@@ -1,4 +1,4 @@
-import { lastNonZero, maximum, minimum, plus } from '@webdpl/core';
+import { bitAnd, bitOr, bitXor, lastNonZero, maximum, minimum, plus } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { expectSameArray } from '../testing/assert';
 import { edgeSizes, floatTolerance, makeData, policyMatrix, rng, TINY_TILE } from '../testing/matrix';
@@ -39,6 +39,23 @@ describe.each(policyMatrix())('reduce under $name', ({ policy }) => {
       }
     });
   }
+
+  it('bitwise and max/min over u32 and i32 (the GPU folds several workgroups with atomics where the identity is 0)', async () => {
+    for (const n of [1, 33, TINY_TILE * 7 + 3, 5000, 70001]) {
+      for (const type of ['u32', 'i32'] as const) {
+        const data = makeData(type, n, 'random');
+        // Sparse bits too, so or/and/xor results are not all-ones or zero at every size.
+        const sparse = data.map((x, i) => (i % 97 === 0 ? x : x & 0x0f0f0001));
+        for (const op of [bitOr, bitXor, bitAnd, maximum, minimum]) {
+          const f = op.js([type, type]) as (a: number, b: number) => number;
+          for (const d of [data, sparse]) {
+            const init = op === bitAnd ? (type === 'u32' ? 0xfffffff7 : -9) : 3;
+            expect(await reduce(policy, d, init, op), `${op.name}<${type}> n=${n}`).toBe(refReduce(d, init, f));
+          }
+        }
+      }
+    }
+  });
 
   it('maximum<i32>, minimum<f32> with NaN and -0, and a non-commutative operator', async () => {
     for (const n of [1, 7, 100, TINY_TILE + 1, 5000, 70001]) {

@@ -15,6 +15,8 @@ export const TINY_TUNING: TuningOverrides = {
     maxWorkgroups: 5,
     // One workgroup for up to 5 tiles (one pass), then 2 to 5 workgroups of 3 or more tiles.
     minTilesPerWorkgroup: 3,
+    // The atomic one-pass fold of integer plus/or/xor/max (off by default on software adapters).
+    atomicFold: true,
     maxBindingBytes: 4096,
   },
   map: {

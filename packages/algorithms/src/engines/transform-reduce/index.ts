@@ -29,6 +29,7 @@ import { scratchBuffer } from '../../common/scratch';
 import { segmentsFor, windowOf, windowResource } from '../../common/segments';
 import { bindingLimit, fitThreads, useSubgroups } from '../../common/tuning';
 import {
+  atomicFoldOf,
   blockedKernel,
   finalKernel,
   partialsKernel,
@@ -100,6 +101,8 @@ interface ReducePlan extends Owned {
   readonly partialBytes: number;
   /** Byte offset of the result in `partials`. */
   readonly resultAt: number;
+  /** Byte offset of the word the atomic fold starts from, cleared before the pass (atomic plans). */
+  readonly clearAt: number | undefined;
   readonly loadCode: string;
   readonly combineCode: string;
 }
@@ -193,6 +196,7 @@ function submitPlan<T>(
   return device.queue.submitRead(
     req.label,
     (rec) => {
+      if (p.clearAt !== undefined) rec.encoder.clearBuffer(p.partials, p.clearAt, 4);
       const pass = rec.beginPass(req.label);
       recordSteps(rec, pass, p.steps);
       pass.end();
@@ -214,7 +218,7 @@ function planKeyOf(device: GpuDevice, req: TransformReduceRequest) {
   const path = choosePath(req);
   let kernelKey = `tr|${path}|${req.load.name}|${req.combiner.name}|${t.workgroupSize}|${t.vecsPerThread}|${t.itemsPerThread}|${subgroups ? minSubgroupSize : 0}|${req.tuple?.raw.name ?? ''}`;
   for (const a of req.inputs) kernelKey += `|${a.type}`;
-  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.minTilesPerWorkgroup}|${t.maxBindingBytes}`;
+  let planKey = `${kernelKey}|${n}|${t.maxWorkgroups}|${t.minTilesPerWorkgroup}|${t.atomicFold}|${t.maxBindingBytes}`;
   for (const a of req.inputs) planKey += `|${bufferId(a.buffer)}@${a.offset}`;
   return { t, n, subgroups, minSubgroupSize, path, kernelKey, planKey };
 }
@@ -316,6 +320,19 @@ async function buildPlan(
   const tileElems = path === 'vec' || tuple ? 4 * w * t.vecsPerThread : w * t.itemsPerThread;
   const inTypes = req.inputs.map((a) => a.type as NumericType);
   const leaves = tuple ? [req.load, req.combiner.combine, tuple.raw] : [req.load, req.combiner.combine];
+  const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tileElems);
+  // Geometry per segment: workgroups and tiles per workgroup.
+  const geometry = segments.map((s) => {
+    const tiles = Math.max(1, Math.ceil(s.length / tileElems));
+    const wgs = Math.max(1, Math.min(tiles, t.maxWorkgroups, Math.floor(tiles / t.minTilesPerWorkgroup)));
+    const tilesPerWg = Math.ceil(tiles / wgs);
+    return { s, wgs: Math.ceil(tiles / tilesPerWg), tilesPerWg };
+  });
+  const partialCount = geometry.reduce((a, p) => a + p.wgs, 0);
+  // Integer plus / or / xor (max over u32) fold every workgroup's total into one word with an
+  // atomic: one pass, no second dispatch (commutative: any order gives the same bits).
+  const atomicFold =
+    t.atomicFold && !tuple && req.commutative && partialCount > 1 ? atomicFoldOf(req.combiner) : undefined;
   const build = (): WgslFragment =>
     tuple
       ? blockedKernel({
@@ -339,18 +356,10 @@ async function buildPlan(
           itemsPerThread: t.itemsPerThread,
           subgroups,
           minSubgroupSize,
+          atomicFold,
         });
-  const pass1 = await pipelineFor(device, kernelKey, leaves, build);
-  const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tileElems);
-  // Geometry per segment: workgroups and tiles per workgroup.
-  const geometry = segments.map((s) => {
-    const tiles = Math.max(1, Math.ceil(s.length / tileElems));
-    const wgs = Math.max(1, Math.min(tiles, t.maxWorkgroups, Math.floor(tiles / t.minTilesPerWorkgroup)));
-    const tilesPerWg = Math.ceil(tiles / wgs);
-    return { s, wgs: Math.ceil(tiles / tilesPerWg), tilesPerWg };
-  });
-  const partialCount = geometry.reduce((a, p) => a + p.wgs, 0);
-  const needFinal = partialCount > 1;
+  const pass1 = await pipelineFor(device, atomicFold ? `${kernelKey}|${atomicFold}` : kernelKey, leaves, build);
+  const needFinal = partialCount > 1 && !atomicFold;
   const sgFinal = subgroups && !tuple;
   const finalKey = `tr_final|${req.combiner.name}|${w}|${sgFinal ? minSubgroupSize : 0}`;
   const pass2 = needFinal
@@ -366,7 +375,7 @@ async function buildPlan(
     const steps: CachedStep[] = [];
     const layout1 = pass1.getBindGroupLayout(0);
     const vec = path === 'vec' || path === 'blocked-vec';
-    const use = trUse(req.inputs.length, vec);
+    const use = trUse(req.inputs.length, vec, atomicFold !== undefined);
     let out = 0;
     for (const plan of geometry) {
       const wins = req.inputs.map((a) => windowOf(device, a, plan.s));
@@ -376,16 +385,16 @@ async function buildPlan(
         base1: wins[1]?.localBase ?? 0,
         tiles_per_wg: plan.tilesPerWg,
         num_wg: plan.wgs,
-        out_offset: out,
+        out_offset: atomicFold ? 0 : out,
         seg_start: plan.s.start,
         base2: wins[2]?.localBase ?? 0,
         base3: wins[3]?.localBase ?? 0,
       });
       const params = paramsBuffer(device, words, `${req.label} params`);
       owned.push(params);
-      const resources: Partial<Record<TrBinding | 'prm' | 'partials', GPUBindingResource>> = {
+      const resources: Partial<Record<TrBinding | 'prm' | 'partials' | 'partials_a', GPUBindingResource>> = {
         prm: { buffer: params },
-        partials: { buffer: partials },
+        [atomicFold ? 'partials_a' : 'partials']: { buffer: partials },
       };
       req.inputs.forEach((a, k) => {
         const r = windowResource(a, wins[k] as ReturnType<typeof windowOf>);
@@ -413,7 +422,7 @@ async function buildPlan(
       owned.push(params);
       const group = device.gpu.createBindGroup({
         layout: pass2.getBindGroupLayout(0),
-        entries: TR.entries({ prm: { buffer: params }, partials: { buffer: partials } }),
+        entries: TR.entries({ prm: { buffer: params }, partials: { buffer: partials } }, { partials: true }),
       });
       steps.push({ pipeline: pass2, group, wgs: 1 });
     }
@@ -423,6 +432,7 @@ async function buildPlan(
       partials,
       partialBytes,
       resultAt: needFinal ? partialCount * stride : 0,
+      clearAt: atomicFold ? 0 : undefined,
       loadCode: req.load.code,
       combineCode: req.combiner.combine.code,
     };

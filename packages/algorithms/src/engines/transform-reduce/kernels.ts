@@ -48,6 +48,35 @@ export interface PartialsKernelParams {
   readonly itemsPerThread: number;
   readonly subgroups: boolean;
   readonly minSubgroupSize: number;
+  /**
+   * The atomic (`atomicAdd`...) folding each workgroup's total into word `prm.out_offset` of the
+   * partials (`partials_a`, cleared by the host), instead of storing it at `out_offset + wg_index`:
+   * one pass for commutative integer operators whose identity is 0 (`atomicFoldOf`).
+   */
+  readonly atomicFold?: AtomicFold;
+}
+
+/** A WGSL atomic read-modify-write function with identity 0. */
+export type AtomicFold = 'atomicAdd' | 'atomicOr' | 'atomicXor' | 'atomicMax';
+
+/**
+ * The atomic that folds `c`'s values exactly as its combine does, in any order, starting from a
+ * cleared (0) word: plus, or, xor over u32 / i32 (wrapping as the combine does), max over u32.
+ */
+export function atomicFoldOf(c: Combiner): AtomicFold | undefined {
+  if (c.wgslType !== 'u32' && c.wgslType !== 'i32') return undefined;
+  switch (c.subgroupOp) {
+    case 'Add':
+      return 'atomicAdd';
+    case 'Or':
+      return 'atomicOr';
+    case 'Xor':
+      return 'atomicXor';
+    case 'Max':
+      return c.wgslType === 'u32' ? 'atomicMax' : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** Most inputs of the engine (zip arguments); the 'vec' path takes at most 2. */
@@ -79,7 +108,8 @@ export const TR = kernelInterface({
     },
   },
   bindings: {
-    partials: { binding: 1, access: 'read_write' },
+    partials: { binding: 1, access: 'read_write', optional: true },
+    partials_a: { binding: 1, access: 'read_write', form: 'atomic', optional: true },
     in0_v: input(2, true),
     in0_s: input(3, false),
     in1_v: input(4, true),
@@ -98,9 +128,14 @@ export function trInput(k: number): { readonly v: TrBinding; readonly s: TrBindi
   return { v: `in${k}_v` as TrBinding, s: `in${k}_s` as TrBinding };
 }
 
-/** TR's variant for `inputs` inputs: their scalar views, and their vec4 views with `vec`. */
-export function trUse(inputs: number, vec: boolean): InterfaceUse<typeof TR.spec> {
-  const use: Partial<Record<TrBinding, boolean>> = {};
+/**
+ * TR's variant for `inputs` inputs: their scalar views, and their vec4 views with `vec`; the
+ * partials as atomics with `atomic`.
+ */
+export function trUse(inputs: number, vec: boolean, atomic = false): InterfaceUse<typeof TR.spec> {
+  const use: Partial<Record<TrBinding | 'partials' | 'partials_a', boolean>> = atomic
+    ? { partials_a: true }
+    : { partials: true };
   for (let k = 0; k < inputs; k++) {
     const b = trInput(k);
     use[b.s] = true;
@@ -110,14 +145,14 @@ export function trUse(inputs: number, vec: boolean): InterfaceUse<typeof TR.spec
 }
 
 /** TR's declarations for a pass 1 over `inTypes` (vec4 views with `vec`) reducing values of `acc`. */
-function bindings(inTypes: readonly NumericType[], vec: boolean, acc: string): string {
-  const types: Partial<Record<TrBinding | 'partials', string>> = { partials: acc };
+function bindings(inTypes: readonly NumericType[], vec: boolean, acc: string, atomic = false): string {
+  const types: Partial<Record<TrBinding | 'partials' | 'partials_a', string>> = { partials: acc, partials_a: acc };
   inTypes.forEach((t, k) => {
     const b = trInput(k);
     types[b.s] = t;
     types[b.v] = t;
   });
-  return TR.wgsl(trUse(inTypes.length, vec), types);
+  return TR.wgsl(trUse(inTypes.length, vec, atomic), types);
 }
 
 /** Builds pass 1. Bindings (TR): params, partials, input k's vec4 and scalar views. */
@@ -219,16 +254,20 @@ export function partialsKernel(p: PartialsKernelParams): WgslFragment {
     p.vecsPerThread,
     p.itemsPerThread,
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+    p.atomicFold ?? 'store',
   );
+  const out = p.atomicFold
+    ? `${p.atomicFold}(&partials_a[prm.out_offset], total);`
+    : 'partials[prm.out_offset + wg_index] = total;';
   return fragment({
     name,
     deps: [threadIds(p.subgroups), p.load, c.combine, red],
-    code: `${bindings(p.inTypes, p.path === 'vec', c.wgslType)}
+    code: `${bindings(p.inTypes, p.path === 'vec', c.wgslType, p.atomicFold !== undefined)}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   if (wg_index >= prm.num_wg) { return; }
 ${body}
-  if (ids.lid == 0u) { partials[prm.out_offset + wg_index] = total; }
+  if (ids.lid == 0u) { ${out} }
 }`,
   });
 }
@@ -245,7 +284,7 @@ export function finalKernel(p: FinalKernelParams): WgslFragment {
   return fragment({
     name,
     deps: [threadIds(p.subgroups), c.combine, red],
-    code: `${TR.wgsl({}, { partials: c.wgslType })}
+    code: `${TR.wgsl({ partials: true }, { partials: c.wgslType })}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   let k = (prm.n + ${w - 1}u) / ${w}u;

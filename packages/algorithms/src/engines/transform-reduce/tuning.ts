@@ -18,6 +18,11 @@ export const transformReduceTuning = {
    * most this many tiles is one workgroup and one pass, with no second pass to fold partials.
    */
   minTilesPerWorkgroup: 1,
+  /**
+   * Integer plus / or / xor (max over u32) fold the workgroups' totals with an atomic into one
+   * cleared word: one pass instead of two (kernels.ts `atomicFoldOf`).
+   */
+  atomicFold: true,
   /** Use subgroup building blocks when the device has them. */
   subgroups: true,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. */
@@ -40,4 +45,7 @@ export const softwareTransformReduceTuning: TransformReduceTuning = {
   workgroupSize: 64,
   maxWorkgroups: 8,
   minTilesPerWorkgroup: 4,
+  // lavapipe: the clear before the pass cost more than the second pass saves (reduce u32 at 2^14 /
+  // 2^16: 0.050-0.056 / 0.066-0.067 ms two-pass against 0.071-0.125 / 0.090-0.132 atomic).
+  atomicFold: false,
 };
