@@ -214,6 +214,32 @@ describe.each(gpuPolicies)('scans of DeviceArrays under $name', ({ policy }) => 
   });
 });
 
+describe.skipIf(!testDevice)(
+  'scans with 36 items per thread (9 vec4 rows: the hardware default from SCAN_LARGE)',
+  () => {
+    const device = testDevice as GpuDevice;
+    for (const subgroups of [true, false]) {
+      it(`inclusive and exclusive plus<u32>, lastNonZero<u32>, subgroups ${subgroups}`, async () => {
+        const policy = makeDevicePolicy(device, {
+          fallback: 'error',
+          tuning: { scan: { workgroupSize: 32, itemsPerThread: 36, subgroups } },
+        });
+        for (const n of edgeSizes([32 * 36], [123457])) {
+          const data = makeData('u32', n, 'random');
+          const out = new Uint32Array(n);
+          await inclusiveScan(policy, data, out);
+          expectSameArray(out, refScan(data, plusOf('u32'), undefined, false), `incl n=${n}`);
+          await exclusiveScan(policy, data, out, 7);
+          expectSameArray(out, refScan(data, plusOf('u32'), 7, true), `excl n=${n}`);
+          const sparse = data.map((x, i) => (i % 5 === 0 ? x : 0));
+          await inclusiveScan(policy, sparse, out, lastNonZero);
+          expectSameArray(out, refScan(sparse, lnz, undefined, false), `lnz n=${n}`);
+        }
+      });
+    }
+  },
+);
+
 describe('scans at 2^24+1', () => {
   for (const { name, policy } of policyMatrix().filter((p) => p.name === 'device' || p.name === 'par')) {
     it(`inclusive plus<u32> under ${name}`, async () => {

@@ -83,7 +83,7 @@ import {
   type WriteHook,
   writeName,
 } from './kernels';
-import { type ScanKind, type ScanTuning, SELECT_LARGE, scanDefaults } from './tuning';
+import { SCAN_LARGE, type ScanKind, type ScanTuning, SELECT_LARGE, scanDefaults } from './tuning';
 
 export type {
   AdjacentHook,
@@ -470,13 +470,14 @@ function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean, n: n
     m = new Map();
     defaultsMemo.set(device, m);
   }
-  // Striped compactions take larger tiles from SELECT_LARGE elements on.
-  const large = kind === 'select' && n >= SELECT_LARGE;
+  // Striped compactions take larger tiles from SELECT_LARGE elements on, scans from SCAN_LARGE.
+  const from = kind === 'select' ? SELECT_LARGE : kind === 'scan' ? SCAN_LARGE : Infinity;
+  const large = n >= from;
   // A number, not a string, per call (issue 12).
   const key = KIND_CODES[kind] * 4 + (subgroups ? 2 : 0) + (large ? 1 : 0);
   let d = m.get(key);
   if (!d) {
-    d = scanDefaults(device, kind, subgroups, large ? SELECT_LARGE : 0);
+    d = scanDefaults(device, kind, subgroups, large ? from : 0);
     m.set(key, d);
   }
   return d;

@@ -1,7 +1,7 @@
 /** The scan engine's defaults by kind of call and device (no GPU needed: devices described by their limits and features). */
 import type { GpuDevice } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
-import { SELECT_LARGE, scanDefaults } from './tuning';
+import { SCAN_LARGE, SELECT_LARGE, scanDefaults } from './tuning';
 
 function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads = 1024): GpuDevice {
   return {
@@ -17,6 +17,9 @@ describe('scanDefaults', () => {
   it('hardware GPUs with subgroups: scans 256 x 32, compaction 256 x 24, striped compaction 512 x 16 / 48, by key 512 x 40, reduceByKey 512 x 16', () => {
     const d = fakeDevice('gpu', true);
     expect(tile(scanDefaults(d, 'scan'))).toEqual([256, 32]);
+    expect(tile(scanDefaults(d, 'scan', true, SCAN_LARGE - 1))).toEqual([256, 32]);
+    expect(tile(scanDefaults(d, 'scan', true, SCAN_LARGE))).toEqual([256, 36]);
+    expect(tile(scanDefaults(d, 'compaction', true, SCAN_LARGE))).toEqual([256, 24]);
     expect(tile(scanDefaults(d, 'compaction'))).toEqual([256, 24]);
     expect(tile(scanDefaults(d, 'select'))).toEqual([512, 16]);
     expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE - 1))).toEqual([512, 16]);
@@ -30,6 +33,7 @@ describe('scanDefaults', () => {
   it('hardware GPUs without subgroups: one row per thread, scans 512 x 16, compaction 1024 x 8', () => {
     const d = fakeDevice('gpu', false);
     expect(tile(scanDefaults(d, 'scan'))).toEqual([512, 16]);
+    expect(tile(scanDefaults(d, 'scan', true, SCAN_LARGE))).toEqual([512, 16]);
     expect(tile(scanDefaults(d, 'compaction'))).toEqual([1024, 8]);
     expect(tile(scanDefaults(d, 'select', true, SELECT_LARGE))).toEqual([1024, 8]);
     expect(tile(scanDefaults(d, 'by-key'))).toEqual([512, 40]);

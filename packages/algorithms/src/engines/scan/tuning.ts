@@ -95,6 +95,8 @@ export type ScanKind = 'scan' | 'compaction' | 'select' | 'by-key' | 'runs';
 
 /** Elements from which a striped compaction ('select') takes its large tiles (see scanDefaults). */
 export const SELECT_LARGE = 1 << 22;
+/** Elements from which a scan takes its large tiles on hardware GPUs with subgroups (see scanDefaults). */
+export const SCAN_LARGE = 1 << 25;
 
 /**
  * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
@@ -109,6 +111,11 @@ export const SELECT_LARGE = 1 << 22;
  */
 export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true, n = 0): ScanTuning {
   const t = { ...scanTuning };
+  // Scans from SCAN_LARGE elements: 36 items per thread. H100, 2026-11-24 (docs/benchmarks/
+  // h100-2026-11-24h.md, scan-tiles*.jsonl, variants interleaved in one process), ms of 32 -> 36
+  // items: inclusive 0.955 -> 0.931 and exclusive 0.944 -> 0.921 at 2^28, 0.253 -> 0.247 and 0.248
+  // -> 0.246 at 2^26; at 2^22 36 items are 2-4% slower, at 2^24 within +-1%; 40-48 items slower.
+  if (kind === 'scan' && n >= SCAN_LARGE) t.itemsPerThread = 36;
   if (kind === 'compaction') t.itemsPerThread = 24;
   if (kind === 'select') {
     // The striped compaction ('select': an element hook's compaction with subgroups; kernels.ts),
