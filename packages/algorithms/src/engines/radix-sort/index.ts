@@ -53,7 +53,7 @@ import { type RadixSortTuning, radixSortTuningFor } from './tuning';
 export type { RadixKeyType } from './key-bits';
 export { keyBitsFragment } from './key-bits';
 export type { RadixSortTuning } from './tuning';
-export { radixSortTuning, radixSortTuningFor } from './tuning';
+export { radixSortTuning, radixSortTuningFor, SORT_LARGE } from './tuning';
 
 export interface RadixSortOptions {
   /** How to read the keys' bits. @default keys.type */
@@ -204,7 +204,7 @@ export async function radixSortDevice(
 ): Promise<RadixSortResult> {
   const name = options.tuningName ?? 'radix-sort';
   const overrides = options.tuning ?? {};
-  const resolved = resolveTuning(name, radixSortTuningFor(device), overrides);
+  const resolved = resolveTuning(name, radixSortTuningFor(device, keys.length, values !== undefined), overrides);
   checkTuning(device, resolved, name);
   const t = fitRadixTuning(device, resolved, overrides, values !== undefined);
   keys.check(device, 'keys');

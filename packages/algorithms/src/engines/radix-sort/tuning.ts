@@ -59,20 +59,40 @@ export const radixSortTuning = {
 
 export type RadixSortTuning = typeof radixSortTuning;
 
+/** Elements from which a sort on 32-wide subgroups takes its full 24-key tiles (see smallSortKeys). */
+export const SORT_LARGE = 1 << 23;
+
 /**
- * Defaults for `device`. The 24-key tile in two scatter rounds was measured with 32-wide subgroups
+ * Keys per thread of a sort of n keys on 32-wide subgroups: smaller tiles below SORT_LARGE, where
+ * the 24-key tile leaves SMs without enough tiles. H100, 2026-11-24 (docs/benchmarks/
+ * h100-2026-11-24g/small-sizes.txt, one process), ms of 24 keys against 16 / 8 keys: 2^18 0.1236 /
+ * 0.1177 / 0.1131, 2^20 0.1430 / 0.1395 / 0.1526, 2^21 0.1876 / 0.1814 / 0.2140, 2^22 0.2908 /
+ * 0.2781 / 0.3436; pairs against 12 keys: 2^18 0.1337 / 0.1204, 2^20 0.1585 / 0.1556, 2^21 0.2493 /
+ * 0.2313, 2^22 0.3659 / 0.3540 (h100-2026-11-24h.md checks the defaults in one call). Inputs of at
+ * most one 24-key tile keep it (sorted by one workgroup).
+ */
+function smallSortKeys(n: number, pairs: boolean): number {
+  const k = radixSortTuning.keysPerThread;
+  // At most one full tile: the one-workgroup sort of that tile, as before.
+  if (n >= SORT_LARGE || n <= radixSortTuning.workgroupSize * k) return k;
+  if (pairs) return 12;
+  return n < 1 << 19 ? 8 : 16;
+}
+
+/**
+ * Defaults for `device` and a sort of n keys (with values: `pairs`). The 24-key tile in two scatter rounds was measured with 32-wide subgroups
  * (the H100); other devices keep 15 keys per thread in one round (the unrolled 24-key kernels take
  * lavapipe's compiler much longer, and the workgroup-memory fit that makes 24 win is only known
  * there). The subgroup ranking keeps
  * one 256-word counter block per subgroup, so devices whose subgroups may be 8 lanes or narrower get
  * 128-thread workgroups.
  */
-export function radixSortTuningFor(device: GpuDevice): RadixSortTuning {
+export function radixSortTuningFor(device: GpuDevice, n = Number.POSITIVE_INFINITY, pairs = false): RadixSortTuning {
   const subgroups = device.features.has('subgroups');
   const min = device.info.subgroupMinSize || 32;
   const t =
     subgroups && min >= 32
-      ? radixSortTuning
+      ? { ...radixSortTuning, keysPerThread: smallSortKeys(n, pairs) }
       : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15, scatterRounds: 1 };
   // Tile ids (ticketTileIds): sort u32 0.831-0.837 / 10.83 -> 0.797-0.802 / 10.57-10.58 ms at 2^24 /
   // 2^28 from the workgroup index on the H100 (docs/benchmarks/h100-2026-11-24f.md).
