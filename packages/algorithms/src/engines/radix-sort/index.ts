@@ -53,7 +53,7 @@ import { type RadixSortTuning, radixSortTuningFor } from './tuning';
 export type { RadixKeyType } from './key-bits';
 export { keyBitsFragment } from './key-bits';
 export type { RadixSortTuning } from './tuning';
-export { radixSortTuning, radixSortTuningFor, SORT_LARGE } from './tuning';
+export { radixSortTuning, radixSortTuningFor, SORT_LARGE, SORT_PAIRS_LARGE } from './tuning';
 
 export interface RadixSortOptions {
   /** How to read the keys' bits. @default keys.type */

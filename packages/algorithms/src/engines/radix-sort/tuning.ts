@@ -59,24 +59,30 @@ export const radixSortTuning = {
 
 export type RadixSortTuning = typeof radixSortTuning;
 
-/** Elements from which a sort on 32-wide subgroups takes its full 24-key tiles (see smallSortKeys). */
-export const SORT_LARGE = 1 << 23;
+/** Keys from which a keys-only sort on 32-wide subgroups takes its full 24-key tiles (see sortKeysFor). */
+export const SORT_LARGE = 1 << 24;
+/** Keys from which a sort with values on 32-wide subgroups takes 28-key tiles (see sortKeysFor). */
+export const SORT_PAIRS_LARGE = 1 << 25;
 
 /**
- * Keys per thread of a sort of n keys on 32-wide subgroups: smaller tiles below SORT_LARGE, where
- * the 24-key tile leaves SMs without enough tiles. H100, 2026-11-24 (docs/benchmarks/
- * h100-2026-11-24g/small-sizes.txt, one process), ms of 24 keys against 16 / 8 keys: 2^18 0.1236 /
- * 0.1177 / 0.1131, 2^20 0.1430 / 0.1395 / 0.1526, 2^21 0.1876 / 0.1814 / 0.2140, 2^22 0.2908 /
- * 0.2781 / 0.3436; pairs against 12 keys: 2^18 0.1337 / 0.1204, 2^20 0.1585 / 0.1556, 2^21 0.2493 /
- * 0.2313, 2^22 0.3659 / 0.3540 (h100-2026-11-24h.md checks the defaults in one call). Inputs of at
- * most one 24-key tile keep it (sorted by one workgroup).
+ * Keys per thread of a sort of n keys on 32-wide subgroups. H100, 2026-11-24, device ms, variants in
+ * one process (docs/benchmarks/h100-2026-11-24g/small-sizes.txt, h100-2026-11-24h/sort-small.jsonl
+ * and sort-sweep.jsonl):
+ * - keys only, 24 keys against 16 / 8: 2^18 0.1236 / 0.1177 / 0.1131, 2^20 0.1430 / 0.1395 /
+ *   0.1526, 2^22 0.2908 / 0.2781 / 0.3436, 2^23 0.4506-0.4519 / 0.4410; 2^24 0.751 / 0.760 (20
+ *   keys slower everywhere): 8 below 2^19, 16 below SORT_LARGE, 24 from it;
+ * - pairs, 24 keys against 12 / 16 / 28: 2^18 0.1337 / 0.1204, 2^20 0.1585 / 0.1556, 2^21 - /
+ *   0.2303-0.2312 / 0.2183, 2^22 - / 0.3556-0.3563 / 0.3264, 2^23 0.5387-0.5402 / - / 0.5063 /
+ *   0.5497-0.5499, 2^24 0.9009-0.9013 / - / 0.8731 / 0.8848-0.8876, 2^26 3.046-3.052 / - / 3.070 /
+ *   2.968-2.985, 2^28 11.73-11.79 / - / 11.82 / 11.62-11.63: 12 below 2^20, 16 below
+ *   SORT_PAIRS_LARGE, 28 from it.
+ * Inputs of at most one 24-key tile keep it (sorted by one workgroup).
  */
-function smallSortKeys(n: number, pairs: boolean): number {
+function sortKeysFor(n: number, pairs: boolean): number {
   const k = radixSortTuning.keysPerThread;
-  // At most one full tile: the one-workgroup sort of that tile, as before.
-  if (n >= SORT_LARGE || n <= radixSortTuning.workgroupSize * k) return k;
-  if (pairs) return 12;
-  return n < 1 << 19 ? 8 : 16;
+  if (n <= radixSortTuning.workgroupSize * k) return k;
+  if (pairs) return n < 1 << 20 ? 12 : n < SORT_PAIRS_LARGE ? 16 : 28;
+  return n < 1 << 19 ? 8 : n < SORT_LARGE ? 16 : k;
 }
 
 /**
@@ -92,7 +98,7 @@ export function radixSortTuningFor(device: GpuDevice, n = Number.POSITIVE_INFINI
   const min = device.info.subgroupMinSize || 32;
   const t =
     subgroups && min >= 32
-      ? { ...radixSortTuning, keysPerThread: smallSortKeys(n, pairs) }
+      ? { ...radixSortTuning, keysPerThread: sortKeysFor(n, pairs) }
       : { ...radixSortTuning, workgroupSize: subgroups && min < 16 ? 128 : 256, keysPerThread: 15, scatterRounds: 1 };
   // Tile ids (ticketTileIds): sort u32 0.831-0.837 / 10.83 -> 0.797-0.802 / 10.57-10.58 ms at 2^24 /
   // 2^28 from the workgroup index on the H100 (docs/benchmarks/h100-2026-11-24f.md).
