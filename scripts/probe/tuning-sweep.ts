@@ -7,7 +7,7 @@
  * Env: PROBE_VARIANTS (JSON: name -> a policy's `tuning` object, e.g.
  * '{"base":{},"64x32":{"scan":{"workgroupSize":64,"itemsPerThread":32}}}'), PROBE_ALGS
  * (comma-separated: reduce, transform, inclusiveScan, exclusiveScan, copyIf, inclusiveScanByKey,
- * reduceByKey; default all), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
+ * reduceByKey, merge: two sorted halves of n/2; default all but merge), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
  * PROBE_REPS (default 9). Every call's result is checked against the first variant's.
  * Bundle: node scripts/probe/build.mjs; run: node .probe/tuning-sweep.mjs
  */
@@ -16,6 +16,7 @@ import {
   exclusiveScan,
   inclusiveScan,
   inclusiveScanByKey,
+  merge,
   reduce,
   reduceByKey,
   transform,
@@ -45,6 +46,15 @@ runProbe(async () => {
       device,
       byKey ? Uint32Array.from({ length: n }, (_, i) => i >> 4) : new Uint32Array(1),
     );
+    // merge: two sorted halves (even and odd numbers, so they interleave).
+    const halves = algs.includes('merge')
+      ? [0, 1].map((h) =>
+          DeviceArray.from(
+            device,
+            new Uint32Array(n / 2).map((_, i) => 2 * i + h),
+          ),
+        )
+      : [];
     const outs = names.map(() => DeviceArray.create(device, 'u32', n));
     const outs2 = names.map(() => DeviceArray.create(device, 'u32', algs.includes('reduceByKey') ? n : 1));
     const calls: Record<string, (v: number) => Promise<unknown>> = {
@@ -55,6 +65,7 @@ runProbe(async () => {
       copyIf: (v) => copyIf(policies[v]!, a, outs[v]!, (x: number) => x < 16),
       inclusiveScanByKey: (v) => inclusiveScanByKey(policies[v]!, keys, a, outs[v]!),
       reduceByKey: (v) => reduceByKey(policies[v]!, keys, a, outs[v]!, outs2[v]!),
+      merge: (v) => merge(policies[v]!, halves[0]!, halves[1]!, outs[v]!),
     };
     const ms: Record<string, number[]> = {};
     for (const alg of algs) {
@@ -92,7 +103,7 @@ runProbe(async () => {
     }
     a.destroy();
     keys.destroy();
-    for (const o of [...outs, ...outs2]) o.destroy();
+    for (const o of [...outs, ...outs2, ...halves]) o.destroy();
   }
   device.destroy();
 });

@@ -10,11 +10,15 @@
  * 2^28: 512 x 7 1.501 ms, 512 x 8 1.587, 256 x 7 1.550, 256 x 8 1.572, 128 x 7 1.656, 128 x 8 (the
  * merge sort's) 1.694 (CUB DeviceMerge 0.791 in the same session); 12 to 24 keys per thread were
  * slower (2.0 to 3.7 ms). At 2^24 the figures varied up to 2x between runs (0.15 to 0.45 ms).
+ * 2026-11-24 (docs/benchmarks/h100-2026-11-24h.md, merge-tiles.jsonl: variants interleaved in one
+ * process, two sorted halves that interleave), ms at 2^24 / 2^26 / 2^28: 512 x 7 0.1187 / 0.3899 /
+ * 1.493, **512 x 6 0.1078 / 0.3438 / 1.321**, 512 x 5 0.1120 / 0.3653 / 1.418, 512 x 9 1.21-1.26x,
+ * 256 x 7 0.98-1.03x, 256 x 11, 1024 x 5 / 7 and 128 x 15 1.07-1.47x: 6 keys per thread.
  */
 import { mergeSortTuning } from '../engines/merge-sort/tuning';
 
 export const mergeTuning: typeof mergeSortTuning = {
   ...mergeSortTuning,
   workgroupSize: 512,
-  itemsPerThread: 7,
+  itemsPerThread: 6,
 };
