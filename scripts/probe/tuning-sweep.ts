@@ -7,7 +7,8 @@
  * Env: PROBE_VARIANTS (JSON: name -> a policy's `tuning` object, e.g.
  * '{"base":{},"64x32":{"scan":{"workgroupSize":64,"itemsPerThread":32}}}'), PROBE_ALGS
  * (comma-separated: reduce, transform, inclusiveScan, exclusiveScan, copyIf, inclusiveScanByKey,
- * reduceByKey, merge: two sorted halves of n/2; default all but merge), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
+ * reduceByKey, merge / mergeByKey: two sorted halves of n/2, the keys their own values; default all
+ * but the merges), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
  * PROBE_REPS (default 9). Every call's result is checked against the first variant's.
  * Bundle: node scripts/probe/build.mjs; run: node .probe/tuning-sweep.mjs
  */
@@ -17,6 +18,7 @@ import {
   inclusiveScan,
   inclusiveScanByKey,
   merge,
+  mergeByKey,
   reduce,
   reduceByKey,
   transform,
@@ -47,7 +49,7 @@ runProbe(async () => {
       byKey ? Uint32Array.from({ length: n }, (_, i) => i >> 4) : new Uint32Array(1),
     );
     // merge: two sorted halves (even and odd numbers, so they interleave).
-    const halves = algs.includes('merge')
+    const halves = algs.some((x) => x.startsWith('merge'))
       ? [0, 1].map((h) =>
           DeviceArray.from(
             device,
@@ -56,7 +58,9 @@ runProbe(async () => {
         )
       : [];
     const outs = names.map(() => DeviceArray.create(device, 'u32', n));
-    const outs2 = names.map(() => DeviceArray.create(device, 'u32', algs.includes('reduceByKey') ? n : 1));
+    const outs2 = names.map(() =>
+      DeviceArray.create(device, 'u32', algs.includes('reduceByKey') || algs.includes('mergeByKey') ? n : 1),
+    );
     const calls: Record<string, (v: number) => Promise<unknown>> = {
       reduce: (v) => reduce(policies[v]!, a),
       transform: (v) => transform(policies[v]!, a, outs[v]!, (x: number) => x * 3 + 1),
@@ -66,6 +70,7 @@ runProbe(async () => {
       inclusiveScanByKey: (v) => inclusiveScanByKey(policies[v]!, keys, a, outs[v]!),
       reduceByKey: (v) => reduceByKey(policies[v]!, keys, a, outs[v]!, outs2[v]!),
       merge: (v) => merge(policies[v]!, halves[0]!, halves[1]!, outs[v]!),
+      mergeByKey: (v) => mergeByKey(policies[v]!, halves[0]!, halves[1]!, halves[0]!, halves[1]!, outs[v]!, outs2[v]!),
     };
     const ms: Record<string, number[]> = {};
     for (const alg of algs) {
@@ -76,10 +81,8 @@ runProbe(async () => {
       for (let v = 0; v < names.length; v++) {
         const r = await f(v);
         await device.queue.finish();
-        const got = JSON.stringify([
-          typeof r === 'number' ? r : null,
-          await outs[v]!.read().then((x) => Array.from(x.subarray(0, 4096))),
-        ]);
+        const head = async (x: DeviceArray) => Array.from((await x.read()).subarray(0, 4096));
+        const got = JSON.stringify([typeof r === 'number' ? r : null, await head(outs[v]!), await head(outs2[v]!)]);
         if (v === 0) ref = got;
         else if (got !== ref) out({ lg, alg, variant: names[v], error: 'result differs from the first variant' });
       }

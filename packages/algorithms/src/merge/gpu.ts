@@ -22,7 +22,7 @@ import {
 } from '../engines/merge-sort/kernels';
 import { mergeWindowed, type Run } from '../engines/merge-sort/windows';
 import type { GpuCall } from '../pattern/dispatch';
-import { mergeTuning } from './tuning';
+import { mergeByKeyTuning, mergeTuning } from './tuning';
 
 /** Inputs and outputs of one merge on the device (values: both inputs' and the output's, or none). */
 export interface DeviceMerge {
@@ -39,7 +39,7 @@ function whole(x: DeviceArray): GPUBufferBinding {
 /** Merges m.a and m.b into m.out by `comp` (stable: ties from a first); `algorithm` names the tuning. */
 export async function gpuMerge(call: GpuCall, algorithm: string, m: DeviceMerge, comp: GpuFunction): Promise<void> {
   const { device } = call;
-  const t = checkMergeTuning(device, algorithm, mergeTuning, call.tuning);
+  const t = checkMergeTuning(device, algorithm, m.values ? mergeByKeyTuning : mergeTuning, call.tuning);
   const na = m.a.length;
   const nb = m.b.length;
   const n = na + nb;

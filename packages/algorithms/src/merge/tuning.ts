@@ -22,3 +22,16 @@ export const mergeTuning: typeof mergeSortTuning = {
   workgroupSize: 512,
   itemsPerThread: 6,
 };
+
+/**
+ * mergeByKey's defaults: merge's, with 3 keys per thread (values double what a tile holds). H100,
+ * 2026-11-24 (docs/benchmarks/h100-2026-11-24h.md, mbk-tiles.jsonl and mbk-check.jsonl, variants
+ * interleaved in one process), ms at 2^20 / 2^24 / 2^26 / 2^28: 512 x 6 0.0232 / 0.1685 / 0.5972 /
+ * 2.346, 512 x 4 0.0224 / 0.1527 / 0.5307 / 2.096, **512 x 3 0.99 / 0.94 / 0.94 / 0.94x of 4**
+ * (0.0222 / 0.1444 / 0.5011 / 1.976), 512 x 5 0.99-1.04x of 6, 512 x 7 (merge's old tile, which
+ * mergeByKey took until then) 1.2-1.8x of 4, 256 x 6 0.96-1.00x of 6, 256 x 8 1.13-1.24x of 6.
+ */
+export const mergeByKeyTuning: typeof mergeSortTuning = {
+  ...mergeTuning,
+  itemsPerThread: 3,
+};
