@@ -7,12 +7,14 @@
  * Env: PROBE_VARIANTS (JSON: name -> a policy's `tuning` object, e.g.
  * '{"base":{},"64x32":{"scan":{"workgroupSize":64,"itemsPerThread":32}}}'), PROBE_ALGS
  * (comma-separated: reduce, transform, inclusiveScan, exclusiveScan, copyIf, inclusiveScanByKey,
- * reduceByKey, merge / mergeByKey: two sorted halves of n/2, the keys their own values; default all
- * but the merges), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
+ * reduceByKey, merge / mergeByKey: two sorted halves of n/2, the keys their own values; sortCmp: a
+ * copy of the input sorted by a comparator lambda, the merge sort engine; default all but the merges
+ * and sortCmp), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
  * PROBE_REPS (default 9). Every call's result is checked against the first variant's.
  * Bundle: node scripts/probe/build.mjs; run: node .probe/tuning-sweep.mjs
  */
 import {
+  copy,
   copyIf,
   exclusiveScan,
   inclusiveScan,
@@ -21,6 +23,7 @@ import {
   mergeByKey,
   reduce,
   reduceByKey,
+  sort,
   transform,
 } from '../../packages/algorithms/src/index';
 import { DeviceArray } from '../../packages/core/src/index';
@@ -70,6 +73,8 @@ runProbe(async () => {
       inclusiveScanByKey: (v) => inclusiveScanByKey(policies[v]!, keys, a, outs[v]!),
       reduceByKey: (v) => reduceByKey(policies[v]!, keys, a, outs[v]!, outs2[v]!),
       merge: (v) => merge(policies[v]!, halves[0]!, halves[1]!, outs[v]!),
+      sortCmp: (v) =>
+        copy(policies[v]!, a, outs[v]!).then(() => sort(policies[v]!, outs[v]!, (x: number, y: number) => x > y)),
       mergeByKey: (v) => mergeByKey(policies[v]!, halves[0]!, halves[1]!, halves[0]!, halves[1]!, outs[v]!, outs2[v]!),
     };
     const ms: Record<string, number[]> = {};

@@ -40,10 +40,10 @@ import {
   PARTITION_THREADS,
   partitionKernel,
 } from './kernels';
-import { type MergeSortTuning, mergeSortTuning } from './tuning';
+import { type MergeSortTuning, mergeSortKeysTuning, mergeSortTuning } from './tuning';
 
 export type { MergeSortTuning } from './tuning';
-export { mergeSortTuning } from './tuning';
+export { mergeSortKeysTuning, mergeSortTuning } from './tuning';
 
 export interface MergeSortOptions {
   /** Strict weak order "a before b" with a WGSL form for the key type. */
@@ -122,7 +122,7 @@ export async function mergeSortDevice(
 ): Promise<MergeSortResult> {
   const name = options.tuningName ?? 'merge-sort';
   const overrides = options.tuning ?? {};
-  const t = checkMergeTuning(device, name, mergeSortTuning, overrides);
+  const t = checkMergeTuning(device, name, values ? mergeSortTuning : mergeSortKeysTuning, overrides);
   keys.check(device, 'keys');
   values?.check(device, 'values');
   const keyType = keys.type as NumericType;
