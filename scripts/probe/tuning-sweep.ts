@@ -10,7 +10,9 @@
  * reduceByKey, merge / mergeByKey: two sorted halves of n/2, the keys their own values; sortCmp: a
  * copy of the input sorted by a comparator lambda, the merge sort engine; default all but the merges
  * and sortCmp), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
- * PROBE_REPS (default 9). Every call's result is checked against the first variant's.
+ * PROBE_REPS (default 9). Before timing, each variant's first call is checked against the first
+ * variant's: the number it returns and the first 4096 elements of both outputs (timed calls are not
+ * checked).
  * Bundle: node scripts/probe/build.mjs; run: node .probe/tuning-sweep.mjs
  */
 import {
@@ -78,6 +80,7 @@ runProbe(async () => {
       mergeByKey: (v) => mergeByKey(policies[v]!, halves[0]!, halves[1]!, halves[0]!, halves[1]!, outs[v]!, outs2[v]!),
     };
     const ms: Record<string, number[]> = {};
+    const head = async (x: DeviceArray) => Array.from((await x.read()).subarray(0, 4096));
     for (const alg of algs) {
       const f = calls[alg];
       if (!f) throw new Error(`PROBE_ALGS: unknown algorithm '${alg}'`);
@@ -86,7 +89,6 @@ runProbe(async () => {
       for (let v = 0; v < names.length; v++) {
         const r = await f(v);
         await device.queue.finish();
-        const head = async (x: DeviceArray) => Array.from((await x.read()).subarray(0, 4096));
         const got = JSON.stringify([typeof r === 'number' ? r : null, await head(outs[v]!), await head(outs2[v]!)]);
         if (v === 0) ref = got;
         else if (got !== ref) out({ lg, alg, variant: names[v], error: 'result differs from the first variant' });
