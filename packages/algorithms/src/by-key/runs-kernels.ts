@@ -16,9 +16,19 @@
  *    reads (head count, fold since its last head; at its first head whether that head starts the
  *    tile and the fold before it). When the runs do not fit the outputs (`prm.cap`) nothing is
  *    written (the call is an error; a one-tile call tests its own total).
- * Tiles are never waited on: their order comes from the count pass, so a tile's time does not
- * depend on its predecessors (the chained form's count look-back cost 40-60 us at 2^24 on the
- * H100, docs/benchmarks/h100-2026-11-24d.md).
+ * Tiles are never waited on for their run indices: those come from the count pass, so a tile's
+ * writes do not depend on its predecessors (the chained form's count look-back cost 40-60 us at
+ * 2^24 on the H100, docs/benchmarks/h100-2026-11-24d.md).
+ * Below a size (reduceByKey's `blockSumsBelow` and `lookbackBelow`, by-key/runs.ts) two forms save
+ * the single-workgroup dispatches:
+ *  - block sums instead of the spine: the count pass also adds each tile's count atomically into its
+ *    block's word (blocks of about sqrt(tiles) tiles), and each tile sums the blocks before its own,
+ *    its block's tiles before it and every block (the total) in one workgroup reduction;
+ *  - a look-back instead of the fix-up: each tile publishes its (head flag, fold) pair after its
+ *    scan (with a head, as its inclusive prefix at once), walks its items keeping its first head's
+ *    part in registers, then looks back (core's `windowedLookback`, with its fallback) for the fold
+ *    of the run open at its start and writes the run that ends at its first head, or the input's
+ *    last run.
  */
 import {
   type Combiner,
@@ -37,9 +47,11 @@ import {
   unrolled,
   type WgslFragment,
   type WorkgroupParams,
+  windowedLookback,
   workgroupExclusiveScan,
   workgroupReduce,
 } from '@webdpl/core';
+import { segmentedCombiner } from '../engines/scan';
 
 /**
  * The interface of the count, spine and tile kernels: the segment's length, first element and the
@@ -70,10 +82,14 @@ export const RBK = kernelInterface({
       cnt_base: 'u32',
       total_at: 'u32',
       single: 'u32',
+      blk_base: 'u32',
+      blk_tiles: 'u32',
+      blocks: 'u32',
     },
   },
   bindings: {
-    scratch: { binding: 1, access: 'read_write', type: 'u32' },
+    scratch: { binding: 1, access: 'read_write', type: 'u32', optional: true },
+    scratch_a: { binding: 1, access: 'read_write', type: 'u32', form: 'atomic', optional: true },
     keys_v: { binding: 2, access: 'read', form: 'vec4', optional: true },
     keys_s: { binding: 2, access: 'read', optional: true },
     vals_v: { binding: 3, access: 'read', form: 'vec4', optional: true },
@@ -101,14 +117,37 @@ export interface RunsKernelParams {
   readonly itemsPerThread: number;
   readonly subgroups: boolean;
   readonly minSubgroupSize: number;
+  /**
+   * Block sums instead of the spine (`blockSums` of reduceByKey's tuning): the count pass adds each
+   * tile's count atomically into its block's word too (blocks of `prm.blk_tiles` tiles, cleared by
+   * the host), and each tile sums the blocks before its own and its block's tiles before it.
+   */
+  readonly blocks: boolean;
+  /**
+   * The tile pass finds the fold of the run open at its start by a decoupled look-back over the
+   * tiles' (head flag, fold) pairs instead of leaving records for the fix-up (`lookback` of
+   * reduceByKey's tuning): each tile publishes its pair right after its scan (an inclusive prefix
+   * at once when it holds a head), walks its items, then looks back and writes the fold of the run
+   * that ends at its first head (or the input's last run). No fix-up dispatch; the states are
+   * cleared by the host. With `maxSpins` and `lookbackPerLane` as in the scans.
+   */
+  readonly lookback: boolean;
+  readonly maxSpins: number;
+  readonly lookbackPerLane: number;
 }
 
-/** RBK's variant of a phase: the bindings it declares. */
-export function runsUse(phase: RunsPhase | 'spine', vec: boolean): InterfaceUse<typeof RBK.spec> {
-  if (phase === 'spine') return {};
+/** RBK's variant of a phase: the bindings it declares (`blocks`: the count pass adds atomically). */
+export function runsUse(
+  phase: RunsPhase | 'spine',
+  vec: boolean,
+  blocks = false,
+  lookback = false,
+): InterfaceUse<typeof RBK.spec> {
+  if (phase === 'spine') return { scratch: true };
   const keys = vec ? { keys_v: true } : { keys_s: true };
-  if (phase === 'count') return keys;
-  return { ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
+  if (phase === 'count') return { ...(blocks ? { scratch_a: true } : { scratch: true }), ...keys };
+  const sc = lookback ? { scratch_a: true } : { scratch: true };
+  return { ...sc, ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
 }
 
 /** The mangled name of a count or tile kernel (every parameter: also its pipeline key). */
@@ -124,10 +163,25 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.workgroupSize,
     p.itemsPerThread,
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+    p.blocks ? 'blk' : 'spine',
+    p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}` : 'fix',
   );
 }
 
 const U32_PLUS = combinerOf(plus, 'u32');
+
+/** Sums of u32 pairs (a tile's runs before it and the total, in one workgroup reduction). */
+const U32X2_PLUS: Combiner = {
+  name: 'rbk_plus2',
+  wgslType: 'vec2<u32>',
+  bytes: 8,
+  identity: 'vec2<u32>(0u)',
+  combine: fragment({
+    name: 'rbk_plus2',
+    code: 'fn rbk_plus2(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return a + b; }',
+  }),
+  subgroupOp: 'Add',
+};
 
 /**
  * The count or tile kernel. A workgroup's tile is its index in the segment (`wg_index`); thread
@@ -142,8 +196,15 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   const wp = { workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   const keysArr = p.vec ? 'keys_v' : 'keys_s';
   const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
-  const use = runsUse(p.phase, p.vec);
-  const refs = ['scratch', ...Object.keys(use)].map((b) => `_ = &${b};`).join(' ');
+  const lookback = p.phase === 'tile' && p.lookback;
+  const use = runsUse(p.phase, p.vec, p.blocks, lookback);
+  // The scratch words, atomic where the kernel publishes look-back states (or adds block sums).
+  const atomic = lookback || (p.phase === 'count' && p.blocks);
+  const ld = (i: string) => (atomic ? `atomicLoad(&scratch_a[${i}])` : `scratch[${i}]`);
+  const st = (i: string, v: string) => (atomic ? `atomicStore(&scratch_a[${i}], ${v});` : `scratch[${i}] = ${v};`);
+  const refs = Object.keys(use)
+    .map((b) => `_ = &${b};`)
+    .join(' ');
   const load = (array: string, base: string, reg: (j: number) => string, type: string) =>
     loadRun({ items: I, type, reg, array, vec: p.vec, base, first: 'first', full: 'full', n: 'prm.n' });
   const lines: string[] = [
@@ -161,13 +222,22 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     }),
   ];
   const deps: WgslFragment[] = [threadIds(p.subgroups), p.keyEq];
+  let helpers = '';
   if (p.phase === 'count') {
     const reduce = workgroupReduce({ ...wp, combiner: U32_PLUS });
     deps.push(reduce);
     lines.push(
       `let c = ${unrolled(I, (j) => `select(0u, 1u, h${j})`, ' + ')};`,
       `let heads = ${reduce.name}(c, ids);`,
-      'if (ids.lid == 0u) { scratch[prm.cnt_base + prm.tile_offset + tile] = heads; }',
+      `if (ids.lid == 0u) {
+    let g = prm.tile_offset + tile;
+    ${st('prm.cnt_base + g', 'heads')}${
+      p.blocks
+        ? `
+    atomicAdd(&scratch_a[prm.blk_base + g / prm.blk_tiles], heads);`
+        : ''
+    }
+  }`,
     );
   } else {
     const op = p.value.combine.name;
@@ -187,13 +257,25 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       'let g = prm.tile_offset + tile;',
       'var runs_before = 0u;',
       'var fits = total.x <= prm.cap;',
-      `if (prm.single == 0u) { runs_before = scratch[prm.cnt_base + g]; fits = scratch[prm.total_at] <= prm.cap; }`,
-      'else if (ids.lid == 0u) { scratch[prm.total_at] = total.x; }',
-      // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
-      'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
+      p.blocks
+        ? blockSums(w, deps, wp, ld, st)
+        : `if (prm.single == 0u) { runs_before = ${ld('prm.cnt_base + g')}; fits = ${ld('prm.total_at')} <= prm.cap; }`,
+      `else if (ids.lid == 0u) { ${st('prm.total_at', 'total.x')} }`,
+      lookback
+        ? // The tile's (head flag, fold) pair for its successors' look-back: with a head it is final.
+          `let agg = vec2<u32>(select(0u, 1u, total.x > 0u), total.y);
+  if (ids.lid == 0u) { rbk_publish(tile, select(RBK_AGG, RBK_INCL, total.x > 0u), agg); }
+  var fh = false;
+  var fz = false;
+  var fra: ${T};
+  var lo = false;
+  var lra: ${T};`
+        : // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
+          'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
       // The walk: at each head the key to keysOut and the run before it to valuesOut, except at the
       // tile's first head (rc == runs_before), whose run started in an earlier tile: its part in
-      // this tile goes to the record (whether the head starts the tile, the fold before it).
+      // this tile (whether the head starts the tile, the fold before it) goes to the record, or
+      // with the look-back to registers.
       `if (fits) {
     let last = prm.n_total - 1u - prm.seg_start;
     {
@@ -203,8 +285,14 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       I,
       (j) => `if (h${j}) {
       if (rc == runs_before) {
-        scratch[4u * g + 2u] = select(0u, 1u, first + ${j}u == tile * ${tile}u);
-        scratch[4u * g + 3u] = bitcast<u32>(ra);
+        ${
+          lookback
+            ? `fh = true;
+        fz = first + ${j}u == tile * ${tile}u;
+        fra = ra;`
+            : `scratch[4u * g + 2u] = select(0u, 1u, first + ${j}u == tile * ${tile}u);
+        scratch[4u * g + 3u] = bitcast<u32>(ra);`
+        }
       } else { vout[prm.out_base + rc - 1u] = ra; }
       kout[prm.kout_base + rc] = k${j};
       rc += 1u;
@@ -212,11 +300,33 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     } else if (ok${j}) { ra = ${op}(ra, x${j}); }`,
       '\n    ',
     )}
-    // The input's last element ends the last run: written here when that run started in this tile.
-    if (last >= first && last < first + ${I}u && rc != runs_before) { vout[prm.out_base + rc - 1u] = ra; }
+    // The input's last element ends the last run: written here when that run started in this tile
+    // (else by the fix-up, or after the look-back).
+    if (last >= first && last < first + ${I}u) {
+      if (rc != runs_before) { vout[prm.out_base + rc - 1u] = ra; }${
+        lookback
+          ? `
+      else { lo = true; lra = ra; }`
+          : ''
+      }
+    }
     }
   }`,
     );
+    if (lookback) {
+      const lb = runsLookback(p, keyAt, tile);
+      deps.push(...lb.deps);
+      helpers = lb.helpers;
+      lines.push(
+        lb.call('tile', 'agg', 'prefix'),
+        // The run open at the tile's start ends at its first head (or at the input's end).
+        `if (fits && runs_before > 0u) {
+    let carry = bitcast<${T}>(prefix.y);
+    if (fh) { vout[prm.out_base + runs_before - 1u] = select(${op}(carry, fra), carry, fz); }
+    if (lo) { vout[prm.out_base + runs_before - 1u] = ${op}(carry, lra); }
+  }`,
+      );
+    }
   }
   const name = runsKernelName(p);
   const types = { keys_v: K, keys_s: K, vals_v: T, vals_s: T, kout: K, vout: T };
@@ -224,7 +334,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     name,
     deps,
     code: `${RBK.wgsl(use, types)}
-
+${helpers}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   ${refs}
@@ -234,6 +344,83 @@ ${entryPrologue(p.subgroups)}
   ${lines.join('\n  ')}
 }`,
   });
+}
+
+/**
+ * The tile pass's runs before tile g and the total from the block sums (`blocks`): the blocks before
+ * g's block, the tiles of its block before g, and every block, summed in one workgroup reduction
+ * (at most a few hundred words from L2 per tile; the spine's dispatch is gone). The last tile writes
+ * the total (the readback's, the fix-up's and the finish copies' count).
+ */
+function blockSums(
+  w: number,
+  deps: WgslFragment[],
+  wp: Omit<WorkgroupParams, 'combiner'>,
+  ld: (i: string) => string,
+  st: (i: string, v: string) => string,
+): string {
+  const reduce = workgroupReduce({ ...wp, combiner: U32X2_PLUS });
+  deps.push(reduce);
+  return `if (prm.single == 0u) {
+    let gb = g / prm.blk_tiles;
+    var s = vec2<u32>(0u);
+    for (var i = ids.lid; i < prm.blocks; i += ${w}u) { let b = ${ld('prm.blk_base + i')}; s += vec2<u32>(select(0u, b, i < gb), b); }
+    for (var i = gb * prm.blk_tiles + ids.lid; i < g; i += ${w}u) { s.x += ${ld('prm.cnt_base + i')}; }
+    let r = ${reduce.name}(s, ids);
+    runs_before = r.x;
+    fits = r.y <= prm.cap;
+    if (ids.lid == 0u && g + 1u == prm.tiles) { ${st('prm.total_at', 'r.y')} }
+  }`;
+}
+
+/**
+ * The tile pass's look-back (`lookback`): core's `windowedLookback` over (head flag, fold) pairs in
+ * the 'split-head' layout, states at words 2g, 2g + 1 of `scratch_a` (g the global tile), the carry
+ * into a segment's first tile the previous segment's last inclusive prefix (that dispatch has
+ * finished), the fallback reducing a stalled tile's pairs from the keys and values.
+ */
+function runsLookback(p: RunsKernelParams, keyAt: (i: string) => string, tile: number) {
+  const seg = segmentedCombiner(p.value);
+  const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
+  const lb = windowedLookback({
+    prefix: 'rbk',
+    layout: 'split-head',
+    combiner: seg,
+    state: 'scratch_a',
+    base: 'prm.tile_offset',
+    tiles: 'prm.tiles',
+    carry: 'rbk_carry',
+    carryOut: 'rbk_carry_out',
+    subgroups: p.subgroups,
+    perLane: p.lookbackPerLane,
+    maxSpins: p.maxSpins,
+    fallback: { element: 'rbk_gen_at', tileItems: tile, n: 'prm.n' },
+    published: true,
+  });
+  const helpers = `${lb.declarations}
+
+${lb.stateFunctions}
+
+/** The carry into the segment's first tile: the previous segment's last inclusive prefix (u32 wraps: t = -1). */
+fn rbk_carry() -> vec2<u32> {
+  if (prm.tile_offset == 0u) { return ${seg.identity}; }
+  let s = rbk_read(0xffffffffu);
+  return vec2<u32>(s.z, s.y);
+}
+
+fn rbk_carry_out(v: vec2<u32>) {}
+
+/** The fallback's (head flag, value) pair of segment-local element i. */
+fn rbk_gen_at(i: u32) -> vec2<u32> {
+  let h = prm.seg_start + i == 0u || !${p.keyEq.name}(${keyAt('prm.k_base + i - 1u')}, ${keyAt('prm.k_base + i')});
+  return vec2<u32>(select(0u, 1u, h), bitcast<u32>(${valAt('prm.v_base + i')}));
+}
+
+${lb.fallback}
+
+${lb.walk}
+`;
+  return { helpers, deps: [seg.combine, ...lb.deps], call: lb.call };
 }
 
 /** Tile counts each thread of `runsSpineKernel` scans per step. */
@@ -256,7 +443,7 @@ export function runsSpineKernel(p: {
   return fragment({
     name,
     deps: [threadIds(p.subgroups), scan],
-    code: `${RBK.wgsl({}, {})}
+    code: `${RBK.wgsl({ scratch: true }, {})}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   _ = &scratch;

@@ -1,6 +1,6 @@
 /**
- * reduceByKey as reduce-then-scan (runs.ts, runs-kernels.ts): the count pass, the spine, the tile
- * pass and the fix-up against the reference loop, at the edge sizes of DESIGN.md around each tile,
+ * reduceByKey as reduce-then-scan (runs.ts, runs-kernels.ts): the count pass, the spine or the block
+ * sums, the tile pass and the fix-up or the look-back (with its fallback) against the reference loop, at the edge sizes of DESIGN.md around each tile,
  * with runs of 1, 2, 16, longer than a tile and one run over many tiles, with subgroups on and off,
  * tiny tiles (many tiles at small n), scalar loads (items per thread not a multiple of 4, views at
  * odd offsets), segments of a lowered binding limit, an order-sensitive operator, f32 values,
@@ -99,6 +99,45 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
   { name: 'hardware tiles 256 x 16', tile: 4096, t: { workgroupSize: 256, itemsPerThread: 16 } },
   // The hardware GPUs' default (scanDefaults 'runs').
   { name: 'hardware tiles 512 x 16', tile: 8192, t: { workgroupSize: 512, itemsPerThread: 16 } },
+  // The spine (one workgroup scanning the tile counts) instead of the count pass's block sums, and
+  // the fix-up (one workgroup after the tiles) instead of the look-back.
+  {
+    name: 'tiny 32 x 4, spine and fix-up',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, blockSumsBelow: 0, lookbackBelow: 0 },
+  },
+  {
+    name: 'tiny 32 x 4, spine and fix-up, no subgroups',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, blockSumsBelow: 0, lookbackBelow: 0, subgroups: false },
+  },
+  {
+    name: 'tiny 32 x 4, block sums and fix-up',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, lookbackBelow: 0 },
+  },
+  {
+    name: 'tiny 32 x 4, spine and look-back',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, blockSumsBelow: 0 },
+  },
+  // The size rules (RUNS_SMALL) inside the edge sizes: block sums below 600 elements, the look-back below 3000.
+  {
+    name: 'tiny 32 x 4, block sums below 600, look-back below 3000',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, blockSumsBelow: 600, lookbackBelow: 3000 },
+  },
+  // A look-back that never waits: every predecessor not yet published is reduced from the input.
+  {
+    name: 'tiny 32 x 4, look-back fallback at once',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, maxSpins: 0 },
+  },
+  {
+    name: 'tiny 16 x 3, look-back fallback at once, no subgroups, segments of 4 KiB',
+    tile: 48,
+    t: { workgroupSize: 16, itemsPerThread: 3, maxSpins: 0, subgroups: false, maxBindingBytes: 4096 },
+  },
 ];
 
 describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
@@ -142,9 +181,18 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     300_000,
   );
 
-  it('more tiles than the spine and the fix-up take in one step (their carries), with and without subgroups', async () => {
+  it('more tiles than the spine and the fix-up take in one step (their carries), with and without subgroups; many block sums', async () => {
     // 48-element tiles: 8,193 and more tiles, above the 4,096 (1,024 threads x 4) per step.
-    for (const t of [TILE_VARIANTS[4], { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false } }]) {
+    for (const t of [
+      TILE_VARIANTS[4],
+      { t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false } },
+      { t: { workgroupSize: 16, itemsPerThread: 3, blockSumsBelow: 0, lookbackBelow: 0 } },
+      // Block sums and the look-back over 8,193+ tiles (their defaults stop at 2^18 elements here).
+      { t: { workgroupSize: 16, itemsPerThread: 3, maxSpins: 0, blockSumsBelow: 2 ** 30, lookbackBelow: 2 ** 30 } },
+      {
+        t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false, blockSumsBelow: 2 ** 30, lookbackBelow: 2 ** 30 },
+      },
+    ]) {
       const policy = policyOf((t as { t: Record<string, number | boolean> }).t);
       for (const [n, kind] of [
         [48 * 8192 + 5, 'mixed'],

@@ -4,7 +4,9 @@
  * runs), per segment the tile pass (keys and values: every run's key, the folds of runs that start
  * and end in a tile, one record per tile), then the fix-up (`runsFixKernel`) writing
  * the folds of runs that cross tiles; the finish copies of outputs written through temporaries and
- * the readbacks follow in the same submission. A call of one tile runs the tile pass alone.
+ * the readbacks follow in the same submission. A call of one tile runs the tile pass alone. Below
+ * `RUNS_SMALL` elements the count pass's block sums replace the spine and the tile pass's look-back
+ * replaces the fix-up (runs-kernels.ts): two passes, no single-workgroup dispatch.
  * Plans (pipelines, bind groups, parameter buffers) are cached per shape and arrays.
  */
 import {
@@ -60,7 +62,7 @@ export interface ReduceByKeyDeviceRequest {
   /** Read both outputs' first min(n, length) elements back in the same submission. */
   readonly readBack: boolean;
   /** The resolved tuning (`runsTuning`). */
-  readonly tuning: ScanTuning;
+  readonly tuning: RunsTuning;
 }
 
 export interface ReduceByKeyResult {
@@ -69,20 +71,49 @@ export interface ReduceByKeyResult {
   readonly values?: ArrayBuffer;
 }
 
-const defaultsMemo = new WeakMap<GpuDevice, readonly ScanTuning[]>();
+/**
+ * reduceByKey's tuning: the scan engine's tile fields (its 'runs' kind) and two size rules (inputs
+ * of fewer elements than the field take the form; 0: never):
+ *  - `blockSumsBelow`: the runs before each tile come from block sums the count pass adds
+ *    atomically (host-cleared words, no spine dispatch) instead of the one-workgroup spine's scan
+ *    of the tile counts;
+ *  - `lookbackBelow`: the tile pass looks back for the fold of the run open at its start (a
+ *    decoupled look-back at the tile's end) instead of leaving records for the one-workgroup fix-up.
+ * Both save a single-workgroup dispatch and cost every tile a little; small inputs gain, large ones
+ * lose (RUNS_SMALL).
+ */
+export type RunsTuning = ScanTuning & { readonly blockSumsBelow: number; readonly lookbackBelow: number };
 
-/** reduceByKey's tuning: the scan engine's defaults of its 'runs' kind with the policy's overrides. */
+/**
+ * Inputs below which reduceByKey takes the block sums and the look-back (RunsTuning), on hardware
+ * GPUs and on software adapters. H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24i.md, variants
+ * interleaved in one process, keys i >> 4), ms of block sums + look-back / spine + fix-up: 0.0213 /
+ * 0.0261 at 2^20, 0.0396 / 0.0432 at 2^22, 0.1334 / 0.1135 at 2^24, 0.434 / 0.346 at 2^26 (the
+ * look-back at the tile's end puts an L2 round trip and a barrier on every tile; block sums alone
+ * were even at 2^24 and 3% slower from 2^26). lavapipe (2 cores): 0.074 / 0.269 at 2^12, 0.345 /
+ * 0.483 at 2^16, 1.03 / 1.10 at 2^17, 1.33 / 1.33 at 2^18, 2.92 / 2.36 at 2^19.
+ */
+export const RUNS_SMALL = { hardware: 1 << 23, software: 1 << 18 } as const;
+
+const defaultsMemo = new WeakMap<GpuDevice, readonly RunsTuning[]>();
+
+/** reduceByKey's tuning: its defaults on `device` with the policy's overrides. */
 export function runsTuning(
   device: GpuDevice,
   label: string,
   overrides: Readonly<Record<string, number | boolean>>,
-): ScanTuning {
+): RunsTuning {
   let m = defaultsMemo.get(device);
   if (!m) {
-    m = [scanDefaults(device, 'runs', false), scanDefaults(device, 'runs', true)];
+    const below = device.info.kind === 'software-gpu' ? RUNS_SMALL.software : RUNS_SMALL.hardware;
+    const rules = { blockSumsBelow: below, lookbackBelow: below };
+    m = [
+      { ...scanDefaults(device, 'runs', false), ...rules },
+      { ...scanDefaults(device, 'runs', true), ...rules },
+    ];
     defaultsMemo.set(device, m);
   }
-  return cachedTuning(label, m[overrides.subgroups === false ? 0 : 1] as ScanTuning, overrides);
+  return cachedTuning(label, m[overrides.subgroups === false ? 0 : 1] as RunsTuning, overrides);
 }
 
 interface RunsPlan {
@@ -92,6 +123,8 @@ interface RunsPlan {
   readonly owned: readonly GPUBuffer[];
   readonly scratch: GPUBuffer;
   readonly scratchBytes: number;
+  /** Byte ranges of `scratch` (offset, size) cleared before the pass: look-back states, block sums. */
+  readonly clear: readonly (readonly [number, number])[];
   /** The scratch word of the number of runs. */
   readonly totalAt: number;
   readonly leaves: readonly WgslFragment[];
@@ -112,6 +145,10 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
       t.itemsPerThread,
       t.subgroups,
       t.maxBindingBytes,
+      t.blockSumsBelow,
+      t.lookbackBelow,
+      t.maxSpins,
+      t.lookbackPerLane,
       req.keyEq.name,
       req.value.name,
       arrayKey(req.keys),
@@ -177,6 +214,7 @@ function submit(device: GpuDevice, req: ReduceByKeyDeviceRequest, p: RunsPlan, t
   let keysRb: Readback | undefined;
   let valuesRb: Readback | undefined;
   const record = (rec: Recorder) => {
+    for (const [offset, size] of p.clear) rec.encoder.clearBuffer(p.scratch, offset, size);
     if (phasePasses) {
       for (const phase of p.phases) {
         const pass = rec.beginPass(`${req.label} ${phase.name}`);
@@ -215,7 +253,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const segments = segmentsFor(device, n, bindingLimit(device, t.maxBindingBytes), tile);
   const valueType = values.type as NumericType;
   const pairs = segmentedCombiner(req.value, true);
-  const base: Omit<RunsKernelParams, 'phase'> = {
+  const base: Omit<RunsKernelParams, 'phase' | 'blocks' | 'lookback'> = {
     keyType: keys.type as NumericType,
     valueType,
     keyEq: req.keyEq,
@@ -226,9 +264,11 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     itemsPerThread: I,
     subgroups,
     minSubgroupSize,
+    maxSpins: t.maxSpins,
+    lookbackPerLane: t.lookbackPerLane,
   };
   const kernel = (phase: RunsPhase) => {
-    const params = { ...base, phase };
+    const params = { ...base, phase, blocks, lookback };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
   let tiles = 0;
@@ -243,30 +283,39 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     return plan;
   });
   const single = tiles === 1;
+  // Block sums (blockSums): blocks of about sqrt(tiles) tiles, so a tile sums about 2 sqrt(tiles) words.
+  const blocks = n < t.blockSumsBelow && !single;
+  // The look-back (lookbackBelow): no fix-up.
+  const lookback = n < t.lookbackBelow && !single;
+  const blkTiles = Math.max(1, Math.ceil(Math.sqrt(tiles)));
+  const blockCount = Math.ceil(tiles / blkTiles);
   // One workgroup for the spine and the fix-up, as wide as the device allows.
   const one = { workgroupSize: Math.min(1024, maxWorkgroupThreads(device)), subgroups, minSubgroupSize };
   const tilePipeline = await kernel('tile');
   const countPipeline = single ? undefined : await kernel('count');
-  const spine = single
-    ? undefined
-    : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
-        runsSpineKernel(one),
-      );
+  const spine =
+    single || blocks
+      ? undefined
+      : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
+          runsSpineKernel(one),
+        );
   const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine };
-  const fix = single
-    ? undefined
-    : await pipelineFor(
-        device,
-        `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
-        [pairs.combine, req.value.combine],
-        () => runsFixKernel(fixParams),
-      );
+  const fix =
+    single || lookback
+      ? undefined
+      : await pipelineFor(
+          device,
+          `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
+          [pairs.combine, req.value.combine],
+          () => runsFixKernel(fixParams),
+        );
   const rc = req.copyTo;
   const copyPipeline = rc ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
-  // Scratch: the tiles' records (4 words each) from word 0, their counts, the total.
+  // Scratch: the tiles' records (4 words each) from word 0, their counts, the total, the block sums.
   const cntBase = 4 * tiles;
   const totalAt = 5 * tiles;
-  const scratchBytes = Math.ceil(((totalAt + 1) * 4) / 16) * 16;
+  const blkBase = totalAt + 1;
+  const scratchBytes = Math.ceil(((blkBase + (blocks ? blockCount : 0)) * 4) / 16) * 16;
   const scratch = scratchBuffer(device, SCRATCH, scratchBytes);
   const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
   const koWin = windowOf(device, keysOut, { start: 0, length: keysOut.length });
@@ -298,6 +347,9 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
           cnt_base: cntBase,
           total_at: totalAt,
           single: single ? 1 : 0,
+          blk_base: blkBase,
+          blk_tiles: blkTiles,
+          blocks: blockCount,
         }),
         'params',
       );
@@ -307,6 +359,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       const all: Record<string, GPUBindingResource> = {
         prm,
         scratch: scratchR,
+        scratch_a: scratchR,
         keys_v: keysR,
         keys_s: keysR,
         vals_v: valsR,
@@ -315,7 +368,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
         vout: windowResource(valuesOut, voWin),
       };
       const step = (pipeline: GPUComputePipeline, phase: RunsPhase): CachedStep => {
-        const use = runsUse(phase, vec);
+        const use = runsUse(phase, vec, blocks, lookback);
         const resources: Record<string, GPUBindingResource | undefined> = {};
         for (const name of RBK.names(use)) resources[name] = all[name];
         const group = device.gpu.createBindGroup({
@@ -335,7 +388,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     if (spine && prm0) {
       const group = device.gpu.createBindGroup({
         layout: spine.getBindGroupLayout(0),
-        entries: RBK.entries({ prm: prm0, scratch: scratchR }, {}),
+        entries: RBK.entries({ prm: prm0, scratch: scratchR }, runsUse('spine', vec)),
       });
       phase('spine', [{ pipeline: spine, group, wgs: 1 }]);
     }
@@ -365,7 +418,11 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       phase('copy', copies);
     }
     const steps = phases.flatMap((f) => f.steps);
-    const plan: RunsPlan = { steps, phases, owned, scratch, scratchBytes, totalAt, leaves };
+    // Look-back states (2 words per tile from word 0, where the fix-up's records would be) and block sums.
+    const clear: (readonly [number, number])[] = [];
+    if (lookback) clear.push([0, 8 * tiles]);
+    if (blocks) clear.push([blkBase * 4, blockCount * 4]);
+    const plan: RunsPlan = { steps, phases, owned, scratch, scratchBytes, clear, totalAt, leaves };
     return plan;
   });
 }

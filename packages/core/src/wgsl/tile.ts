@@ -151,6 +151,13 @@ export interface WindowedLookbackParams {
    * elements, elements below the WGSL expression `n` only.
    */
   readonly fallback: { readonly element: string; readonly tileItems: number; readonly n: string };
+  /**
+   * The caller published the tile's state itself, earlier (its aggregate, or its inclusive prefix
+   * where the aggregate alone decides it, e.g. a segmented pair with a head): the walk does not
+   * publish the aggregate again. Its own inclusive publication at the end then repeats the same
+   * words wherever the caller published an inclusive prefix, which readers cannot tell apart.
+   */
+  readonly published?: boolean;
 }
 
 export interface WindowedLookback {
@@ -235,7 +242,7 @@ fn ${P}_lookback(t: u32, agg: ${V}, lane: u32, sg: u32) -> ${V} {
     }
     return carry;
   }
-  if (lane == 0u) { ${P}_publish(t, ${AGG}, agg); }
+  ${p.published ? '// The caller published the aggregate.' : `if (lane == 0u) { ${P}_publish(t, ${AGG}, agg); }`}
   var prefix = ${id};
   var cur = t;
   var spins = 0u;
