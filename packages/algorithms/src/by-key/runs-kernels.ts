@@ -170,19 +170,6 @@ export function runsKernelName(p: RunsKernelParams): string {
 
 const U32_PLUS = combinerOf(plus, 'u32');
 
-/** Sums of u32 pairs (a tile's runs before it and the total, in one workgroup reduction). */
-const U32X2_PLUS: Combiner = {
-  name: 'rbk_plus2',
-  wgslType: 'vec2<u32>',
-  bytes: 8,
-  identity: 'vec2<u32>(0u)',
-  combine: fragment({
-    name: 'rbk_plus2',
-    code: 'fn rbk_plus2(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return a + b; }',
-  }),
-  subgroupOp: 'Add',
-};
-
 /**
  * The count or tile kernel. A workgroup's tile is its index in the segment (`wg_index`); thread
  * `lid` holds the tile's items [lid * I, (lid + 1) * I), loaded as vec4s on the vec path.
@@ -246,6 +233,8 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     lines.push(
       ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base', (j) => `x${j}`, T),
       // The thread's (heads, fold since its last head) in registers, then the tile's scan of them.
+      'let g = prm.tile_offset + tile;',
+      ...(p.blocks ? [blockSumsIssue(p.subgroups, w, ld)] : []),
       'var c = 0u;',
       `var a = ${p.value.identity};`,
       ...unrolled(I, (j) => `if (h${j}) { c += 1u; a = x${j}; } else if (ok${j}) { a = ${op}(a, x${j}); }`).split(
@@ -254,11 +243,10 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       'var total: vec2<u32>;',
       `let ex = ${scan.name}(vec2<u32>(c, bitcast<u32>(a)), ids, &total);`,
       // The runs before the tile (the scanned counts), and whether every run fits the outputs.
-      'let g = prm.tile_offset + tile;',
       'var runs_before = 0u;',
       'var fits = total.x <= prm.cap;',
       p.blocks
-        ? blockSums(w, deps, wp, ld, st)
+        ? blockSumsTake(st)
         : `if (prm.single == 0u) { runs_before = ${ld('prm.cnt_base + g')}; fits = ${ld('prm.total_at')} <= prm.cap; }`,
       `else if (ids.lid == 0u) { ${st('prm.total_at', 'total.x')} }`,
       lookback
@@ -334,7 +322,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     name,
     deps,
     code: `${RBK.wgsl(use, types)}
-${helpers}
+${p.phase === 'tile' && p.blocks ? 'var<workgroup> rbk_runs: array<atomic<u32>, 2>;\n' : ''}${helpers}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   ${refs}
@@ -347,29 +335,34 @@ ${entryPrologue(p.subgroups)}
 }
 
 /**
- * The tile pass's runs before tile g and the total from the block sums (`blocks`): the blocks before
- * g's block, the tiles of its block before g, and every block, summed in one workgroup reduction
- * (at most a few hundred words from L2 per tile; the spine's dispatch is gone). The last tile writes
- * the total (the readback's, the fix-up's and the finish copies' count).
+ * The tile pass's runs before tile g and the total from the block sums (`blocks`), issued before
+ * the tile's scan: the blocks before g's block, the tiles of its block before g, and every block
+ * (at most a few hundred words from L2 per tile, loaded under the tile's own loads), summed per
+ * subgroup and added into two zero-initialized workgroup atomics; the pair scan's barriers order
+ * those adds before `blockSumsTake` reads them, so the sums cost no barrier of their own.
  */
-function blockSums(
-  w: number,
-  deps: WgslFragment[],
-  wp: Omit<WorkgroupParams, 'combiner'>,
-  ld: (i: string) => string,
-  st: (i: string, v: string) => string,
-): string {
-  const reduce = workgroupReduce({ ...wp, combiner: U32X2_PLUS });
-  deps.push(reduce);
+function blockSumsIssue(subgroups: boolean, w: number, ld: (i: string) => string): string {
+  const add = subgroups
+    ? `let r = subgroupAdd(s);
+    if (ids.lane == 0u) { atomicAdd(&rbk_runs[0], r.x); atomicAdd(&rbk_runs[1], r.y); }`
+    : `if (s.x != 0u) { atomicAdd(&rbk_runs[0], s.x); }
+    if (s.y != 0u) { atomicAdd(&rbk_runs[1], s.y); }`;
   return `if (prm.single == 0u) {
     let gb = g / prm.blk_tiles;
     var s = vec2<u32>(0u);
     for (var i = ids.lid; i < prm.blocks; i += ${w}u) { let b = ${ld('prm.blk_base + i')}; s += vec2<u32>(select(0u, b, i < gb), b); }
     for (var i = gb * prm.blk_tiles + ids.lid; i < g; i += ${w}u) { s.x += ${ld('prm.cnt_base + i')}; }
-    let r = ${reduce.name}(s, ids);
-    runs_before = r.x;
-    fits = r.y <= prm.cap;
-    if (ids.lid == 0u && g + 1u == prm.tiles) { ${st('prm.total_at', 'r.y')} }
+    ${add}
+  }`;
+}
+
+/** After the tile's scan: the runs before the tile and the total from `blockSumsIssue`; the last tile writes the total. */
+function blockSumsTake(st: (i: string, v: string) => string): string {
+  return `if (prm.single == 0u) {
+    runs_before = atomicLoad(&rbk_runs[0]);
+    let all = atomicLoad(&rbk_runs[1]);
+    fits = all <= prm.cap;
+    if (ids.lid == 0u && g + 1u == prm.tiles) { ${st('prm.total_at', 'all')} }
   }`;
 }
 

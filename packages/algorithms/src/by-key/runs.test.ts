@@ -121,7 +121,7 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
     tile: 128,
     t: { workgroupSize: 32, itemsPerThread: 4, blockSumsBelow: 0 },
   },
-  // The size rules (RUNS_SMALL) inside the edge sizes: block sums below 600 elements, the look-back below 3000.
+  // The size rules (RUNS_FORMS) inside the edge sizes: block sums below 600 elements, the look-back below 3000.
   {
     name: 'tiny 32 x 4, block sums below 600, look-back below 3000',
     tile: 128,

@@ -4,9 +4,9 @@
  * runs), per segment the tile pass (keys and values: every run's key, the folds of runs that start
  * and end in a tile, one record per tile), then the fix-up (`runsFixKernel`) writing
  * the folds of runs that cross tiles; the finish copies of outputs written through temporaries and
- * the readbacks follow in the same submission. A call of one tile runs the tile pass alone. Below
- * `RUNS_SMALL` elements the count pass's block sums replace the spine and the tile pass's look-back
- * replaces the fix-up (runs-kernels.ts): two passes, no single-workgroup dispatch.
+ * the readbacks follow in the same submission. A call of one tile runs the tile pass alone. By size
+ * (`RUNS_FORMS`) the count pass's block sums replace the spine and the tile pass's look-back
+ * replaces the fix-up (runs-kernels.ts).
  * Plans (pipelines, bind groups, parameter buffers) are cached per shape and arrays.
  */
 import {
@@ -80,20 +80,25 @@ export interface ReduceByKeyResult {
  *  - `lookbackBelow`: the tile pass looks back for the fold of the run open at its start (a
  *    decoupled look-back at the tile's end) instead of leaving records for the one-workgroup fix-up.
  * Both save a single-workgroup dispatch and cost every tile a little; small inputs gain, large ones
- * lose (RUNS_SMALL).
+ * lose (RUNS_FORMS).
  */
 export type RunsTuning = ScanTuning & { readonly blockSumsBelow: number; readonly lookbackBelow: number };
 
 /**
- * Inputs below which reduceByKey takes the block sums and the look-back (RunsTuning), on hardware
- * GPUs and on software adapters. H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24i.md, variants
- * interleaved in one process, keys i >> 4), ms of block sums + look-back / spine + fix-up: 0.0213 /
- * 0.0261 at 2^20, 0.0396 / 0.0432 at 2^22, 0.1334 / 0.1135 at 2^24, 0.434 / 0.346 at 2^26 (the
- * look-back at the tile's end puts an L2 round trip and a barrier on every tile; block sums alone
- * were even at 2^24 and 3% slower from 2^26). lavapipe (2 cores): 0.074 / 0.269 at 2^12, 0.345 /
- * 0.483 at 2^16, 1.03 / 1.10 at 2^17, 1.33 / 1.33 at 2^18, 2.92 / 2.36 at 2^19.
+ * reduceByKey's size rules (RunsTuning) on hardware GPUs and on software adapters. H100, 2026-11-24
+ * (docs/benchmarks/h100-2026-11-24i.md, variants interleaved in one process, keys i >> 4), third
+ * call, ms of spine + fix-up / block sums + fix-up / block sums + look-back: 0.0257 / 0.0231 /
+ * 0.0216 at 2^20, 0.0408 / 0.0403 / 0.0433 at 2^22, 0.0711 / 0.0704 / 0.0797 at 2^23, 0.1122 /
+ * 0.1117 / 0.1360 at 2^24, 0.3449 / 0.3403 / 0.4276 at 2^26, 1.2776 / 1.2613 / 1.6115 at 2^28 (the
+ * look-back at each tile's end puts an L2 round trip and a barrier on every tile; the block sums'
+ * loads ride under the tile's own). lavapipe (2 cores), 2026-11-24: 0.247 / 0.175 / 0.073 at 2^12,
+ * 0.473 / 0.413 / 0.342 at 2^16, 1.23 / 1.20 / 1.22 at 2^18, 2.22 / 2.38 / 2.42 at 2^19, 4.23 /
+ * 4.62 / 4.88 at 2^20.
  */
-export const RUNS_SMALL = { hardware: 1 << 23, software: 1 << 18 } as const;
+export const RUNS_FORMS = {
+  hardware: { blockSumsBelow: Number.POSITIVE_INFINITY, lookbackBelow: 1 << 21 },
+  software: { blockSumsBelow: 1 << 18, lookbackBelow: 1 << 18 },
+} as const;
 
 const defaultsMemo = new WeakMap<GpuDevice, readonly RunsTuning[]>();
 
@@ -105,8 +110,7 @@ export function runsTuning(
 ): RunsTuning {
   let m = defaultsMemo.get(device);
   if (!m) {
-    const below = device.info.kind === 'software-gpu' ? RUNS_SMALL.software : RUNS_SMALL.hardware;
-    const rules = { blockSumsBelow: below, lookbackBelow: below };
+    const rules = device.info.kind === 'software-gpu' ? RUNS_FORMS.software : RUNS_FORMS.hardware;
     m = [
       { ...scanDefaults(device, 'runs', false), ...rules },
       { ...scanDefaults(device, 'runs', true), ...rules },
