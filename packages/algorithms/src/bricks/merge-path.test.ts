@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { checkComparator, cpuComparator } from '../sort/comparator-arg';
 import { greater } from '../sort/comparators';
 import { cpuMerge } from './merge';
-import { MERGE_PAR_MIN, mergeCuts, mergePieces } from './merge-path';
+import { MERGE_PAR_MIN, mergeCuts, mergePieces, type PieceJob, pieceTask, setSource } from './merge-path';
 import { cpuSetOp, type SetOp } from './set-ops';
 import type { KeyArray } from './sort/index';
 import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
@@ -234,6 +234,53 @@ describe('merge-path pieces', () => {
       if (j > 0) expect(b[j - 1], `cut ${p / 2} in b`).toBeLessThan(next);
     }
     expect(Array.from(cuts.subarray(-2))).toEqual([a.length, b.length]);
+  });
+
+  it('claims set-operation pieces in pairs and then one at a time: every piece runs once, in place', async () => {
+    // One thread alone (pieceTask on the calling thread): every claim's pieces run, none twice,
+    // whatever the number of pieces against the claim and the tail.
+    const comp = comparatorOf('u32', false);
+    const a = sharedCopy(sortedData('u32', 300, 5, 40, false) as Uint32Array);
+    const b = sharedCopy(sortedData('u32', 260, 6, 40, false) as Uint32Array);
+    for (const op of OPS) {
+      const want = new Uint32Array(560);
+      const m = await cpuSetOp(seq, op, a, b, want, comp);
+      for (const pieces of [1, 2, 3, 4, 5, 6, 7, 9, 12]) {
+        for (const [claim, tail] of [
+          [2, 2],
+          [2, 0],
+          [3, 1],
+          [1, 0],
+        ] as const) {
+          const cut = mergeCuts(a, b, pieces, comp.before, true);
+          const P = (cut.length >> 1) - 1;
+          const out = sharedCopy(new Uint32Array(561).fill(7));
+          const job: PieceJob = {
+            src: setSource(comp.source as string, op, 'u32'),
+            set: 1,
+            both: op === 'union' || op === 'symmetricDifference' ? 1 : 0,
+            claim,
+            tail,
+            ctl: new Int32Array(new SharedArrayBuffer(4 * (2 + 2 * P))),
+            cut,
+            a,
+            b,
+            va: undefined,
+            vb: undefined,
+            out,
+            outV: undefined,
+            scr: sharedCopy(new Uint32Array(560)),
+          };
+          const at = `${op} ${P} pieces, claim ${claim}, tail ${tail}`;
+          expect(pieceTask(job), at).toBe(P);
+          let written = 0;
+          for (let p = 0; p < P; p++) written += (job.ctl[2 + p] as number) - 1;
+          expect(written, at).toBe(m);
+          expect(diff(out.subarray(0, m), want.subarray(0, m)), at).toBe('');
+          expect(out[m], `${at}: past the result`).toBe(7);
+        }
+      }
+    }
   });
 
   it('without SharedArrayBuffer runs on the calling thread', async () => {

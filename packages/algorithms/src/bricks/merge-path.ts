@@ -13,6 +13,8 @@
  *    the others write into scratch at their worst-case offset, publish their count, and whichever
  *    thread publishes a count that completes the chain up to a piece in scratch copies it into place
  *    (from cache: pieces are small). So the output is written once, with no second pass over it.
+ *    Threads claim set-operation pieces in pairs (`SET_CLAIM`), so the second of a pair usually
+ *    goes straight into the output.
  * Inputs and outputs must be shared for the workers: plain arrays are copied into shared scratch
  * (outputs copied back), only under an explicit parallelThreshold (staging.ts `plainArraysSeq`: the
  * loops are too cheap for the copies).
@@ -28,6 +30,20 @@ import { WARM_N, warmArray, warmedKernel, warmedSource } from './warm';
 
 /** Pieces per thread: small pieces keep a set operation's scratch in cache and balance the threads. */
 export const PIECES_PER_THREAD = 32;
+
+/**
+ * Consecutive pieces a thread claims at once in a set operation (one at a time among the last
+ * `SET_TAIL`): the second of a pair starts right after the first, whose count this thread has
+ * just published, so it lands straight in the output whenever the other thread's pieces before it
+ * are done, where pieces claimed one by one nearly always start beside a piece still running on the
+ * other thread. u32 union over 2^22 shared elements, 64 pieces on the 2-core VM: pieces through
+ * scratch 60-61 -> 41-42, copies out of scratch ~200 -> ~120 us per thread
+ * (docs/benchmarks/cpu-catalogue-par-2026-11-24i.md). Merges write at i0 + j0 and claim one.
+ */
+export const SET_CLAIM = 2;
+
+/** The last pieces of a set operation, claimed one at a time (threads finish together). */
+export const SET_TAIL = 2;
 
 /**
  * Elements (a and b together) from which par merges and set operations use the pool under the
@@ -280,6 +296,9 @@ export interface PieceJob {
   readonly set: number;
   /** Set operations: 1 when a piece's worst case is i0 + j0 (union, symmetric difference), else i0. */
   readonly both: number;
+  /** Consecutive pieces claimed at once (`SET_CLAIM`; 1 for merges), one at a time among the last `tail`. */
+  readonly claim: number;
+  readonly tail: number;
   /**
    * [next piece to claim, unused], then per piece p: [2 + p] its count + 1 once published (0 before),
    * [2 + P + p] its state: 0 running, 2 in scratch, 3 in place.
@@ -323,8 +342,27 @@ export const pieceTask = function pieceTask(job: PieceJob): number {
     }
     return pre[p] as number;
   };
+  // The pieces [next, end) claimed and not yet run.
+  let next = 0;
+  let end = 0;
   for (;;) {
-    const p = Atomics.add(ctl, 0, 1);
+    if (next >= end) {
+      if (job.claim <= 1) {
+        next = Atomics.add(ctl, 0, 1);
+        end = next + 1;
+      } else {
+        for (;;) {
+          const c = Atomics.load(ctl, 0);
+          const take = c + job.claim <= P - job.tail ? job.claim : 1;
+          if (c >= P || Atomics.compareExchange(ctl, 0, c, c + take) === c) {
+            next = c;
+            end = c + take;
+            break;
+          }
+        }
+      }
+    }
+    const p = next++;
     if (p >= P) return ran;
     ran++;
     const i0 = cut[2 * p] as number;
@@ -490,6 +528,8 @@ export async function runMergePieces(
           : mergeWarmed(comparator, va !== undefined, elementTypeOf(a)).source,
       set: op !== undefined ? 1 : 0,
       both: op !== undefined && writesBoth(op) ? 1 : 0,
+      claim: op !== undefined ? SET_CLAIM : 1,
+      tail: op !== undefined ? SET_TAIL : 0,
       ctl,
       cut: cut.subarray(0, cuts.length),
       a,
