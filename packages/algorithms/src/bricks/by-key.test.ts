@@ -75,6 +75,44 @@ describe('by-key bricks on the pool', () => {
   }
 });
 
+describe('scans by key on the pool: fix-ups of the runs crossing chunk boundaries', () => {
+  it('short ones on the calling thread (one pool step), long ones as a second pool step, both exact', async () => {
+    // Runs of 1..40 and of 1..1000 (first runs of up to 40 / 1000 elements: fix-ups short in all)
+    // and one run over everything (every chunk but the first fixed whole: more than 2^16 elements).
+    for (const [maxRun, steps] of [
+      [40, 1],
+      [1000, 1],
+      [0, 2],
+    ] as const) {
+      const n = 150001;
+      const keys = keysOf(n, maxRun, maxRun + 3);
+      const r = rng(maxRun + 4);
+      const vals = Uint32Array.from({ length: n }, () => r() % 1000);
+      const fns: ByKeyFunctions = { op: lastNonZero, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
+      for (const exclusive of [false, true]) {
+        const want = new Uint32Array(n);
+        await cpuScanByKey(seq, keys, vals, want, fns, exclusive, 9);
+        for (const shared of [false, true]) {
+          const k = shared ? sharedOf(keys) : keys;
+          const v = shared ? sharedOf(vals) : vals;
+          const got = shared ? (allocShared('u32', n) as Uint32Array) : new Uint32Array(n);
+          counting.reset();
+          await cpuScanByKey(par, k, v, got, fns, exclusive, 9);
+          const at = `runs of 1..${maxRun || 'n'} ${exclusive ? 'exclusive' : 'inclusive'} ${shared ? 'shared' : 'plain'}`;
+          expect(counting.runs(), at).toBe(steps);
+          expect(Array.from(got), at).toEqual(Array.from(want));
+        }
+      }
+    }
+  });
+});
+
+function sharedOf(a: Uint32Array): Uint32Array {
+  const s = allocShared('u32', a.length) as Uint32Array;
+  s.set(a);
+  return s;
+}
+
 describe('reduce and unique by key: one pass, outputs checked without touching them', () => {
   const u32Fns: ByKeyFunctions = { op: plus, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
   const u32Plus = (a: number, b: number) => (a + b) >>> 0;

@@ -15,7 +15,8 @@
  * carry op the chunk's fold when the chunk holds no head, else the chunk's last run); (3) the first
  * run of each chunk that continues a run is fixed up in place: y[i] = carry op y[i] (exclusive:
  * y[first] = carry), which needs only associativity, so non-commutative operators keep their order
- * and in-place scans work. Reads the input once, writes the output once plus the fixed-up runs.
+ * and in-place scans work; on the calling thread when these first runs are short in all
+ * (`SCAN_FIX_INLINE`: step (1) reports where each chunk's first head is), else on the pool. Reads the input once, writes the output once plus the fixed-up runs.
  *
  * reduceByKey / uniqueByKey: one pass, no counting pass (see `cpuRunsByKey`): seq writes straight
  * into outputs of n or more elements, else into scratch of the outputs' length that is copied into
@@ -130,7 +131,8 @@ function unrolled(
  * (`unrolled`) and seeds its accumulators coerced to the values' type `v`:
  * - inclusive / exclusive, h false: scans [b, e) (element b starts a run; without the init `c`
  *   unless it is a true head), sets f[0] (when given) to 1 | 2 (a head in [b, e) | b is a true
- *   head), returns the last run's accumulator. h true: the fix-up of the first run from carry c.
+ *   head) and f[1] to the first head in [b, e) (e when none), returns the last run's accumulator.
+ *   h true: the fix-up of the first run from carry c.
  * - count: the number of runs starting in [b, e) (the error path: the exact count for the message).
  * - reduce / unique: writes the runs starting in [b, e) (h: whether b starts one, i.e. b is 0 or
  *   its key differs from the previous one; the caller knows it, while a worker's staged copy of the
@@ -175,20 +177,23 @@ function body(kind: ByKeyKind, v: NumericType, short: boolean): string {
     ${incl ? 'y[b] = acc;' : ''}
     ${unrolled('b + 1', true, step, { u: short ? SCAN_UNROLL : UNROLL, interleaved: true })}
     if (f !== undefined) {
-      // Flag 1: b is a true head, or a head follows it in [b, e) (the first one ends the search).
-      if ((flags & 2) !== 0) flags |= 1;
-      else {
+      // Flag 1: b is a true head, or a head follows it in [b, e) (the first one ends the search);
+      // f[1]: that first head, e when there is none (the fix-up's end).
+      let head = b;
+      if ((flags & 2) === 0) {
+        head = e;
         let q = x[b];
         for (let j = b + 1; j < e; j++) {
           const k = x[j];
           if (!eq(q, k)) {
-            flags |= 1;
+            head = j;
             break;
           }
           q = k;
         }
       }
-      f[0] = flags;
+      f[0] = head < e ? flags | 1 : flags;
+      f[1] = head;
     }
     return acc;`;
     }
@@ -286,7 +291,7 @@ function warmCalls(kind: ByKeyKind, fns: ByKeyFunctions): string {
   switch (kind) {
     case 'inclusive':
     case 'exclusive':
-      return `${keys} const wy = ${warmArray(fns.valueType)}, wf = new Int32Array(1);
+      return `${keys} const wy = ${warmArray(fns.valueType)}, wf = new Int32Array(2);
   for (let q = 0; q < 32; q++) {
     k(wk, wv, wy, ${range}, false, q & 2 ? 0.5 : 3, q & 4 ? wf : undefined);
     k(wk, wv, wy, 8 + (q & 3), 64 - (q & 7), true, 3, undefined);
@@ -359,6 +364,13 @@ function parChunks(
 }
 
 /**
+ * Most elements the fix-ups of a par scan by key rewrite on the calling thread (see `cpuScanByKey`);
+ * beyond, they run as a second pool step. A pool step cost 0.1-0.25 ms on the 2-core VM (post,
+ * wake-up, reply: docs/benchmarks/pool-latency-2026-11-24.md), the fix-up loop ~1-1.5 ns an element.
+ */
+const SCAN_FIX_INLINE = 1 << 16;
+
+/**
  * Scan by key: output[i] = the fold with `op` of the values of i's run up to i (inclusive), or
  * init op the values of i's run before i (exclusive: init at each run's first element). `output`
  * may be `values` itself; it must not otherwise overlap the inputs.
@@ -382,7 +394,8 @@ export async function cpuScanByKey(
     return;
   }
   const st = stage(keys, values, output, n);
-  const flags = new Int32Array(new SharedArrayBuffer(4 * chunks.length));
+  // Per chunk: its flags and its first head (see `body`).
+  const flags = new Int32Array(new SharedArrayBuffer(8 * chunks.length));
   const accs = await runChunks(backend, chunks, (c, k) => ({
     s: source,
     x: st.x,
@@ -392,19 +405,28 @@ export async function cpuScanByKey(
     e: c.end,
     h: false,
     c: init,
-    f: flags.subarray(k, k + 1),
+    f: flags.subarray(2 * k, 2 * k + 2),
   }));
   const op = fns.op?.js([fns.valueType, fns.valueType]) as (a: number, b: number) => number;
   // Carries into the chunks whose first element continues a run (the others need none).
   const fix: { chunk: Chunk; carry: number }[] = [];
   let carry = 0;
+  // Elements the fix-ups rewrite (each runs from its chunk's start to the chunk's first head).
+  let fixed = 0;
   chunks.forEach((chunk, k) => {
-    const fl = flags[k] as number;
-    if (k > 0 && (fl & 2) === 0) fix.push({ chunk, carry });
+    const fl = flags[2 * k] as number;
+    if (k > 0 && (fl & 2) === 0) {
+      fix.push({ chunk, carry });
+      fixed += (flags[2 * k + 1] as number) - chunk.begin;
+    }
     const acc = accs[k] as number;
     carry = (fl & 1) !== 0 ? acc : op(carry, acc);
   });
-  if (fix.length > 0) {
+  if (fixed <= SCAN_FIX_INLINE) {
+    // Short fix-ups (runs that end soon after each chunk's start): on the calling thread, no second
+    // round trip through the pool.
+    for (const f of fix) kernel(st.x, undefined, st.y, f.chunk.begin, f.chunk.end, true, f.carry, undefined);
+  } else {
     await runChunks(
       backend,
       fix.map((f) => f.chunk),
