@@ -22,8 +22,9 @@
  * Below a size (reduceByKey's `blockSumsBelow` and `lookbackBelow`, by-key/runs.ts) two forms save
  * the single-workgroup dispatches:
  *  - block sums instead of the spine: the count pass also adds each tile's count atomically into its
- *    block's word (blocks of about sqrt(tiles) tiles), and each tile sums the blocks before its own,
- *    its block's tiles before it and every block (the total) in one workgroup reduction;
+ *    block's word (blocks of about sqrt(tiles) tiles), and each tile loads the blocks before its
+ *    own, its block's tiles before it and every block (the total) under its own loads, summed per
+ *    subgroup into workgroup atomics that the pair scan's barriers order (`blockSumsIssue`);
  *  - a look-back instead of the fix-up: each tile publishes its (head flag, fold) pair after its
  *    scan (with a head, as its inclusive prefix at once), walks its items keeping its first head's
  *    part in registers, then looks back (core's `windowedLookback`, with its fallback) for the fold
@@ -118,14 +119,14 @@ export interface RunsKernelParams {
   readonly subgroups: boolean;
   readonly minSubgroupSize: number;
   /**
-   * Block sums instead of the spine (`blockSums` of reduceByKey's tuning): the count pass adds each
+   * Block sums instead of the spine (`blockSumsBelow` of reduceByKey's tuning): the count pass adds each
    * tile's count atomically into its block's word too (blocks of `prm.blk_tiles` tiles, cleared by
    * the host), and each tile sums the blocks before its own and its block's tiles before it.
    */
   readonly blocks: boolean;
   /**
    * The tile pass finds the fold of the run open at its start by a decoupled look-back over the
-   * tiles' (head flag, fold) pairs instead of leaving records for the fix-up (`lookback` of
+   * tiles' (head flag, fold) pairs instead of leaving records for the fix-up (`lookbackBelow` of
    * reduceByKey's tuning): each tile publishes its pair right after its scan (an inclusive prefix
    * at once when it holds a head), walks its items, then looks back and writes the fold of the run
    * that ends at its first head (or the input's last run). No fix-up dispatch; the states are

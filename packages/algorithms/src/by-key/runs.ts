@@ -287,7 +287,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     return plan;
   });
   const single = tiles === 1;
-  // Block sums (blockSums): blocks of about sqrt(tiles) tiles, so a tile sums about 2 sqrt(tiles) words.
+  // Block sums (blockSumsBelow): blocks of about sqrt(tiles) tiles, so a tile sums about 2 sqrt(tiles) words.
   const blocks = n < t.blockSumsBelow && !single;
   // The look-back (lookbackBelow): no fix-up.
   const lookback = n < t.lookbackBelow && !single;
