@@ -3,9 +3,14 @@ import type { GpuDevice } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
 import { SCAN_LARGE, SELECT_LARGE, scanDefaults } from './tuning';
 
-function fakeDevice(kind: 'gpu' | 'software-gpu', subgroups: boolean, maxThreads = 1024): GpuDevice {
+function fakeDevice(
+  kind: 'gpu' | 'software-gpu',
+  subgroups: boolean,
+  maxThreads = 1024,
+  subgroupMaxSize = 8,
+): GpuDevice {
   return {
-    info: { kind },
+    info: { kind, subgroupMaxSize },
     features: new Set(subgroups ? ['subgroups'] : []),
     limits: { maxComputeInvocationsPerWorkgroup: maxThreads, maxComputeWorkgroupSizeX: maxThreads },
   } as unknown as GpuDevice;
@@ -46,13 +51,19 @@ describe('scanDefaults', () => {
     expect(tile(scanDefaults(fakeDevice('gpu', true), 'select', false, SELECT_LARGE))).toEqual([1024, 8]);
   });
 
-  it('software adapters: 64 x 32 and 64 spins, with or without subgroups', () => {
+  it('software adapters: 64 x 32 and 64 spins, with or without subgroups; plain scans one subgroup x 1024 / its width', () => {
     for (const sg of [true, false]) {
-      for (const kind of ['scan', 'compaction', 'select', 'by-key', 'runs'] as const) {
+      for (const kind of ['compaction', 'select', 'by-key', 'runs'] as const) {
         const t = scanDefaults(fakeDevice('software-gpu', sg), kind, true, SELECT_LARGE);
         expect(tile(t)).toEqual([64, 32]);
         expect(t.maxSpins).toBe(64);
       }
+      const t = scanDefaults(fakeDevice('software-gpu', sg), 'scan', true, SCAN_LARGE);
+      expect(tile(t)).toEqual([8, 128]);
+      expect(t.maxSpins).toBe(64);
     }
+    // An adapter with wider subgroups: one subgroup of threads, the same 1024-element tile.
+    expect(tile(scanDefaults(fakeDevice('software-gpu', true, 1024, 32), 'scan'))).toEqual([32, 32]);
+    expect(tile(scanDefaults(fakeDevice('software-gpu', true, 1024, 4), 'scan'))).toEqual([8, 128]);
   });
 });

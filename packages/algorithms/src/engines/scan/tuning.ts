@@ -182,6 +182,18 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     t.workgroupSize = 64;
     t.itemsPerThread = 32;
     t.maxSpins = 64;
+    if (kind === 'scan') {
+      // Plain scans: one subgroup's worth of threads (8, or the adapter's subgroup width) over a
+      // 1024-element tile, so a workgroup is one SIMD row on one CPU thread. lavapipe, 2026-11-24,
+      // tuning-sweep.ts, variants interleaved (docs/benchmarks/lavapipe-tiles-2026-11-24i.md), ms
+      // inclusive / exclusive, 64 x 32 -> 8 x 128: 2^12 0.0605 / 0.0580 -> 0.0577 / 0.0581, 2^16
+      // 0.246 / 0.242 -> 0.209 / 0.214, 2^18 0.884 / 0.849 -> 0.718 / 0.739, 2^20 3.92 / 3.75 ->
+      // 2.91 / 2.88; without subgroups 2^16 0.342 / 0.343 -> 0.198 / 0.200, 2^20 5.36 / 5.06 -> 3.05
+      // / 3.04. 8 x 256 was slower at 2^12; compactions, scans by key and reduceByKey gained nothing
+      // (they keep 64 x 32).
+      t.workgroupSize = Math.max(8, device.info.subgroupMaxSize || 8);
+      t.itemsPerThread = Math.max(4, 1024 / t.workgroupSize);
+    }
   }
   // Workgroup memory is the workgroup scans' (with subgroups workgroupSize / minSubgroupSize values
   // per row of 4 items: 2 KiB at 256 x 32 and 4-wide subgroups; without, workgroupSize values): at
