@@ -83,7 +83,7 @@ import {
   type WriteHook,
   writeName,
 } from './kernels';
-import { SCAN_LARGE, type ScanKind, type ScanTuning, SELECT_LARGE, scanDefaults } from './tuning';
+import { largeTilesFrom, type ScanKind, type ScanTuning, scanDefaults } from './tuning';
 
 export type {
   AdjacentHook,
@@ -470,8 +470,8 @@ function defaultsFor(device: GpuDevice, kind: ScanKind, subgroups: boolean, n: n
     m = new Map();
     defaultsMemo.set(device, m);
   }
-  // Striped compactions take larger tiles from SELECT_LARGE elements on, scans from SCAN_LARGE.
-  const from = kind === 'select' ? SELECT_LARGE : kind === 'scan' ? SCAN_LARGE : Infinity;
+  // The defaults' one size rule per kind (largeTilesFrom): two objects per kind at most.
+  const from = largeTilesFrom(kind);
   const large = n >= from;
   // A number, not a string, per call (issue 12).
   const key = KIND_CODES[kind] * 4 + (subgroups ? 2 : 0) + (large ? 1 : 0);

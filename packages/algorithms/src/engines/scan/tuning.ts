@@ -99,6 +99,15 @@ export const SELECT_LARGE = 1 << 22;
 export const SCAN_LARGE = 1 << 25;
 
 /**
+ * Elements from which a call of `kind` takes its large tiles in `scanDefaults` (striped compactions
+ * from SELECT_LARGE, scans from SCAN_LARGE; no size rule elsewhere): the defaults differ only on
+ * either side of it, which is what the engine memoizes them by.
+ */
+export function largeTilesFrom(kind: ScanKind): number {
+  return kind === 'select' ? SELECT_LARGE : kind === 'scan' ? SCAN_LARGE : Number.POSITIVE_INFINITY;
+}
+
+/**
  * Defaults for `device`, the kind of call and whether it may use subgroups (false: a policy turned
  * them off; devices without them never do): the table above; 24 items per thread for compaction;
  * for scans by key on hardware GPUs 512 threads x 40 items, for reduceByKey's reduce-then-scan 512 x
@@ -111,11 +120,12 @@ export const SCAN_LARGE = 1 << 25;
  */
 export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true, n = 0): ScanTuning {
   const t = { ...scanTuning };
+  const large = n >= largeTilesFrom(kind);
   // Scans from SCAN_LARGE elements: 36 items per thread. H100, 2026-11-24 (docs/benchmarks/
   // h100-2026-11-24h.md, scan-tiles*.jsonl, variants interleaved in one process), ms of 32 -> 36
   // items: inclusive 0.955 -> 0.931 and exclusive 0.944 -> 0.921 at 2^28, 0.253 -> 0.247 and 0.248
   // -> 0.246 at 2^26; at 2^22 36 items are 2-4% slower, at 2^24 within +-1%; 40-48 items slower.
-  if (kind === 'scan' && n >= SCAN_LARGE) t.itemsPerThread = 36;
+  if (kind === 'scan' && large) t.itemsPerThread = 36;
   if (kind === 'compaction') t.itemsPerThread = 24;
   if (kind === 'select') {
     // The striped compaction ('select': an element hook's compaction with subgroups; kernels.ts),
@@ -127,7 +137,7 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
     // large tiles leave SMs idle (2^20: 512 x 48 0.0174, 512 x 16 0.0149-0.0150, 256 x 24 0.0154;
     // 2^22: 512 x 48 0.0228, 512 x 16 0.0244-0.0245).
     t.workgroupSize = 512;
-    t.itemsPerThread = n >= SELECT_LARGE ? 48 : 16;
+    t.itemsPerThread = large ? 48 : 16;
   }
   if (kind === 'by-key') {
     t.workgroupSize = 512;
