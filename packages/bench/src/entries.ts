@@ -664,6 +664,53 @@ function permutationMap(n: number): Uint32Array {
   return m;
 }
 
+/** Sources compiled by `closedOverLoop` so far (each gets its own number). */
+let closedOverLoops = 0;
+
+/**
+ * The plain loop of gather / scatter as a closure over its three arrays, compiled from a source of
+ * its own at every size. V8 specializes an optimized closure on the values it closes over (here: the
+ * arrays, so their lengths and data pointers become constants and the bounds checks on `m[i]` and
+ * `out[i]` go) only while it is the sole closure made from its source. Written inline in `setup`, the
+ * loop got that form at the first size a process ran and a generic one at every later size (`pnpm
+ * bench --sizes 20,22,24`: gather's loop 0.86 ms at 2^20, then 92 ms at 2^22 and 421 ms at 2^24,
+ * against 8-14 and 122 ms in its specialized form; docs/benchmarks/cpu-gather-2026-11-24j.md), so
+ * the ratio to seq depended on the order of the sizes. This is the fastest form of the plain loop
+ * at every size.
+ */
+function closedOverLoop(
+  kind: 'gather' | 'scatter',
+  a: Uint32Array,
+  m: Uint32Array,
+  out: Uint32Array,
+): () => Uint32Array {
+  const store = kind === 'gather' ? 'out[i] = a[m[i]]' : 'out[m[i]] = a[i]';
+  closedOverLoops++;
+  const make = new Function(
+    'a',
+    'm',
+    'out',
+    `'use strict'; return () => { /* ${kind} ${closedOverLoops} */ for (let i = 0; i < m.length; i++) ${store}; return out; };`,
+  ) as (a: Uint32Array, m: Uint32Array, out: Uint32Array) => () => Uint32Array;
+  return make(a, m, out);
+}
+
+/**
+ * gather as a plain-JS function that takes its arrays as arguments, as a reusable gather (and every
+ * webdpl call) does: the same optimized code at every size, with V8's checks on each array in the
+ * loop (docs/benchmarks/cpu-gather-2026-11-24j.md).
+ */
+function gatherLoop(a: Uint32Array, m: Uint32Array, out: Uint32Array): Uint32Array {
+  for (let i = 0; i < m.length; i++) out[i] = a[m[i] as number] as number;
+  return out;
+}
+
+/** scatter as a plain-JS function over its arguments (see `gatherLoop`). */
+function scatterLoop(a: Uint32Array, m: Uint32Array, out: Uint32Array): Uint32Array {
+  for (let i = 0; i < m.length; i++) out[m[i] as number] = a[i] as number;
+  return out;
+}
+
 /**
  * gather (`output[i] = input[map[i]]`) or scatter (`output[map[i]] = input[i]`) of u32 through a
  * random permutation, measured beside `copy` and the roofline (issue 15: >= 0.8x a plain copy's
@@ -696,19 +743,17 @@ function gatherScatterEntry(kind: 'gather' | 'scatter'): BenchEntry {
         label: 'for loop',
         setup: (c) => {
           const [a, m] = c.inputs as [Uint32Array, Uint32Array];
+          return { run: closedOverLoop(kind, a, m, new Uint32Array(c.n)) };
+        },
+      },
+      {
+        name: 'for-loop-args',
+        label: 'for loop over arguments',
+        setup: (c) => {
+          const [a, m] = c.inputs as [Uint32Array, Uint32Array];
           const out = new Uint32Array(c.n);
-          return {
-            run:
-              kind === 'gather'
-                ? () => {
-                    for (let i = 0; i < m.length; i++) out[i] = a[m[i] as number] as number;
-                    return out;
-                  }
-                : () => {
-                    for (let i = 0; i < m.length; i++) out[m[i] as number] = a[i] as number;
-                    return out;
-                  },
-          };
+          const loop = kind === 'gather' ? gatherLoop : scatterLoop;
+          return { run: () => loop(a, m, out) };
         },
       },
     ],
