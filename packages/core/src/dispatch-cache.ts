@@ -10,17 +10,25 @@
  */
 import type { GpuDevice } from './device';
 
-const ids = new WeakMap<GPUBuffer, number>();
+const ids = new WeakMap<object, number>();
 let nextId = 1;
+
+/**
+ * A number unique to `o` for the life of the process (never reused), for cache keys: a buffer's
+ * (`bufferId`), or any other object a cached plan depends on by identity (a resolved tuning).
+ */
+export function objectId(o: object): number {
+  let id = ids.get(o);
+  if (id === undefined) {
+    id = nextId++;
+    ids.set(o, id);
+  }
+  return id;
+}
 
 /** A number unique to `buffer` for the life of the process (never reused), for cache keys. */
 export function bufferId(buffer: GPUBuffer): number {
-  let id = ids.get(buffer);
-  if (id === undefined) {
-    id = nextId++;
-    ids.set(buffer, id);
-  }
-  return id;
+  return objectId(buffer);
 }
 
 /**

@@ -29,6 +29,7 @@ export {
   dispatchCache,
   dispatchCacheBuffers,
   LruCache,
+  objectId,
   paramsBuffer,
 } from './dispatch-cache';
 export {

@@ -135,6 +135,12 @@ export interface RunsKernelParams {
   readonly lookback: boolean;
   readonly maxSpins: number;
   readonly lookbackPerLane: number;
+  /**
+   * The count pass walks the segment's tiles from the last (workgroup 0 counts the last tile), so
+   * the keys it reads last, still in L2 when the tile pass starts, are the first tiles' (the tile
+   * pass reads them first). `countReverseFrom` of reduceByKey's tuning.
+   */
+  readonly reverse?: boolean;
 }
 
 /** RBK's variant of a phase: the bindings it declares (`blocks`: the count pass adds atomically). */
@@ -166,6 +172,7 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
     p.blocks ? 'blk' : 'spine',
     p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}` : 'fix',
+    p.phase === 'count' && p.reverse ? 'rev' : 'fwd',
   );
 }
 
@@ -327,7 +334,7 @@ ${p.phase === 'tile' && p.blocks ? 'var<workgroup> rbk_runs: array<atomic<u32>, 
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   ${refs}
-  let tile = wg_index;
+  let tile = ${p.phase === 'count' && p.reverse ? `(prm.n - 1u) / ${tile}u - wg_index` : 'wg_index'};
   let first = tile * ${tile}u + ids.lid * ${I}u;
   let full = (tile + 1u) * ${tile}u <= prm.n;
   ${lines.join('\n  ')}

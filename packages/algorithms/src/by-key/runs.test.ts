@@ -127,6 +127,22 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
     tile: 128,
     t: { workgroupSize: 32, itemsPerThread: 4, blockSumsBelow: 600, lookbackBelow: 3000 },
   },
+  // The count pass counting the tiles last to first (its size rule inside the edge sizes too).
+  {
+    name: 'tiny 32 x 8, count pass reversed',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, countReverseFrom: 0, lookbackBelow: 0 },
+  },
+  {
+    name: 'tiny 16 x 3 (scalar loads), count pass reversed, no subgroups, segments of 4 KiB',
+    tile: 48,
+    t: { workgroupSize: 16, itemsPerThread: 3, countReverseFrom: 0, subgroups: false, maxBindingBytes: 4096 },
+  },
+  {
+    name: 'tiny 32 x 8, count pass reversed from 1000 elements, segments of 4 KiB',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, countReverseFrom: 1000, maxBindingBytes: 4096 },
+  },
   // A look-back that never waits: every predecessor not yet published is reduced from the input.
   {
     name: 'tiny 32 x 4, look-back fallback at once',
@@ -208,6 +224,45 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
         expectSameArray(ko.subarray(0, aw.keys.length), aw.keys, `keys n=${n} ${kind}`);
         expectSameArray(vo.subarray(0, aw.keys.length), aw.values, `affine n=${n} ${kind}`);
       }
+    }
+  });
+
+  it('a cached plan serves only its own tuning: a policy differing in any field (countReverseFrom included) builds its own', async () => {
+    const n = 3000;
+    const keys = DeviceArray.from(dev, runKeys(n, 'mixed', 5));
+    const values = DeviceArray.from(dev, affineValues(n, 6));
+    const ko = DeviceArray.create(dev, 'u32', n);
+    const vo = DeviceArray.create(dev, 'u32', n);
+    const gpu = dev.gpu as unknown as Record<string, unknown>;
+    const bindGroups = async (policy: ReturnType<typeof policyOf>) => {
+      let made = 0;
+      const original = gpu.createBindGroup as (...a: unknown[]) => unknown;
+      gpu.createBindGroup = (...a: unknown[]) => {
+        made++;
+        return original.apply(gpu, a);
+      };
+      try {
+        await reduceByKey(policy, keys, values, ko, vo, affine);
+      } finally {
+        delete gpu.createBindGroup;
+      }
+      return made;
+    };
+    try {
+      const base = { workgroupSize: 32, itemsPerThread: 8 };
+      const a = policyOf(base);
+      await bindGroups(a);
+      expect(await bindGroups(a), 'the same policy again').toBe(0);
+      const extras: Record<string, number | boolean>[] = [
+        { countReverseFrom: 0 },
+        { blockSumsBelow: 0 },
+        { maxSpins: 7 },
+      ];
+      for (const extra of extras) {
+        expect(await bindGroups(policyOf({ ...base, ...extra })), JSON.stringify(extra)).toBeGreaterThan(0);
+      }
+    } finally {
+      for (const x of [keys, values, ko, vo]) x.destroy();
     }
   });
 

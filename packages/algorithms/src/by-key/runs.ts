@@ -17,6 +17,7 @@ import {
   type GpuDevice,
   type LruCache,
   type NumericType,
+  objectId,
   paramsBuffer,
   pipelineFor,
   type Readback,
@@ -82,7 +83,12 @@ export interface ReduceByKeyResult {
  * Both save a single-workgroup dispatch and cost every tile a little; small inputs gain, large ones
  * lose (RUNS_FORMS).
  */
-export type RunsTuning = ScanTuning & { readonly blockSumsBelow: number; readonly lookbackBelow: number };
+export type RunsTuning = ScanTuning & {
+  readonly blockSumsBelow: number;
+  readonly lookbackBelow: number;
+  /** Inputs of at least this many elements count their tiles last to first (RunsKernelParams.reverse). */
+  readonly countReverseFrom: number;
+};
 
 /**
  * reduceByKey's size rules (RunsTuning) on hardware GPUs and on software adapters. H100, 2026-11-24
@@ -94,10 +100,25 @@ export type RunsTuning = ScanTuning & { readonly blockSumsBelow: number; readonl
  * loads ride under the tile's own). lavapipe (2 cores), 2026-11-24: 0.247 / 0.175 / 0.073 at 2^12,
  * 0.473 / 0.413 / 0.342 at 2^16, 1.23 / 1.20 / 1.22 at 2^18, 2.22 / 2.38 / 2.42 at 2^19, 4.23 /
  * 4.62 / 4.88 at 2^20.
+ * `countReverseFrom`: the count pass counts the tiles last to first, so the keys still in L2 when
+ * the tile pass starts are the ones it reads first (LRU: counted forward, they were the first
+ * evicted). H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24j.md, three calls, variants
+ * interleaved), ms forward -> reversed: 0.0701 -> 0.0665 at 2^23, 0.1116-0.1118 -> 0.1049-0.1055 at
+ * 2^24, 0.1870-0.1872 -> 0.1805-0.1812 at 2^25, 0.3406-0.3410 -> 0.3337-0.3343 at 2^26, 1.2603 ->
+ * 1.2538-1.2541 at 2^28; within +-1% at 2^20-2^22, where keys and values both fit in L2. Software
+ * adapters: not measured.
  */
 export const RUNS_FORMS = {
-  hardware: { blockSumsBelow: Number.POSITIVE_INFINITY, lookbackBelow: 1 << 21 },
-  software: { blockSumsBelow: 1 << 18, lookbackBelow: 1 << 18 },
+  hardware: {
+    blockSumsBelow: Number.POSITIVE_INFINITY,
+    lookbackBelow: 1 << 21,
+    countReverseFrom: 1 << 23,
+  },
+  software: {
+    blockSumsBelow: 1 << 18,
+    lookbackBelow: 1 << 18,
+    countReverseFrom: Number.POSITIVE_INFINITY,
+  },
 } as const;
 
 const defaultsMemo = new WeakMap<GpuDevice, readonly RunsTuning[]>();
@@ -145,14 +166,9 @@ export function reduceByKeyDevice(device: GpuDevice, req: ReduceByKeyDeviceReque
     const rc = req.copyTo;
     const key = [
       req.values.length,
-      t.workgroupSize,
-      t.itemsPerThread,
-      t.subgroups,
-      t.maxBindingBytes,
-      t.blockSumsBelow,
-      t.lookbackBelow,
-      t.maxSpins,
-      t.lookbackPerLane,
+      // Every tuning field: the resolved tuning object (cachedTuning: one per policy's overrides),
+      // where a hand-kept list of fields misses the ones added later.
+      objectId(t),
       req.keyEq.name,
       req.value.name,
       arrayKey(req.keys),
@@ -272,7 +288,13 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     lookbackPerLane: t.lookbackPerLane,
   };
   const kernel = (phase: RunsPhase) => {
-    const params = { ...base, phase, blocks, lookback };
+    const params = {
+      ...base,
+      phase,
+      blocks,
+      lookback,
+      reverse: phase === 'count' && n >= t.countReverseFrom,
+    };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
   let tiles = 0;
