@@ -113,6 +113,51 @@ describe('worker pool', () => {
     expect(await pool.run((j: number) => j * 2, [1, 2, 3])).toEqual([2, 4, 6]);
   });
 
+  it('returned(): the worker of a job known to have returned takes the next job before its reply is in', async () => {
+    const one = createPool({ size: 1 });
+    try {
+      expect(await one.run((j: number) => j, [0])).toEqual([0]);
+      const flags = new Int32Array(new SharedArrayBuffer(8));
+      const first = one.run(
+        (f: Int32Array) => {
+          Atomics.store(f, 0, 1);
+          return 7;
+        },
+        [flags],
+      );
+      // This thread waits without turning its event loop, so no reply can be handled meanwhile.
+      const wait = (i: number) => {
+        const t0 = Date.now();
+        while (Atomics.load(flags, i) === 0 && Date.now() - t0 < 3000) Atomics.wait(flags, i, 0, 5);
+        return Atomics.load(flags, i);
+      };
+      expect(wait(0)).toBe(1);
+      one.returned?.(first);
+      const second = one.run(
+        (f: Int32Array) => {
+          Atomics.store(f, 1, 1);
+          return 8;
+        },
+        [flags],
+      );
+      // Posted at once (without returned() it would wait in the queue for the first reply).
+      expect(wait(1)).toBe(1);
+      expect(await first).toEqual([7]);
+      expect(await second).toEqual([8]);
+      // A reply that carries an error still fails its run; unknown or settled runs are ignored.
+      const bad = one.run(() => {
+        throw new Error('after returned');
+      }, [0]);
+      one.returned?.(bad);
+      await expect(bad).rejects.toThrow('after returned');
+      one.returned?.(first);
+      one.returned?.(Promise.resolve([]));
+      expect(await one.run((j: number) => j + 1, [1, 2])).toEqual([2, 3]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('rejects for a task that closes over outside variables (it is shipped as source)', async () => {
     const outside = 42;
     await expect(pool.run((j: number) => j + outside, [1])).rejects.toThrow(/outside/);

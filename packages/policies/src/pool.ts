@@ -29,6 +29,15 @@ export interface WorkerPool {
    * dropped or their results ignored.
    */
   run<A, R>(task: (job: A) => R, jobs: readonly A[]): Promise<R[]>;
+  /**
+   * Tells the pool that every job of `run` (a promise `run` returned) has already returned normally
+   * in its worker, as the caller knows through shared memory: their workers then take new jobs at
+   * once instead of after their replies arrive (a worker runs its messages in order, so a new job
+   * starts right after it has posted the reply). The replies still settle `run` when they come.
+   * Only for a caller that has that proof; a pool without this method makes the caller wait for the
+   * replies.
+   */
+  returned?(run: Promise<unknown>): void;
   /** Terminates the workers and rejects runs still pending. The pool restarts them on the next run. */
   close(): Promise<void>;
 }
@@ -61,6 +70,8 @@ interface Slot {
   readonly known: Set<number>;
   item: Item | undefined;
   jobId: number;
+  /** Jobs of this worker known to have returned (`returned`) whose replies are still due, by job id. */
+  readonly due: Map<number, Item>;
 }
 
 interface WorkerReply {
@@ -98,6 +109,19 @@ function fail(state: RunState, error: unknown): void {
   state.reject(error);
 }
 
+/** Records a worker's reply to `item`: its result, or its error (which fails the run). */
+function settle(item: Item, reply: WorkerReply): void {
+  const state = item.state;
+  if (reply.e) fail(state, remoteError(reply.e));
+  else if (!state.done) {
+    state.results[item.index] = reply.v;
+    if (--state.left === 0) {
+      state.done = true;
+      state.resolve(state.results);
+    }
+  }
+}
+
 class Pool implements WorkerPool {
   private slots: Slot[] | undefined;
   private queue: Item[] = [];
@@ -107,6 +131,8 @@ class Pool implements WorkerPool {
   private nextTask = 1;
   private nextJob = 1;
   private readonly pending = new Set<RunState>();
+  /** The state of each run still pending, by the promise `run` returned (for `returned`). */
+  private readonly states = new WeakMap<Promise<unknown>, RunState>();
 
   constructor(readonly size: number) {}
 
@@ -140,7 +166,8 @@ class Pool implements WorkerPool {
       this.taskSources.set(id, source);
     }
     const task_ = id;
-    return new Promise<R[]>((resolve, reject) => {
+    const made: { state?: RunState } = {};
+    const run = new Promise<R[]>((resolve, reject) => {
       const state: RunState = {
         results: new Array(jobs.length),
         left: jobs.length,
@@ -155,9 +182,23 @@ class Pool implements WorkerPool {
         },
       };
       this.pending.add(state);
+      made.state = state;
       for (let i = 0; i < jobs.length; i++) this.queue.push({ state, index: i, job: jobs[i], task: task_ });
       this.pump();
     });
+    if (made.state && !made.state.done) this.states.set(run, made.state);
+    return run;
+  }
+
+  returned(run: Promise<unknown>): void {
+    const state = this.states.get(run);
+    if (!state || state.done) return;
+    for (const slot of this.slots ?? []) {
+      if (slot.item?.state !== state) continue;
+      slot.due.set(slot.jobId, slot.item);
+      slot.item = undefined;
+    }
+    this.pump();
   }
 
   async close(): Promise<void> {
@@ -181,6 +222,7 @@ class Pool implements WorkerPool {
       known: new Set(),
       item: undefined,
       jobId: 0,
+      due: new Map(),
     };
     return slot;
   }
@@ -232,18 +274,17 @@ class Pool implements WorkerPool {
   }
 
   private onMessage(slot: Slot, reply: WorkerReply): void {
+    const early = slot.due.get(reply.i);
+    if (early) {
+      // A job already counted as returned: its reply settles its run; the worker has moved on.
+      slot.due.delete(reply.i);
+      settle(early, reply);
+      return;
+    }
     const item = slot.item;
     if (!item || reply.i !== slot.jobId) return;
     slot.item = undefined;
-    const state = item.state;
-    if (reply.e) fail(state, remoteError(reply.e));
-    else if (!state.done) {
-      state.results[item.index] = reply.v;
-      if (--state.left === 0) {
-        state.done = true;
-        state.resolve(state.results);
-      }
-    }
+    settle(item, reply);
     this.pump();
   }
 
@@ -252,6 +293,7 @@ class Pool implements WorkerPool {
     const at = slots ? slots.indexOf(slot) : -1;
     if (!slots || at < 0) return; // closed, or already replaced
     if (slot.item) fail(slot.item.state, error);
+    for (const item of slot.due.values()) fail(item.state, error);
     slot.item = undefined;
     void slot.handle.terminate().catch(() => {});
     slots[at] = this.startSlot(spawn);

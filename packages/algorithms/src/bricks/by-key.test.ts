@@ -3,7 +3,7 @@
  * chunk boundaries everywhere, and gives seq's results exactly (integers; a non-commutative operator).
  */
 import { lambda, lastNonZero, plus } from '@webdpl/core';
-import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
+import { allocShared, type CpuBackend, createPool, type WorkerPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyEqual } from '../by-key/key-equal';
 import { refRuns } from '../testing/by-key-reference';
@@ -113,6 +113,16 @@ function sharedOf(a: Uint32Array): Uint32Array {
   return s;
 }
 
+/** allocShared keys in runs of 1..40 (seed `seed`) and random values (seed `seed + 1`). */
+function sharedKeysValues(n: number, seed: number): { keys: Uint32Array; vals: Uint32Array } {
+  const keys = allocShared('u32', n) as Uint32Array;
+  const vals = allocShared('u32', n) as Uint32Array;
+  keys.set(keysOf(n, 40, seed));
+  const r = rng(seed + 1);
+  for (let i = 0; i < n; i++) vals[i] = r();
+  return { keys, vals };
+}
+
 describe('reduce and unique by key: one pass, outputs checked without touching them', () => {
   const u32Fns: ByKeyFunctions = { op: plus, keyEq: keyEqual, keyType: 'u32', valueType: 'u32' };
   const u32Plus = (a: number, b: number) => (a + b) >>> 0;
@@ -169,11 +179,7 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
 
   it('shared outputs: workers place runs only once every chunk is counted (callerWorks off: two workers count)', async () => {
     const n = 1 << 18;
-    const keys = allocShared('u32', n) as Uint32Array;
-    const vals = allocShared('u32', n) as Uint32Array;
-    keys.set(keysOf(n, 40, 3));
-    const r = rng(4);
-    for (let i = 0; i < n; i++) vals[i] = r();
+    const { keys, vals } = sharedKeysValues(n, 3);
     const workersOnly: CpuBackend = { kind: 'par', pool: inner, tuning: { callerWorks: false, minChunk: 1024 } };
     for (const reduce of [true, false]) {
       const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
@@ -185,6 +191,57 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
           expect(await cpuRunsByKey(b, keys, vals, ko, vo, u32Fns, reduce, tooShort)).toBe(runs);
           expect(Array.from(ko)).toEqual(want.keys);
           expect(Array.from(vo)).toEqual(want.values);
+        }
+      }
+    }
+  });
+
+  it("shared inputs: the call returns without the workers' replies only once every worker returned; a worker's error still fails it", async () => {
+    const n = 1 << 16;
+    const { keys, vals } = sharedKeysValues(n, 5);
+    // A pool that counts the runs it was told had returned.
+    let told = 0;
+    const telling: WorkerPool = {
+      size: inner.size,
+      run: (task, jobs) => inner.run(task, jobs),
+      returned: (run) => {
+        told++;
+        inner.returned?.(run);
+      },
+      close: async () => {},
+    };
+    // A pool whose workers throw (the calling thread may do every chunk itself before they start).
+    const failing: WorkerPool = {
+      size: inner.size,
+      run: (_task, jobs) =>
+        inner.run(() => {
+          throw new Error('worker failed');
+        }, jobs) as never,
+      returned: (run) => inner.returned?.(run),
+      close: async () => {},
+    };
+    const tuning = { parallelThreshold: 0, minChunk: 1024 };
+    for (const reduce of [true, false]) {
+      const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
+      const runs = want.keys.length;
+      for (const outShared of [false, true]) {
+        const out = (m: number) => (outShared ? (allocShared('u32', m) as Uint32Array) : new Uint32Array(m));
+        told = 0;
+        // Back to back: each call's workers may still owe their reply to the call before.
+        for (let rep = 0; rep < 20; rep++) {
+          const ko = out(rep & 1 ? n : runs);
+          const vo = out(rep & 1 ? n : runs);
+          const b: CpuBackend = { kind: 'par', pool: telling, tuning };
+          expect(await cpuRunsByKey(b, keys, vals, ko, vo, u32Fns, reduce, tooShort)).toBe(runs);
+          expect(Array.from(ko.subarray(0, runs))).toEqual(want.keys);
+          expect(Array.from(vo.subarray(0, runs))).toEqual(want.values);
+        }
+        expect(told, `outputs shared ${outShared}`).toBeGreaterThan(0);
+        const b: CpuBackend = { kind: 'par', pool: failing, tuning };
+        for (let rep = 0; rep < 5; rep++) {
+          await expect(cpuRunsByKey(b, keys, vals, out(runs), out(runs), u32Fns, reduce, tooShort)).rejects.toThrow(
+            'worker failed',
+          );
         }
       }
     }

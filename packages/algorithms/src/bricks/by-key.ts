@@ -568,7 +568,10 @@ function chunkTable(chunks: readonly Chunk[], head: (b: number) => boolean): Int
 
 /** The shared state of a par reduceByKey / uniqueByKey call on shared inputs (`runsTask`). */
 interface RunsBatch {
-  /** [next chunk to claim, chunks counted, next chunk to place, give up (a thread failed)]. */
+  /**
+   * [next chunk to claim, chunks counted, next chunk to place, give up (a thread failed), workers
+   * whose task returned normally].
+   */
   readonly ctl: Int32Array;
   /** The write kernel's source (compiled once per thread). */
   readonly src: string;
@@ -589,6 +592,7 @@ interface RunsBatch {
  * the scratch until none is left. 0 (a worker): the same, then, with outputs given (shared ones),
  * waits until every chunk is counted and places runs like mode 2. 2 (the calling thread, once
  * every chunk is counted): claims chunks and copies their runs into the outputs (`placeRuns`).
+ * A worker that returns normally (not given up) counts itself in `ctl[4]` last, after its last write.
  */
 export function runsTask(job: {
   readonly b: RunsBatch;
@@ -611,7 +615,8 @@ export function runsTask(job: {
       Atomics.add(ctl, 1, 1);
       Atomics.notify(ctl, 1);
     }
-    if (mode === 1 || job.keysOut === undefined) return 0;
+    if (mode === 1) return 0;
+    if (job.keysOut === undefined) return returned(ctl, 0);
     for (;;) {
       const done = Atomics.load(ctl, 1);
       if (done >= total) break;
@@ -626,16 +631,23 @@ export function runsTask(job: {
     at[c] = runs;
     runs += counts[c] as number;
   }
-  if (runs > (job.room as number)) return runs;
-  for (;;) {
-    const c = Atomics.add(ctl, 2, 1);
-    if (c >= total) break;
-    const begin = chunks[3 * c] as number;
-    const m = counts[c] as number;
-    keysOut.set(b.ko.subarray(begin, begin + m), at[c] as number);
-    valuesOut.set(b.vo.subarray(begin, begin + m), at[c] as number);
+  if (runs <= (job.room as number)) {
+    for (;;) {
+      const c = Atomics.add(ctl, 2, 1);
+      if (c >= total) break;
+      const begin = chunks[3 * c] as number;
+      const m = counts[c] as number;
+      keysOut.set(b.ko.subarray(begin, begin + m), at[c] as number);
+      valuesOut.set(b.vo.subarray(begin, begin + m), at[c] as number);
+    }
   }
-  return runs;
+  return mode === 0 ? returned(ctl, runs) : runs;
+
+  /** A worker's normal return: counted in ctl[4] (after everything it wrote). */
+  function returned(ctl: Int32Array, value: number): number {
+    Atomics.add(ctl, 4, 1);
+    return value;
+  }
 }
 
 /** `runsTask` mode 2 on the calling thread alone, over counts already known (the runs; placed when they fit). */
@@ -645,11 +657,26 @@ function placeRuns(
   valuesOut: HostArray,
   room: number,
 ): number {
-  const ctl = new Int32Array(4);
+  const ctl = new Int32Array(5);
   return runsTask({ b: { ...b, ctl, src: '', x: b.ko, x2: b.vo }, mode: 2, keysOut, valuesOut, room });
 }
 
 type WaitAsync = (a: Int32Array, i: number, v: number) => { async: boolean; value: Promise<string> | string };
+
+/**
+ * Longest the calling thread spins (ms) for the workers of a par reduceByKey / uniqueByKey to
+ * return once its own part is done (they place their last chunk of runs at about the same time);
+ * past it, it waits for their replies.
+ */
+const RETURN_SPIN_MS = 0.05;
+
+/** Whether all `workers` count themselves returned in ctl[4] within `RETURN_SPIN_MS` (see `runsTask`). */
+function workersReturned(ctl: Int32Array, workers: number): boolean {
+  if (Atomics.load(ctl, 4) >= workers) return true;
+  const t0 = performance.now();
+  while (performance.now() - t0 < RETURN_SPIN_MS) if (Atomics.load(ctl, 4) >= workers) return true;
+  return false;
+}
 
 /**
  * reduceByKey / uniqueByKey par over shared inputs: every thread claims chunks and writes their runs
@@ -670,12 +697,12 @@ async function runsOnPool(
   const { keysOut, valuesOut, room } = out;
   const b: RunsBatch = {
     ...arrays,
-    ctl: new Int32Array(new SharedArrayBuffer(16)),
+    ctl: new Int32Array(new SharedArrayBuffer(20)),
     chunks: chunkTable(chunks, head),
     counts: new Int32Array(new SharedArrayBuffer(4 * total)),
   };
   const place = isShared(keysOut) && isShared(valuesOut);
-  const { callerWorks, settled, failed } = startWorkers(
+  const { callerWorks, workers, settled, failed, returned } = startWorkers(
     backend,
     runsTask,
     place ? { b, mode: 0 as const, keysOut, valuesOut, room } : { b, mode: 0 as const },
@@ -698,6 +725,10 @@ async function runsOnPool(
     throw error;
   }
   const runs = runsTask({ b, mode: 2, keysOut, valuesOut, room });
+  // Every worker's task has returned normally (after its last write), so its reply can only confirm
+  // that: the pool may hand those workers new jobs now (`returned`), and the call does not wait for
+  // the reply (35-63 us after the workers' end at 2^22: docs/benchmarks/cpu-par-2026-11-24j.md).
+  if (runs <= room && workersReturned(b.ctl, workers) && returned()) return runs;
   await settled;
   const f = failed();
   if (f) throw f.error;

@@ -278,6 +278,14 @@ export async function runChunks(
 export interface StartedWorkers {
   /** Whether the calling thread is to run the task too (the `callerWorks` tuning). */
   readonly callerWorks: boolean;
+  /** Workers the job was posted to. */
+  readonly workers: number;
+  /**
+   * Lets the pool give those workers new jobs before their replies arrive (`WorkerPool.returned`),
+   * for a caller that has seen every one of them return normally through shared memory; false
+   * when the pool cannot (then the caller waits for `settled`).
+   */
+  readonly returned: () => boolean;
   /** Settles once every worker's run has returned (never rejects). */
   readonly settled: Promise<void>;
   /** The first error of a worker, once there is one. */
@@ -298,13 +306,20 @@ export function startWorkers<J>(
   const callerWorks = cpuTuning(backend).callerWorks;
   const workers = Math.min(most, callerWorks ? Math.max(1, backend.pool.size - 1) : backend.pool.size);
   let failure: { error: unknown } | undefined;
-  const settled = backend.pool.run(task, new Array<J>(workers).fill(job)).then(
+  const pool = backend.pool;
+  const run = pool.run(task, new Array<J>(workers).fill(job));
+  const settled = run.then(
     () => undefined,
     (error: unknown) => {
       failure ??= { error };
     },
   );
-  return { callerWorks, settled, failed: () => failure };
+  const returned = () => {
+    if (pool.returned === undefined) return false;
+    pool.returned(run);
+    return true;
+  };
+  return { callerWorks, workers, settled, failed: () => failure, returned };
 }
 
 /** The arrays of a split par call (see `runSplit`). */

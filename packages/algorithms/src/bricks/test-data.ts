@@ -107,6 +107,7 @@ export function countingPool(pool: WorkerPool): { pool: WorkerPool; runs(): numb
         runs++;
         return pool.run(task, jobs);
       },
+      returned: pool.returned ? (run) => pool.returned?.(run) : undefined,
       close: () => pool.close(),
     },
     runs: () => runs,
