@@ -670,12 +670,25 @@ type WaitAsync = (a: Int32Array, i: number, v: number) => { async: boolean; valu
  */
 const RETURN_SPIN_MS = 0.05;
 
+/**
+ * Longest the calling thread spins (ms), once it finds no chunk left to claim, for the chunks still
+ * running on the workers to be counted, before it waits with `Atomics.waitAsync` (whose wake-up came
+ * 40-60 us after the last count at 2^22, where a chunk takes 80-100 us). In-process A/B at 2^22: par
+ * 0.905-0.995 of the time without it (docs/benchmarks/cpu-par-2026-11-24j.md).
+ */
+const COUNT_SPIN_MS = 0.15;
+
+/** Spins for at most `ms` until `ctl[at]` reaches `target`; whether it did. */
+function spinUntil(ctl: Int32Array, at: number, target: number, ms: number): boolean {
+  if (Atomics.load(ctl, at) >= target) return true;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) if (Atomics.load(ctl, at) >= target) return true;
+  return false;
+}
+
 /** Whether all `workers` count themselves returned in ctl[4] within `RETURN_SPIN_MS` (see `runsTask`). */
 function workersReturned(ctl: Int32Array, workers: number): boolean {
-  if (Atomics.load(ctl, 4) >= workers) return true;
-  const t0 = performance.now();
-  while (performance.now() - t0 < RETURN_SPIN_MS) if (Atomics.load(ctl, 4) >= workers) return true;
-  return false;
+  return spinUntil(ctl, 4, workers, RETURN_SPIN_MS);
 }
 
 /**
@@ -710,7 +723,9 @@ async function runsOnPool(
   );
   try {
     if (callerWorks) runsTask({ b, mode: 1 });
-    // Until every chunk is counted, without blocking the calling thread.
+    // The other thread is at most a chunk behind: spin for it (COUNT_SPIN_MS), then wait without
+    // blocking the calling thread until every chunk is counted.
+    spinUntil(b.ctl, 1, total, COUNT_SPIN_MS);
     const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
     for (let done = Atomics.load(b.ctl, 1); done < total; done = Atomics.load(b.ctl, 1)) {
       const f = failed();
