@@ -247,6 +247,36 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
     }
   });
 
+  it('shared inputs, outputs of n or more: the calling thread writes its chunks straight into them, the workers through the scratch; exact at every size, elements past the runs untouched', async () => {
+    for (const n of [1, 15, 16, 17, 100, 1000, 4099, 20011]) {
+      for (const maxRun of [1, 5, 40, 0]) {
+        const keys = allocShared('u32', n) as Uint32Array;
+        const vals = allocShared('u32', n) as Uint32Array;
+        keys.set(keysOf(n, maxRun, n + maxRun));
+        const r = rng(n * 3 + maxRun);
+        for (let i = 0; i < n; i++) vals[i] = r();
+        for (const reduce of [true, false]) {
+          const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
+          const runs = want.keys.length;
+          for (const outShared of [false, true]) {
+            for (const len of [n, n + 3]) {
+              const what = `n ${n} runs of 1..${maxRun || 'n'} reduce ${reduce} outputs shared ${outShared} length ${len}`;
+              const out = () => (outShared ? (allocShared('u32', len) as Uint32Array) : new Uint32Array(len)).fill(7);
+              const ko = out();
+              const vo = out();
+              expect(await cpuRunsByKey(par, keys, vals, ko, vo, u32Fns, reduce, tooShort), what).toBe(runs);
+              expect(Array.from(ko.subarray(0, runs)), what).toEqual(want.keys);
+              expect(Array.from(vo.subarray(0, runs)), what).toEqual(want.values);
+              expect(ko.subarray(runs).every((x) => x === 7) && vo.subarray(runs).every((x) => x === 7), what).toBe(
+                true,
+              );
+            }
+          }
+        }
+      }
+    }
+  });
+
   it('a user key equality and value operator on f32 values, empty input', async () => {
     // Keys of one decade are equal, so runs merge across different keys; an f32 lambda rounds
     // every step, in order within each run (a run over several chunks is folded by one thread).

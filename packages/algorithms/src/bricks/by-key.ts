@@ -24,7 +24,9 @@
  * runs into scratch at the chunk's offset (each run by the chunk where it starts, reduceByKey reading
  * past the chunk's end while the run continues: a run longer than a chunk is folded by one thread)
  * and, once every chunk is counted, the runs are copied into place (shared inputs: by the calling
- * thread and, for shared outputs, the workers too: `runsOnPool`). Plain (non-shared) arrays
+ * thread and, for shared outputs, the workers too: `runsOnPool`; there, into outputs of n elements or
+ * more, the calling thread writes the chunks it takes from the front straight into them and only
+ * the workers' chunks, taken from the back, go through the scratch). Plain (non-shared) arrays
  * stay seq on par unless the tuning sets parallelThreshold, as for the scans, except reduceByKey's
  * (`parChunks`). Nothing runs on the pool below BY_KEY_PAR_MIN elements.
  *
@@ -38,6 +40,7 @@ import {
   type Chunk,
   type CpuBackend,
   compileOnce,
+  cpuTuning,
   isShared,
   planParallel,
   sharedMemoryAvailable,
@@ -569,10 +572,18 @@ function chunkTable(chunks: readonly Chunk[], head: (b: number) => boolean): Int
 /** The shared state of a par reduceByKey / uniqueByKey call on shared inputs (`runsTask`). */
 interface RunsBatch {
   /**
-   * [next chunk to claim, chunks counted, next chunk to place, give up (a thread failed), workers
-   * whose task returned normally].
+   * [next chunk to claim (`direct`: the next from the front | the end of those left from the back
+   * << 16), chunks counted, next chunk to place, give up (a thread failed), workers whose task
+   * returned normally].
    */
   readonly ctl: Int32Array;
+  /**
+   * 1: the outputs hold n elements or more (every run fits), so the calling thread claims chunks
+   * from the front and writes their runs straight into the outputs (it knows their offset: the
+   * runs of the chunks before, all its own), while the workers claim from the back into the
+   * scratch; only the workers' chunks are placed afterwards. 0: every chunk through the scratch.
+   */
+  readonly direct: number;
   /** The write kernel's source (compiled once per thread). */
   readonly src: string;
   readonly x: HostArray;
@@ -589,7 +600,7 @@ interface RunsBatch {
 /**
  * A thread's part of a par reduceByKey / uniqueByKey call (`runsOnPool`), self-contained (shipped
  * to the workers as source). `mode` 1 (the calling thread): claims chunks and writes their runs into
- * the scratch until none is left. 0 (a worker): the same, then, with outputs given (shared ones),
+ * the scratch until none is left (`direct`: from the front, into the outputs given). 0 (a worker): the same, then, with outputs given (shared ones),
  * waits until every chunk is counted and places runs like mode 2. 2 (the calling thread, once
  * every chunk is counted): claims chunks and copies their runs into the outputs (`placeRuns`).
  * A worker that returns normally (not given up) counts itself in `ctl[4]` last, after its last write.
@@ -606,12 +617,32 @@ export function runsTask(job: {
   const total = counts.length;
   if (mode !== 2) {
     const k = (globalThis as unknown as { __webdplCompile: (source: string) => Kernel }).__webdplCompile(b.src);
+    const front = b.direct === 1 && mode === 1;
+    // The front claimer's next offset in the outputs (direct).
+    let offset = 0;
     for (;;) {
       if (Atomics.load(ctl, 3) !== 0) return 0;
-      const c = Atomics.add(ctl, 0, 1);
-      if (c >= total) break;
+      let c: number;
+      if (b.direct === 1) {
+        const fb = Atomics.load(ctl, 0);
+        const f = fb & 0xffff;
+        const bk = fb >>> 16;
+        if (f >= bk) break;
+        const next = front ? (f + 1) | (bk << 16) : f | ((bk - 1) << 16);
+        if (Atomics.compareExchange(ctl, 0, fb, next) !== fb) continue;
+        c = front ? f : bk - 1;
+      } else {
+        c = Atomics.add(ctl, 0, 1);
+        if (c >= total) break;
+      }
       const begin = chunks[3 * c] as number;
-      counts[c] = k(b.x, b.x2, b.ko, begin, chunks[3 * c + 1] as number, chunks[3 * c + 2] === 1, begin, b.vo);
+      const end = chunks[3 * c + 1] as number;
+      const head = chunks[3 * c + 2] === 1;
+      if (front) {
+        const m = k(b.x, b.x2, job.keysOut as HostArray, begin, end, head, offset, job.valuesOut);
+        counts[c] = m;
+        offset += m;
+      } else counts[c] = k(b.x, b.x2, b.ko, begin, end, head, begin, b.vo);
       Atomics.add(ctl, 1, 1);
       Atomics.notify(ctl, 1);
     }
@@ -635,8 +666,10 @@ export function runsTask(job: {
     runs += counts[c] as number;
   }
   if (runs <= (job.room as number)) {
+    // direct: the chunks before the first the workers took are in place already.
+    const first = b.direct === 1 ? Atomics.load(ctl, 0) & 0xffff : 0;
     for (;;) {
-      const c = Atomics.add(ctl, 2, 1);
+      const c = first + Atomics.add(ctl, 2, 1);
       if (c >= total) break;
       const begin = chunks[3 * c] as number;
       const m = counts[c] as number;
@@ -661,7 +694,7 @@ function placeRuns(
   room: number,
 ): number {
   const ctl = new Int32Array(5);
-  return runsTask({ b: { ...b, ctl, src: '', x: b.ko, x2: b.vo }, mode: 2, keysOut, valuesOut, room });
+  return runsTask({ b: { ...b, ctl, direct: 0, src: '', x: b.ko, x2: b.vo }, mode: 2, keysOut, valuesOut, room });
 }
 
 type WaitAsync = (a: Int32Array, i: number, v: number) => { async: boolean; value: Promise<string> | string };
@@ -713,9 +746,14 @@ async function runsOnPool(
 ): Promise<number> {
   const total = chunks.length;
   const { keysOut, valuesOut, room } = out;
+  const n = (chunks[total - 1] as Chunk).end;
+  const direct = room >= n && cpuTuning(backend).callerWorks && total < 0x8000 ? 1 : 0;
+  const ctl = new Int32Array(new SharedArrayBuffer(20));
+  if (direct) ctl[0] = total << 16;
   const b: RunsBatch = {
     ...arrays,
-    ctl: new Int32Array(new SharedArrayBuffer(20)),
+    ctl,
+    direct,
     chunks: chunkTable(chunks, head),
     counts: new Int32Array(new SharedArrayBuffer(4 * total)),
   };
@@ -727,7 +765,7 @@ async function runsOnPool(
     total,
   );
   try {
-    if (callerWorks) runsTask({ b, mode: 1 });
+    if (callerWorks) runsTask({ b, mode: 1, keysOut, valuesOut });
     // The other thread is at most a chunk behind: spin for it (COUNT_SPIN_MS), then wait without
     // blocking the calling thread until every chunk is counted.
     spinUntil(b.ctl, 1, total, COUNT_SPIN_MS);
