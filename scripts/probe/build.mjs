@@ -24,6 +24,7 @@ await build({
     'compaction-probe': 'scripts/probe/compaction-probe.ts',
     'runs-micro-probe': 'scripts/probe/runs-micro-probe.ts',
     'tuning-sweep': 'scripts/probe/tuning-sweep.ts',
+    'dispatch-cost': 'scripts/probe/dispatch-cost.ts',
   },
   bundle: true,
   platform: 'node',

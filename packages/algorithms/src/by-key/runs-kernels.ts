@@ -44,6 +44,7 @@ import {
   mangle,
   type NumericType,
   plus,
+  subgroupInclusiveScan,
   threadIds,
   unrolled,
   type WgslFragment,
@@ -86,6 +87,7 @@ export const RBK = kernelInterface({
       blk_base: 'u32',
       blk_tiles: 'u32',
       blocks: 'u32',
+      fix_at: 'u32',
     },
   },
   bindings: {
@@ -141,6 +143,15 @@ export interface RunsKernelParams {
    * pass reads them first). `countReverseFrom` of reduceByKey's tuning.
    */
   readonly reverse?: boolean;
+  /**
+   * The tile pass also writes its last run when that run ends within a subgroup's width past the
+   * tile (or at the input's end): the first subgroup's lanes read the elements after the tile, the
+   * first head among them ends the run, and an ordered subgroup scan folds the values before it. A
+   * tile whose last run reaches further (or that holds no head, or ends at a segment's edge) sets
+   * word `prm.fix_at` (cleared by the host), and the fix-up (`gated`) works only then. Fix-up form
+   * with subgroups only. `readAheadBelow` of reduceByKey's tuning.
+   */
+  readonly readAhead?: boolean;
 }
 
 /** RBK's variant of a phase: the bindings it declares (`blocks`: the count pass adds atomically). */
@@ -173,6 +184,7 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.blocks ? 'blk' : 'spine',
     p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}` : 'fix',
     p.phase === 'count' && p.reverse ? 'rev' : 'fwd',
+    p.phase === 'tile' && p.readAhead ? 'ra' : 'nra',
   );
 }
 
@@ -238,11 +250,15 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     const op = p.value.combine.name;
     const scan = workgroupExclusiveScan({ ...wp, combiner: p.pairs });
     deps.push(p.value.combine, p.pairs.combine, scan);
+    const readAhead = p.readAhead === true && p.subgroups && !lookback;
+    const sgIncl = readAhead ? subgroupInclusiveScan({ combiner: p.value }) : undefined;
+    if (sgIncl) deps.push(sgIncl);
     lines.push(
       ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base', (j) => `x${j}`, T),
       // The thread's (heads, fold since its last head) in registers, then the tile's scan of them.
       'let g = prm.tile_offset + tile;',
       ...(p.blocks ? [blockSumsIssue(p.subgroups, w, ld)] : []),
+      ...(readAhead ? [readAheadLines(p, keyAt, tile, sgIncl as WgslFragment)] : []),
       'var c = 0u;',
       `var a = ${p.value.identity};`,
       ...unrolled(I, (j) => `if (h${j}) { c += 1u; a = x${j}; } else if (ok${j}) { a = ${op}(a, x${j}); }`).split(
@@ -267,7 +283,17 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   var lo = false;
   var lra: ${T};`
         : // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
-          'if (ids.lid == 0u) { scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y; }',
+          `if (ids.lid == 0u) {
+    scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y;${
+      readAhead
+        ? `
+    // The tile's last run, when it ends within the read-ahead; else the fix-up is needed.
+    if (total.x > 0u && ra_found) {
+      if (fits) { vout[prm.out_base + runs_before + total.x - 1u] = ${op}(bitcast<${T}>(total.y), ra_fold); }
+    } else { scratch[prm.fix_at] = 1u; }`
+        : ''
+    }
+  }`,
       // The walk: at each head the key to keysOut and the run before it to valuesOut, except at the
       // tile's first head (rc == runs_before), whose run started in an earlier tile: its part in
       // this tile (whether the head starts the tile, the fold before it) goes to the record, or
@@ -340,6 +366,37 @@ ${entryPrologue(p.subgroups)}
   ${lines.join('\n  ')}
 }`,
   });
+}
+
+/**
+ * The read-ahead (RunsKernelParams.readAhead), before the tile's scan: lane l of the first subgroup
+ * (thread 0 writes the result) reads the segment's element (tile + 1) * T + l; a lane stops the run at a head or past the input's end, and is blocked
+ * past the segment's end short of the input's. `ra_found`: the first stop comes before the first
+ * blocked lane; `ra_fold`: the values before it, folded in order (an inclusive subgroup scan).
+ */
+function readAheadLines(p: RunsKernelParams, keyAt: (i: string) => string, tile: number, incl: WgslFragment): string {
+  const T = p.valueType;
+  const id = p.value.identity;
+  const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
+  return `var ra_found = false;
+  var ra_fold: ${T} = ${id};
+  if (ids.sg_id == 0u) {
+    let ra_end = (tile + 1u) * ${tile}u;
+    let ra_pos = ra_end + ids.lane;
+    let ra_in = full && ra_pos < prm.n;
+    let ra_done = prm.seg_start + ra_pos >= prm.n_total;
+    var ra_k: ${p.keyType};
+    var ra_v = ${id};
+    if (ra_in) { ra_k = ${keyAt('prm.k_base + ra_pos')}; ra_v = ${valAt('prm.v_base + ra_pos')}; }
+    var ra_prev = subgroupShuffleUp(ra_k, 1u);
+    if (ids.lane == 0u && full) { ra_prev = ${keyAt('prm.k_base + ra_end - 1u')}; }
+    let ra_stop = ra_done || (ra_in && !${p.keyEq.name}(ra_prev, ra_k));
+    let ra_f = subgroupMin(select(ids.sg_size, ids.lane, ra_stop));
+    let ra_b = subgroupMin(select(ids.sg_size, ids.lane, !ra_in && !ra_done));
+    ra_found = ra_f < ra_b;
+    let ra_s = ${incl.name}(select(${id}, ra_v, ids.lane < ra_f), ids.lane, ids.sg_size);
+    ra_fold = select(${id}, subgroupShuffle(ra_s, max(ra_f, 1u) - 1u), ra_f > 0u);
+  }`;
 }
 
 /**
@@ -475,7 +532,7 @@ export const RBK_FIX = kernelInterface({
     struct: 'RbkFix',
     name: 'prm',
     binding: 0,
-    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32', total_at: 'u32' },
+    fields: { tiles: 'u32', cap: 'u32', out_base: 'u32', rec_base: 'u32', total_at: 'u32', fix_at: 'u32' },
   },
   bindings: {
     recs: { binding: 1, access: 'read', type: 'vec4<u32>' },
@@ -487,6 +544,8 @@ export interface RunsFixParams extends Required<WorkgroupParams> {
   /** The element (value) type and the value operator `fn(a: T, b: T) -> T`. */
   readonly valueType: NumericType;
   readonly op: WgslFragment;
+  /** Work only when a tile set word `prm.fix_at` (the tiles' read-ahead, RunsKernelParams.readAhead). */
+  readonly gated?: boolean;
 }
 
 /**
@@ -512,7 +571,13 @@ export function runsFixKernel(p: RunsFixParams): WgslFragment {
     code: `${RBK_FIX.wgsl({}, { out_s: T })}
 @compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
-  _ = &recs; _ = &out_s;
+  _ = &recs; _ = &out_s;${
+    p.gated
+      ? `
+  // Every tile wrote its own last run (its read-ahead found the run's end): nothing to do.
+  if (recs[prm.fix_at / 4u][prm.fix_at % 4u] == 0u) { return; }`
+      : ''
+  }
   // Nothing is written unless every run fits the outputs (the spine's total against cap).
   let fits = recs[prm.total_at / 4u][prm.total_at % 4u] <= prm.cap;
   var carry = ${c.identity};

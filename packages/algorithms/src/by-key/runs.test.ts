@@ -143,6 +143,30 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
     tile: 256,
     t: { workgroupSize: 32, itemsPerThread: 8, countReverseFrom: 1000, maxBindingBytes: 4096 },
   },
+  // The read-ahead past each tile (tiles write their last runs, the fix-up only when one could not):
+  // with block sums and the spine, scalar loads, segments (a segment's edge blocks the read-ahead).
+  {
+    name: 'tiny 32 x 8, read-ahead with block sums',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, readAheadBelow: 2 ** 30, lookbackBelow: 0, blockSumsBelow: 2 ** 30 },
+  },
+  {
+    name: 'tiny 32 x 8, read-ahead below 3000 elements (the size rule inside the edge sizes)',
+    tile: 256,
+    t: { workgroupSize: 32, itemsPerThread: 8, readAheadBelow: 3000, lookbackBelow: 0, blockSumsBelow: 2 ** 30 },
+  },
+  {
+    name: 'tiny 16 x 3 (scalar loads), read-ahead with the spine, segments of 4 KiB',
+    tile: 48,
+    t: {
+      workgroupSize: 16,
+      itemsPerThread: 3,
+      readAheadBelow: 2 ** 30,
+      lookbackBelow: 0,
+      blockSumsBelow: 0,
+      maxBindingBytes: 4096,
+    },
+  },
   // A look-back that never waits: every predecessor not yet published is reduced from the input.
   {
     name: 'tiny 32 x 4, look-back fallback at once',
@@ -255,6 +279,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
       expect(await bindGroups(a), 'the same policy again').toBe(0);
       const extras: Record<string, number | boolean>[] = [
         { countReverseFrom: 0 },
+        { readAheadBelow: 2 ** 30 },
         { blockSumsBelow: 0 },
         { maxSpins: 7 },
       ];

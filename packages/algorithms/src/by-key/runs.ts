@@ -88,6 +88,11 @@ export type RunsTuning = ScanTuning & {
   readonly lookbackBelow: number;
   /** Inputs of at least this many elements count their tiles last to first (RunsKernelParams.reverse). */
   readonly countReverseFrom: number;
+  /**
+   * Inputs of fewer elements read ahead past each tile (RunsKernelParams.readAhead) where the fix-up
+   * form runs (from `lookbackBelow`), with subgroups.
+   */
+  readonly readAheadBelow: number;
 };
 
 /**
@@ -107,17 +112,25 @@ export type RunsTuning = ScanTuning & {
  * 2^24, 0.1870-0.1872 -> 0.1805-0.1812 at 2^25, 0.3406-0.3410 -> 0.3337-0.3343 at 2^26, 1.2603 ->
  * 1.2538-1.2541 at 2^28; within +-1% at 2^20-2^22, where keys and values both fit in L2. Software
  * adapters: not measured.
+ * `readAheadBelow`: H100, 2026-11-24 (h100-2026-11-24j.md, call 9, variants interleaved), ms without
+ * -> with the read-ahead (first subgroup) and the gated fix-up: 0.0256 -> 0.0231 at 2^21, 0.0402 ->
+ * 0.0383 at 2^22 (by-key probe 0.0382-0.0386 -> 0.0374-0.0378), 0.0673 -> 0.0654 at 2^23, 0.1053 ->
+ * 0.1096 at 2^24, 0.3343 -> 0.3489 at 2^26, 1.2554 -> 1.2666 at 2^28: the first subgroup's extra
+ * work holds the tile's barriers, which costs more than the fix-up from 2^24. Software adapters:
+ * not measured.
  */
 export const RUNS_FORMS = {
   hardware: {
     blockSumsBelow: Number.POSITIVE_INFINITY,
     lookbackBelow: 1 << 21,
     countReverseFrom: 1 << 23,
+    readAheadBelow: 1 << 24,
   },
   software: {
     blockSumsBelow: 1 << 18,
     lookbackBelow: 1 << 18,
     countReverseFrom: Number.POSITIVE_INFINITY,
+    readAheadBelow: 0,
   },
 } as const;
 
@@ -294,6 +307,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       blocks,
       lookback,
       reverse: phase === 'count' && n >= t.countReverseFrom,
+      readAhead: phase === 'tile' && readAhead,
     };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
@@ -313,6 +327,8 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const blocks = n < t.blockSumsBelow && !single;
   // The look-back (lookbackBelow): no fix-up.
   const lookback = n < t.lookbackBelow && !single;
+  // The read-ahead (readAheadBelow): tiles write their last runs; the fix-up only when one could not.
+  const readAhead = n < t.readAheadBelow && subgroups && !lookback && !single;
   const blkTiles = Math.max(1, Math.ceil(Math.sqrt(tiles)));
   const blockCount = Math.ceil(tiles / blkTiles);
   // One workgroup for the spine and the fix-up, as wide as the device allows.
@@ -325,13 +341,13 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
           runsSpineKernel(one),
         );
-  const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine };
+  const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine, gated: readAhead };
   const fix =
     single || lookback
       ? undefined
       : await pipelineFor(
           device,
-          `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`,
+          `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}|${readAhead}`,
           [pairs.combine, req.value.combine],
           () => runsFixKernel(fixParams),
         );
@@ -341,7 +357,9 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const cntBase = 4 * tiles;
   const totalAt = 5 * tiles;
   const blkBase = totalAt + 1;
-  const scratchBytes = Math.ceil(((blkBase + (blocks ? blockCount : 0)) * 4) / 16) * 16;
+  // The read-ahead's word (a tile needs the fix-up), after the block sums: one clear for both.
+  const fixAt = blkBase + (blocks ? blockCount : 0);
+  const scratchBytes = Math.ceil(((fixAt + 1) * 4) / 16) * 16;
   const scratch = scratchBuffer(device, SCRATCH, scratchBytes);
   const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
   const koWin = windowOf(device, keysOut, { start: 0, length: keysOut.length });
@@ -376,6 +394,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
           blk_base: blkBase,
           blk_tiles: blkTiles,
           blocks: blockCount,
+          fix_at: fixAt,
         }),
         'params',
       );
@@ -421,7 +440,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     phase('tile', tileSteps);
     if (fix) {
       const prm = uniform(
-        RBK_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0, total_at: totalAt }),
+        RBK_FIX.pack({ tiles, cap, out_base: voWin.localBase, rec_base: 0, total_at: totalAt, fix_at: fixAt }),
         'fix-up params',
       );
       const group = device.gpu.createBindGroup({
@@ -447,7 +466,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     // Look-back states (2 words per tile from word 0, where the fix-up's records would be) and block sums.
     const clear: (readonly [number, number])[] = [];
     if (lookback) clear.push([0, 8 * tiles]);
-    if (blocks) clear.push([blkBase * 4, blockCount * 4]);
+    if (blocks || readAhead) clear.push([blkBase * 4, ((blocks ? blockCount : 0) + (readAhead ? 1 : 0)) * 4]);
     const plan: RunsPlan = { steps, phases, owned, scratch, scratchBytes, clear, totalAt, leaves };
     return plan;
   });
