@@ -25,6 +25,7 @@ await build({
     'runs-micro-probe': 'scripts/probe/runs-micro-probe.ts',
     'tuning-sweep': 'scripts/probe/tuning-sweep.ts',
     'dispatch-cost': 'scripts/probe/dispatch-cost.ts',
+    'phase-passes': 'scripts/probe/phase-passes.ts',
   },
   bundle: true,
   platform: 'node',

@@ -17,7 +17,7 @@
  * and finish copies (the path of short DeviceArray outputs before 2026-11-24's direct writes).
  */
 
-import { setRunsPhasePasses } from '../../packages/algorithms/src/by-key/runs';
+import { setPhasePasses } from '../../packages/algorithms/src/common/gpu-io';
 import { inclusiveScanByKey, reduceByKey } from '../../packages/algorithms/src/index';
 import { CUB_SEED } from '../../packages/bench/src/data';
 import { fillOnDevice, generateOnDevice } from '../../packages/bench/src/gpu-data';
@@ -31,12 +31,12 @@ type Tuning = Record<string, number | boolean>;
 const phases = process.env.PROBE_RBK_PHASES === '1';
 
 /**
- * Each phase of reduceByKey in a compute pass of its own (`setRunsPhasePasses`): medians of `reps`
+ * Each phase of reduceByKey in a compute pass of its own (`setPhasePasses`): medians of `reps`
  * calls of each pass's device time, and of their sum (the split passes' own cost shows against the
  * one-pass figure).
  */
 async function timePhases(device: GpuDevice, reps: number, form: string, lg: number, call: () => Promise<unknown>) {
-  setRunsPhasePasses(true);
+  setPhasePasses(true);
   try {
     await call();
     const byPhase = new Map<string, number[]>();
@@ -57,7 +57,7 @@ async function timePhases(device: GpuDevice, reps: number, form: string, lg: num
       ...Object.fromEntries([...byPhase].map(([k, v]) => [k, median(v)])),
     });
   } finally {
-    setRunsPhasePasses(false);
+    setPhasePasses(false);
   }
 }
 

@@ -9,12 +9,12 @@
 import { DeviceArray, fragment, type GpuFunction, lambda, lastNonZero, mangle } from '@webdpl/core';
 import { makeDevicePolicy } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
+import { setPhasePasses } from '../common/gpu-io';
 import { refRuns } from '../testing/by-key-reference';
 import { place } from '../testing/device-data';
 import { edgeSizes, floatTolerance, makeData, rng, testDevice } from '../testing/matrix';
 import { expectSameArray } from '../testing/scan-reference';
 import { reduceByKey } from './index';
-import { setRunsPhasePasses } from './runs';
 
 type Op = (a: number, b: number) => number;
 
@@ -291,9 +291,9 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     }
   });
 
-  it("phases in compute passes of their own (setRunsPhasePasses, the probe's diagnostics): the same runs", async () => {
+  it("phases in compute passes of their own (setPhasePasses, the probe's diagnostics): the same runs", async () => {
     const policy = policyOf({ workgroupSize: 32, itemsPerThread: 4 });
-    setRunsPhasePasses(true);
+    setPhasePasses(true);
     try {
       for (const n of [5, 1000]) {
         const keys = runKeys(n, 'mixed', n);
@@ -310,7 +310,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
         expectSameArray(await vo.read(), aw.values, `affine n=${n}`);
       }
     } finally {
-      setRunsPhasePasses(false);
+      setPhasePasses(false);
     }
   });
 

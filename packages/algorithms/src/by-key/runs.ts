@@ -25,7 +25,7 @@ import {
   type Turn,
   type WgslFragment,
 } from '@webdpl/core';
-import { type CachedStep, cachedTuning, recordSteps, sameLeaves } from '../common/gpu-io';
+import { type CachedStep, cachedTuning, type Phase, recordPhases, recordSteps, sameLeaves } from '../common/gpu-io';
 import { scratchBuffer } from '../common/scratch';
 import { segmentsFor, windowOf, windowResource } from '../common/segments';
 import { bindingLimit, maxWorkgroupThreads, useSubgroups } from '../common/tuning';
@@ -155,9 +155,8 @@ export function runsTuning(
 }
 
 interface RunsPlan {
-  readonly steps: readonly CachedStep[];
-  /** The steps by phase ('count', 'spine', 'tile', 'fix-up', 'copy'), for `phasePasses`. */
-  readonly phases: readonly { readonly name: string; readonly steps: readonly CachedStep[] }[];
+  /** The steps by phase ('count', 'spine', 'tile', 'fix-up', 'copy'; `recordPhases`). */
+  readonly phases: readonly Phase[];
   readonly owned: readonly GPUBuffer[];
   readonly scratch: GPUBuffer;
   readonly scratchBytes: number;
@@ -228,19 +227,6 @@ async function buildAndSubmit(
 
 const SCRATCH = 'reduce-by-key';
 
-/** Whether calls record each phase in a compute pass of its own (`setRunsPhasePasses`). */
-let phasePasses = false;
-
-/**
- * Diagnostics (the GPU machine's probe): with `on`, every later reduceByKey call records its phases
- * (count, spine, tile, fix-up, copy) in compute passes of their own, labelled `<label> <phase>`, so
- * a profiling queue reports each phase's device time (`Queue.lastPassTimesNs`). Off by default: one
- * pass, as timed against CUB.
- */
-export function setRunsPhasePasses(on: boolean): void {
-  phasePasses = on;
-}
-
 function submit(device: GpuDevice, req: ReduceByKeyDeviceRequest, p: RunsPlan, turn: Turn): Promise<ReduceByKeyResult> {
   const n = req.values.length;
   let countRb: Readback | undefined;
@@ -248,17 +234,7 @@ function submit(device: GpuDevice, req: ReduceByKeyDeviceRequest, p: RunsPlan, t
   let valuesRb: Readback | undefined;
   const record = (rec: Recorder) => {
     for (const [offset, size] of p.clear) rec.encoder.clearBuffer(p.scratch, offset, size);
-    if (phasePasses) {
-      for (const phase of p.phases) {
-        const pass = rec.beginPass(`${req.label} ${phase.name}`);
-        recordSteps(rec, pass, phase.steps);
-        pass.end();
-      }
-    } else {
-      const pass = rec.beginPass(req.label);
-      recordSteps(rec, pass, p.steps);
-      pass.end();
-    }
+    recordPhases(rec, req.label, p.phases);
     countRb = rec.readback(p.scratch, p.totalAt * 4, 4);
     if (req.readBack) {
       const { keysOut: ko, valuesOut: vo } = req;
@@ -425,9 +401,9 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       if (countPipeline) counts.push(step(countPipeline, 'count'));
       tileSteps.push(step(tilePipeline, 'tile'));
     }
-    const phases: { name: string; steps: CachedStep[] }[] = [];
+    const phases: Phase[] = [];
     const phase = (name: string, steps: CachedStep[]) => {
-      if (steps.length > 0) phases.push({ name, steps });
+      if (steps.length > 0) phases.push({ name, record: (rec, pass) => recordSteps(rec, pass, steps) });
     };
     phase('count', counts);
     if (spine && prm0) {
@@ -462,12 +438,11 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       }
       phase('copy', copies);
     }
-    const steps = phases.flatMap((f) => f.steps);
     // Look-back states (2 words per tile from word 0, where the fix-up's records would be) and block sums.
     const clear: (readonly [number, number])[] = [];
     if (lookback) clear.push([0, 8 * tiles]);
     if (blocks || readAhead) clear.push([blkBase * 4, ((blocks ? blockCount : 0) + (readAhead ? 1 : 0)) * 4]);
-    const plan: RunsPlan = { steps, phases, owned, scratch, scratchBytes, clear, totalAt, leaves };
+    const plan: RunsPlan = { phases, owned, scratch, scratchBytes, clear, totalAt, leaves };
     return plan;
   });
 }

@@ -72,3 +72,43 @@ export function recordSteps(rec: Recorder, pass: GPUComputePassEncoder, steps: r
     rec.dispatch(pass, s.wgs);
   }
 }
+
+/** A phase of a call: its name and what it records into a compute pass. */
+export interface Phase {
+  readonly name: string;
+  readonly record: (rec: Recorder, pass: GPUComputePassEncoder) => void;
+}
+
+/** Whether calls record each phase in a compute pass of its own (`setPhasePasses`). */
+let phasePasses = false;
+
+/**
+ * Diagnostics (the GPU machine's probes): with `on`, every later call of a multi-phase algorithm
+ * (reduceByKey's count, tile and fix-up; the radix select's rounds; the merge sort's block sort and
+ * merge levels) records each phase in a compute pass of its own, labelled by phase, so a profiling
+ * queue reports each phase's device time (`Queue.lastPassTimesNs`). Off by default: one pass per
+ * call. A pass costs ~10 us of device time on the H100 under Dawn/Vulkan with timestamps against
+ * ~2 us for a dispatch (docs/benchmarks/h100-2026-11-24j.md, dispatch-cost.ts), so the phase
+ * times of a diagnostic run add up to more than a call.
+ */
+export function setPhasePasses(on: boolean): void {
+  phasePasses = on;
+}
+
+/**
+ * Records `phases` in order: in one compute pass labelled `label`, or with `setPhasePasses` each in
+ * a pass of its own labelled `<label> <phase name>`.
+ */
+export function recordPhases(rec: Recorder, label: string, phases: readonly Phase[]): void {
+  if (phasePasses) {
+    for (const phase of phases) {
+      const pass = rec.beginPass(`${label} ${phase.name}`);
+      phase.record(rec, pass);
+      pass.end();
+    }
+    return;
+  }
+  const pass = rec.beginPass(label);
+  for (const phase of phases) phase.record(rec, pass);
+  pass.end();
+}

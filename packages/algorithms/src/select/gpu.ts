@@ -14,6 +14,7 @@ import {
   type Recorder,
   type WgslFragment,
 } from '@webdpl/core';
+import { recordPhases } from '../common/gpu-io';
 import { maxWorkgroupThreads, useSubgroups } from '../common/tuning';
 import { keyMode, type RadixKeyType } from '../engines/radix-sort/key-bits';
 import type { GpuCall, Tuning } from '../pattern/dispatch';
@@ -143,8 +144,7 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
   await device.queue.submit(r.algorithm, (rec) => {
     r.before?.(rec);
     rec.encoder.clearBuffer(state.buffer, state.byteOffset, STATE.WORDS * 4);
-    // One compute pass per phase: with profiling on, each phase's device time is reported apart
-    // (queue.lastPassTimesNs, by label); the phases depend on each other in order anyway.
+    // One compute pass (with setPhasePasses, one per round, labelled by phase: the probes' breakdown).
     const steps: [GPUComputePipeline | undefined, number, SelectPhase, DeviceArray][] = [
       [hist, 0, 'hist', r.src],
       [append, 1, 'append', r.src],
@@ -152,25 +152,30 @@ async function radixSelect(call: GpuCall, r: SelectRun): Promise<void> {
       [cands, 3, 'candidates', cand],
       [scatter, 4, 'scatter', r.src],
     ];
-    for (const [pipeline, round, phase, src] of steps) {
-      const pass = rec.beginPass(`${r.algorithm} (radix select: ${phase} ${round})`);
-      const p = pipeline as GPUComputePipeline;
-      const params = SEL.pack({ n, round, mode, k: r.rank, limit: r.limit });
-      const entries = SEL.entries(
-        {
-          sp: { buffer: rec.uniform(params) },
-          sel_src: bind(src),
-          sel_state: bind(state),
-          sel_cand: phase === 'append' ? bind(cand) : undefined,
-          sel_out: phase === 'scatter' ? bind(r.dst) : undefined,
+    recordPhases(
+      rec,
+      `${r.algorithm} (radix select)`,
+      steps.map(([pipeline, round, phase, src]) => ({
+        name: `${phase} ${round}`,
+        record: (rc, pass) => {
+          const p = pipeline as GPUComputePipeline;
+          const params = SEL.pack({ n, round, mode, k: r.rank, limit: r.limit });
+          const entries = SEL.entries(
+            {
+              sp: { buffer: rc.uniform(params) },
+              sel_src: bind(src),
+              sel_state: bind(state),
+              sel_cand: phase === 'append' ? bind(cand) : undefined,
+              sel_out: phase === 'scatter' ? bind(r.dst) : undefined,
+            },
+            SELECT_USE[phase],
+          );
+          pass.setPipeline(p);
+          pass.setBindGroup(0, device.gpu.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
+          rc.dispatch(pass, pipeline === cands ? candGroups : groups);
         },
-        SELECT_USE[phase],
-      );
-      pass.setPipeline(p);
-      pass.setBindGroup(0, device.gpu.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
-      rec.dispatch(pass, pipeline === cands ? candGroups : groups);
-      pass.end();
-    }
+      })),
+    );
     r.after?.(rec);
   });
 }

@@ -2,6 +2,7 @@ import { ArgumentError, type HostArray, lambda, UnsupportedOnDeviceError } from 
 import { execution, makeDevicePolicy, type TuningOverrides } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { selectKernel } from '../bricks/select';
+import { setPhasePasses } from '../common/gpu-io';
 import { cpuComparator } from '../sort/comparator-arg';
 import { greater, less } from '../sort/index';
 import { isEngineVariant, parPool, place } from '../testing/device-data';
@@ -231,6 +232,29 @@ describe.skipIf(!testDevice)('the radix select at 2^24 + 1 keys', () => {
     await topK(policy, keys, 100, out, { largest: true });
     expect(Array.from(out)).toEqual(Array.from(sorted.subarray(n - 100)).reverse());
   }, 600_000);
+});
+
+describe.skipIf(!testDevice)('the radix select, each round in a compute pass of its own', () => {
+  it("setPhasePasses (the probes' diagnostics): the same selection", async () => {
+    const policy = makeDevicePolicy(testDevice as NonNullable<typeof testDevice>, {
+      fallback: 'error',
+      tuning: selectDefault,
+    });
+    setPhasePasses(true);
+    try {
+      for (const n of [1, 1000, 70_001]) {
+        const r = rng(n + 4);
+        const keys = Uint32Array.from({ length: n }, () => r() & 0xffff);
+        const k = Math.min(n, 37);
+        const out = new Uint32Array(k);
+        await topK(policy, keys, k, out, { largest: true });
+        const sorted = keys.slice().sort();
+        expect(Array.from(out), `topK n=${n}`).toEqual(Array.from(sorted.subarray(n - k)).reverse());
+      }
+    } finally {
+      setPhasePasses(false);
+    }
+  });
 });
 
 describe('nthElement, partialSort, topK: arguments', () => {

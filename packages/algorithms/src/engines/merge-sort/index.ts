@@ -23,6 +23,7 @@ import {
   type NumericType,
   UnsupportedOnDeviceError,
 } from '@webdpl/core';
+import { type Phase, recordPhases } from '../../common/gpu-io';
 import { scratchBuffer } from '../../common/scratch';
 import { fitThreads, fitWorkgroupMemory, resolveTuning } from '../../common/tuning';
 import {
@@ -191,51 +192,66 @@ export async function mergeSortDevice(
     const sideA = { k: side(keysA, keysAOff), v: valsA && side(valsA, valsAOff) };
     const sideB = { k: keysB && side(keysB, 0), v: valsB && side(valsB, 0) };
     const sides = [sideA, sideB];
-    let pass = rec.beginPass(`${label} block sort`);
-    pass.setPipeline(blockPipe);
-    {
-      const params = { buffer: rec.uniform(MS_BLOCK.pack({ n, width: 0, tiles })) };
-      const entries = inPlace
-        ? MS_BLOCK_IN_PLACE.entries(
-            { ms_params: params, keys_src: sideA.k, vals_src: sideA.v },
-            hasValues ? MS_BLOCK_IN_PLACE_VALUES : {},
-          )
-        : MS_BLOCK.entries(
-            { ms_params: params, keys_src: sideA.k, keys_dst: sideB.k, vals_src: sideA.v, vals_dst: sideB.v },
-            hasValues ? MS_BLOCK_VALUES : {},
-          );
-      pass.setBindGroup(0, gpu.createBindGroup({ layout: blockPipe.getBindGroupLayout(0), entries }));
-      rec.dispatch(pass, tiles);
-    }
-    pass.end();
+    const phases: Phase[] = [
+      {
+        name: 'block sort',
+        record: (rc, pass) => {
+          pass.setPipeline(blockPipe);
+          const params = { buffer: rc.uniform(MS_BLOCK.pack({ n, width: 0, tiles })) };
+          const entries = inPlace
+            ? MS_BLOCK_IN_PLACE.entries(
+                { ms_params: params, keys_src: sideA.k, vals_src: sideA.v },
+                hasValues ? MS_BLOCK_IN_PLACE_VALUES : {},
+              )
+            : MS_BLOCK.entries(
+                { ms_params: params, keys_src: sideA.k, keys_dst: sideB.k, vals_src: sideA.v, vals_dst: sideB.v },
+                hasValues ? MS_BLOCK_VALUES : {},
+              );
+          pass.setBindGroup(0, gpu.createBindGroup({ layout: blockPipe.getBindGroupLayout(0), entries }));
+          rc.dispatch(pass, tiles);
+        },
+      },
+    ];
     const partsBinding = parts && { buffer: parts };
     let cur = inPlace ? 0 : 1;
     for (let m = 0, width = tile; m < mergePasses; m++, width *= 2) {
       const src = sides[cur] as (typeof sides)[0];
       const dst = sides[1 - cur] as (typeof sides)[0];
-      const params = { buffer: rec.uniform(MS_MERGE.pack({ n, width, tiles })) };
-      pass = rec.beginPass(`${label} merge ${m}`);
-      const pp = partPipe as GPUComputePipeline;
-      pass.setPipeline(pp);
-      pass.setBindGroup(
-        0,
-        gpu.createBindGroup({
-          layout: pp.getBindGroupLayout(0),
-          entries: MS_PARTITION.entries({ ms_params: params, keys_src: src.k, parts: partsBinding }),
-        }),
-      );
-      rec.dispatch(pass, Math.ceil((tiles + 1) / PARTITION_THREADS));
-      const mp = mergePipe as GPUComputePipeline;
-      pass.setPipeline(mp);
-      const entries = MS_MERGE.entries(
-        { ms_params: params, keys_src: src.k, keys_dst: dst.k, parts: partsBinding, vals_src: src.v, vals_dst: dst.v },
-        hasValues ? MS_MERGE_VALUES : {},
-      );
-      pass.setBindGroup(0, gpu.createBindGroup({ layout: mp.getBindGroupLayout(0), entries }));
-      rec.dispatch(pass, tiles);
-      pass.end();
+      phases.push({
+        name: `merge ${m}`,
+        record: (rc, pass) => {
+          const params = { buffer: rc.uniform(MS_MERGE.pack({ n, width, tiles })) };
+          const pp = partPipe as GPUComputePipeline;
+          pass.setPipeline(pp);
+          pass.setBindGroup(
+            0,
+            gpu.createBindGroup({
+              layout: pp.getBindGroupLayout(0),
+              entries: MS_PARTITION.entries({ ms_params: params, keys_src: src.k, parts: partsBinding }),
+            }),
+          );
+          rc.dispatch(pass, Math.ceil((tiles + 1) / PARTITION_THREADS));
+          const mp = mergePipe as GPUComputePipeline;
+          pass.setPipeline(mp);
+          const entries = MS_MERGE.entries(
+            {
+              ms_params: params,
+              keys_src: src.k,
+              keys_dst: dst.k,
+              parts: partsBinding,
+              vals_src: src.v,
+              vals_dst: dst.v,
+            },
+            hasValues ? MS_MERGE_VALUES : {},
+          );
+          pass.setBindGroup(0, gpu.createBindGroup({ layout: mp.getBindGroupLayout(0), entries }));
+          rc.dispatch(pass, tiles);
+        },
+      });
       cur = 1 - cur;
     }
+    // One compute pass for every level (with setPhasePasses, one per level: the probes' breakdown).
+    recordPhases(rec, label, phases);
     if (!direct) {
       rec.encoder.copyBufferToBuffer(keysA, 0, keys.buffer, keys.byteOffset, bytes);
       if (values && valsA) rec.encoder.copyBufferToBuffer(valsA, 0, values.buffer, values.byteOffset, bytes);

@@ -1,5 +1,6 @@
 import { DeviceArray, type GpuDevice, type GpuFunction, gpuForTests, lambda } from '@webdpl/core';
 import { describe, expect, it } from 'vitest';
+import { setPhasePasses } from '../../common/gpu-io';
 import { less } from '../../sort/comparators';
 import { rng } from '../../testing/matrix';
 import { mergeSortDevice } from '.';
@@ -70,6 +71,18 @@ describe.skipIf(!gpu)('mergeSortDevice', () => {
       floats[3] = Number.NaN;
       floats[5] = -0;
       await check(device, floats, less, tuning, `f32 less n=${n}`);
+    }
+  });
+  it("each merge level in a compute pass of its own (setPhasePasses, the probes' diagnostics): the same order", async () => {
+    setPhasePasses(true);
+    try {
+      for (const n of [1, 65, 1025, 5000]) {
+        const r = rng(n + 9);
+        const keys = Uint32Array.from({ length: n }, () => r() % 1000);
+        await check(device, keys, byLow4, { workgroupSize: 32, itemsPerThread: 2 }, `phases n=${n}`);
+      }
+    } finally {
+      setPhasePasses(false);
     }
   });
   it('2^17 keys with default tiles', async () => {
