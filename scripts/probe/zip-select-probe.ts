@@ -11,6 +11,7 @@
  * Results are checked on the host at 2^20 and 2^24. One JSON line per measurement.
  * Bundle: node scripts/probe/build.mjs; run: PROBE_SIZES=20,24,28 node .probe/zip-select-probe.mjs
  */
+import { setPhasePasses } from '../../packages/algorithms/src/common/gpu-io';
 import {
   nthElement,
   partialSort,
@@ -144,9 +145,15 @@ async function main() {
       const inPlace = !name.startsWith('topK');
       const ms = inPlace ? raw - refreshMs : raw;
       out({ case: name, lg, ms, gkeys: n / ms / 1e6, ok: check && verify && sorted ? await verify() : undefined });
-      // The device time of each pass of the call's last submission (the select's phases).
+      // The device time of each pass of the call's last submission (the select's phases, each in a
+      // pass of its own for this call: setPhasePasses).
       if (name.startsWith('nthElement')) {
-        await f();
+        setPhasePasses(true);
+        try {
+          await f();
+        } finally {
+          setPhasePasses(false);
+        }
         out({
           case: `${name}: passes of the last submission`,
           lg,
