@@ -341,9 +341,11 @@ export function byKeyKernel(kind: ByKeyKind, fns: ByKeyFunctions): { kernel: Ker
 /**
  * Elements from which by-key calls use the pool under the default tuning: below, the pool's round
  * trip costs more than the second thread saves (par on allocShared arrays at 2^16: reduceByKey 0.6x,
- * uniqueByKey 0.9x seq; from 2^17 1.1-1.4x; docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
+ * uniqueByKey 0.9x seq, docs/benchmarks/cpu-catalogue-par-2026-11-24.md; at 2^17, in one process
+ * with seq and par interleaved: reduceByKey / uniqueByKey 0.69-0.85x seq even after the changes of
+ * cpu-par-2026-11-24j.md, the scans by key 0.84-1.10x in the catalogue probe; from 2^18 1.06-1.33x).
  */
-export const BY_KEY_PAR_MIN = 1 << 17;
+export const BY_KEY_PAR_MIN = 1 << 18;
 
 /**
  * Chunks of a par run over n elements of `arrays`, or undefined (seq). Plain (non-shared) arrays
