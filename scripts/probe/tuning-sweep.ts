@@ -6,7 +6,7 @@
  * falls on all of them alike, which separate processes per variant do not give.
  * Env: PROBE_VARIANTS (JSON: name -> a policy's `tuning` object, e.g.
  * '{"base":{},"64x32":{"scan":{"workgroupSize":64,"itemsPerThread":32}}}'), PROBE_ALGS
- * (comma-separated: reduce, transform, inclusiveScan, exclusiveScan, copyIf, inclusiveScanByKey,
+ * (comma-separated: reduce, transform, inclusiveScan, inclusiveScanInPlace, exclusiveScan, copyIf, inclusiveScanByKey,
  * reduceByKey, merge / mergeByKey: two sorted halves of n/2, the keys their own values; sortCmp: a
  * copy of the input sorted by a comparator lambda, the merge sort engine; default all but the merges
  * and sortCmp), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
@@ -70,6 +70,9 @@ runProbe(async () => {
       reduce: (v) => reduce(policies[v]!, a),
       transform: (v) => transform(policies[v]!, a, outs[v]!, (x: number) => x * 3 + 1),
       inclusiveScan: (v) => inclusiveScan(policies[v]!, a, outs[v]!),
+      // In place (reduce-then-scan) on the variant's own output, scanned again each call (timing only:
+      // its first call checks zeros against zeros).
+      inclusiveScanInPlace: (v) => inclusiveScan(policies[v]!, outs[v]!, outs[v]!),
       exclusiveScan: (v) => exclusiveScan(policies[v]!, a, outs[v]!, 0),
       copyIf: (v) => copyIf(policies[v]!, a, outs[v]!, (x: number) => x < 16),
       inclusiveScanByKey: (v) => inclusiveScanByKey(policies[v]!, keys, a, outs[v]!),

@@ -561,7 +561,7 @@ function prepare(device: GpuDevice, call: EngineCall): Prepared {
   const leaves = leavesOf(call);
   // The generate hook as the kernel's name has it (kind, function, signature: keys' type and edge).
   const gen = `${genKind(call.gen)}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
-  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.rowItems}|${t.maxBindingBytes}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
+  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.rowItems}|${t.maxBindingBytes}|${t.reduceReverseFrom}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;
@@ -931,6 +931,7 @@ async function buildPlan(
     atomicTileIds: t.atomicTileIds && !oneTile,
     lookbackPerLane: Math.max(1, Math.floor(t.lookbackPerLane)),
     rowItems: t.rowItems % 4 === 0 && k % t.rowItems === 0 ? t.rowItems : 4,
+    reverse: n >= t.reduceReverseFrom,
   };
   const phases = new Set<TilePhase>();
   for (const p of plans) {

@@ -335,6 +335,8 @@ export interface TileKernelParams {
    * itemsPerThread). @default 4
    */
   readonly rowItems?: number;
+  /** 'reduce': tiles last to first (workgroup 0 takes the segment's last tile). */
+  readonly reverse?: boolean;
 }
 
 const slot = (binding: number, access: 'read' | 'read_write', vec = false) =>
@@ -631,6 +633,7 @@ export function tileKernelName(p: TileKernelParams): string {
   ];
   if ((p.rowItems ?? 4) !== 4) parts.push(`c${p.rowItems}`);
   if (stripedOf(p) && narrowBallots(p)) parts.push('b32');
+  if (p.phase === 'reduce' && p.reverse) parts.push('rev');
   return mangle(...parts);
 }
 
@@ -1289,7 +1292,9 @@ ${lb.walk}`;
     p.phase === 'chained' && p.atomicTileIds
       ? `  if (ids.lid == 0u) { scn_tile = atomicAdd(&ctrl[prm.seg], 1u); }
   let tile = workgroupUniformLoad(&scn_tile);`
-      : '  let tile = wg_index;';
+      : p.phase === 'reduce' && p.reverse
+        ? '  let tile = prm.num_tiles - 1u - wg_index;'
+        : '  let tile = wg_index;';
   const body =
     p.phase === 'reduce'
       ? `  if (ids.lid == 0u) { sums[prm.tile_offset + tile] = bitcast<u32>(total); }`

@@ -41,6 +41,12 @@ const variants: { name: string; tuning: Record<string, number | boolean> }[] = [
   { name: 'reduce-then-scan', tuning: { reduceThenScan: true } },
   { name: 'reduce-then-scan, tiny segmented', tuning: { ...tiny, reduceThenScan: true, maxBindingBytes: 4096 } },
   { name: 'reduce-then-scan, tiny, no subgroups', tuning: { ...tiny, reduceThenScan: true, subgroups: false } },
+  // The reduce pass taking the tiles last to first (reduceReverseFrom; in-place scans too).
+  { name: 'reduce-then-scan, reduce pass reversed', tuning: { reduceThenScan: true, reduceReverseFrom: 0 } },
+  {
+    name: 'reduce-then-scan, reduce pass reversed, tiny segmented',
+    tuning: { ...tiny, reduceThenScan: true, maxBindingBytes: 4096, reduceReverseFrom: 0 },
+  },
   { name: 'scalar tiles of 64 x 3 items', tuning: { workgroupSize: 64, itemsPerThread: 3, maxSpins: 1 } },
   { name: 'segments of a few default tiles', tuning: { maxBindingBytes: 6144 * 4 + 300 } },
   {

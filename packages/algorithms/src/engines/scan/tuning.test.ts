@@ -33,6 +33,9 @@ describe('scanDefaults', () => {
     expect(tile(scanDefaults(d, 'runs'))).toEqual([512, 16]);
     expect(tile(scanDefaults(d, 'runs', false))).toEqual([512, 16]);
     expect(scanDefaults(d, 'by-key').rowItems).toBe(4);
+    // Reduce-then-scan's reduce pass last to first from 2^24 elements (software adapters never).
+    expect(scanDefaults(d, 'scan').reduceReverseFrom).toBe(2 ** 24);
+    expect(scanDefaults(fakeDevice('software-gpu', true), 'scan').reduceReverseFrom).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('hardware GPUs without subgroups: one row per thread, scans 512 x 16, compaction 1024 x 8', () => {

@@ -81,6 +81,12 @@ export const scanTuning = {
   rowItems: 4,
   /** Lower the storage binding limit (bytes; 0 = the device's), to test segmented inputs. @default 0 */
   maxBindingBytes: 0,
+  /**
+   * Reduce-then-scan (in-place scans, `reduceThenScan`) from this many elements: the reduce pass
+   * takes the tiles last to first, so the input it leaves in L2 is the first tiles', which the scan
+   * pass reads first. @default 2^24 on hardware GPUs, Infinity (never) on software adapters
+   */
+  reduceReverseFrom: Number.POSITIVE_INFINITY,
 };
 
 export type ScanTuning = typeof scanTuning;
@@ -180,6 +186,12 @@ export function scanDefaults(device: GpuDevice, kind: ScanKind, subgroups = true
   // inclusiveScanByKey 0.1329 / 0.4506 -> 0.1286 / 0.4500, reduceByKey 0.1279 / 0.4164 -> 0.1254 /
   // 0.4086 (ticket -> workgroup index).
   t.atomicTileIds = ticketTileIds(device);
+  // Reduce-then-scan's reduce pass last to first from 2^24 elements on hardware GPUs: the scan pass
+  // then finds the first tiles' input in L2. H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24j.md,
+  // call 13, in-place inclusiveScan, variants interleaved), ms forward -> reversed: 0.1397 ->
+  // 0.1248 at 2^24, 0.2726 -> 0.2579 at 2^25, 0.5108 -> 0.4976 at 2^26, 1.9326 -> 1.9160 at 2^28;
+  // 2^23 0.0641 -> 0.0665 (slower: the input fits in L2 either way), 2^20-2^22 within 1%.
+  if (device.info.kind !== 'software-gpu') t.reduceReverseFrom = 1 << 24;
   if (device.info.kind === 'software-gpu') {
     // Software adapters run a workgroup's threads on one CPU thread, barrier by barrier: fewer
     // threads with more items each. lavapipe (2 cores, Mesa 25.0.7), 2026-11-24, tuning-sweep.ts
