@@ -370,9 +370,10 @@ ${entryPrologue(p.subgroups)}
 
 /**
  * The read-ahead (RunsKernelParams.readAhead), before the tile's scan: lane l of the first subgroup
- * (thread 0 writes the result) reads the segment's element (tile + 1) * T + l; a lane stops the run at a head or past the input's end, and is blocked
- * past the segment's end short of the input's. `ra_found`: the first stop comes before the first
- * blocked lane; `ra_fold`: the values before it, folded in order (an inclusive subgroup scan).
+ * (thread 0 writes the result) reads the segment's element (tile + 1) * T + l; a lane stops the run
+ * at a head or past the input's end, and is blocked past the segment's end short of the input's.
+ * `ra_found`: the first stop comes before the first blocked lane; `ra_fold`: the values before it,
+ * folded in order (an inclusive subgroup scan).
  */
 function readAheadLines(p: RunsKernelParams, keyAt: (i: string) => string, tile: number, incl: WgslFragment): string {
   const T = p.valueType;
