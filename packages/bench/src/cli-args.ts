@@ -41,6 +41,20 @@ export interface BenchOptions {
   readonly shared: boolean;
   /** Print the entries and exit. @default false */
   readonly list: boolean;
+  /**
+   * Times each plain-JS baseline in a process of its own, so it gets at every size the form V8
+   * gives a loop at the first size a process runs (see runner.ts `baselineProcess`). Off, the
+   * baselines run in this process: the loops of many entries are specialized at the first size and
+   * generic (slower) at the later ones. A fresh process can also land in a loop's slow mode (the
+   * reduce entry's for loop read 0.55 or 3.97 ms at 2^20 in separate processes). @default false
+   */
+  readonly freshBaselines: boolean;
+  /**
+   * Internal: `ID:NAME:LOG2` times that plain-JS baseline of entry ID at 2^LOG2 alone in this
+   * process and prints its timing as one JSON line. The runner times every baseline this way, in a
+   * process of its own (see runner.ts).
+   */
+  readonly baseline: string | undefined;
   /** Print the usage and exit. @default false */
   readonly help: boolean;
 }
@@ -69,7 +83,9 @@ Options:
   --time MS             time budget per measurement in ms (default 100, 40 with --quick)
   --no-charts           skip the SVG/PNG charts
   --shared              seq and par on allocShared arrays (par's workers share them uncopied)
+  --fresh-baselines     time each plain-JS baseline in a new process (same form at every size)
   --list                list the benchmark entries and exit
+  --baseline ID:NAME:N  (internal) time one plain-JS baseline at 2^N alone, print its timing as JSON
   -h, --help            this text
 `;
 
@@ -140,6 +156,7 @@ const VALUE_FLAGS = new Set([
   '--out',
   '--json',
   '--time',
+  '--baseline',
 ]);
 
 /** Parses `argv` (without node and the script). Throws UsageError on bad input. */
@@ -169,6 +186,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
       case '--quick':
       case '--no-charts':
       case '--shared':
+      case '--fresh-baselines':
       case '--list':
         switches.add(arg);
         break;
@@ -220,6 +238,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     shared: switches.has('--shared'),
     list: switches.has('--list'),
     help: switches.has('--help'),
+    freshBaselines: switches.has('--fresh-baselines'),
+    baseline: get('--baseline'),
   };
 }
 

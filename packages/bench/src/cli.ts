@@ -3,6 +3,7 @@
  * time from timestamp queries, a table, JSON and charts. Also the GPU-machine bundle's entry
  * (`dist/cli.mjs`, see docs/benchmarks/README.md). Exit codes: 0 done, 1 failed, 2 bad command line.
  */
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,7 +17,7 @@ import { measurePerCall, type PerCallApi } from './per-call';
 import { createProgress } from './progress';
 import { computeCrossover, formatTime, pow2, renderReport } from './report';
 import { type BenchReport, type DeviceSummary, type EntryResult, isWrong } from './results';
-import { countSteps, type RunContext, runEntry } from './runner';
+import { countSteps, type RunContext, runEntry, timeBaselineAlone } from './runner';
 import { GpuWarmth } from './warm';
 
 function say(line: string): void {
@@ -25,6 +26,30 @@ function say(line: string): void {
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * `RunContext.baselineProcess`: each plain-JS baseline timed by a new process of this CLI (`script`,
+ * with this process's node flags) run with `--baseline`, so every size gets the form V8 gives a
+ * loop at the first size a process runs (see runner.ts).
+ */
+function baselineInProcess(script: string, timeMs: number): NonNullable<RunContext['baselineProcess']> {
+  return (entryId, baseline, log2) =>
+    new Promise((resolve, reject) => {
+      const args = [...process.execArgv, script, '--baseline', `${entryId}:${baseline}:${log2}`, '--time', `${timeMs}`];
+      execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+        if (error) {
+          const why = stderr.trim().split('\n').pop() || error.message;
+          reject(new Error(`the baseline's own process failed: ${why}`));
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout.trim().split('\n').pop() as string));
+        } catch (e) {
+          reject(new Error(`the baseline's own process printed no timing: ${errorText(e)}`));
+        }
+      });
+    });
 }
 
 /** Largest log2 size on a software GPU when --software-gpu-max is not given. */
@@ -86,6 +111,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (options.list) {
     process.stdout.write(listEntries());
+    return 0;
+  }
+  if (options.baseline !== undefined) {
+    process.stdout.write(`${JSON.stringify(await timeBaselineAlone(options.baseline, options.timeMs))}\n`);
     return 0;
   }
   const { entries, unknown } = selectEntries(options.algorithms, options.deviceOnly ? 'device' : 'default');
@@ -155,6 +184,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     onStep: (t) => progress.step(t),
     onDone: () => progress.done(),
     ...(warmth ? { warmth } : {}),
+    ...(options.freshBaselines && process.argv[1]
+      ? { baselineProcess: baselineInProcess(process.argv[1], options.timeMs) }
+      : {}),
   };
   for (const e of entries) total += countSteps(e, sizes, ctx);
   usedPool = options.policies.has('par') && !options.deviceOnly;

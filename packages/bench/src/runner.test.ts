@@ -5,7 +5,9 @@
 import { isShared } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
 import { ENTRIES } from './entries';
-import { hostArgs } from './runner';
+import { parseArgs } from './cli-args';
+import type { Measured } from './measure';
+import { hostArgs, type RunContext, runEntry, timeBaselineAlone } from './runner';
 
 function entry(id: string) {
   const e = ENTRIES.find((x) => x.id === id);
@@ -40,5 +42,41 @@ describe('hostArgs', () => {
       expect(Array.from(w)).toEqual(Array.from(c.inputs[0] as Uint32Array));
       expect(a.observed).toBe(a.inputs);
     }
+  });
+});
+
+describe('plain-JS baselines in a process of their own', () => {
+  it('the runner hands every baseline at every size to baselineProcess when it is given', async () => {
+    const calls: string[] = [];
+    const fake: Measured = { ms: 1, medianMs: 1, meanMs: 1, minMs: 1, rme: 0, samples: 1, check: 'ok' };
+    const ctx: RunContext = {
+      options: parseArgs(['--policies', 'js', '--time', '5']),
+      // The entry's export has to exist (only the plain-JS series run).
+      api: { copy: async () => {} },
+      device: undefined,
+      devicePolicy: undefined,
+      gpuMaxLog2: 0,
+      onStep: () => {},
+      onDone: () => {},
+      baselineProcess: async (id, name, log2) => {
+        calls.push(`${id}:${name}:${log2}`);
+        return fake;
+      },
+    };
+    const e = entry('copy-u32');
+    const r = await runEntry(e, [10, 12], ctx);
+    const want = [10, 12].flatMap((l) => e.baselines.map((b) => `copy-u32:${b.name}:${l}`));
+    expect(calls).toEqual(want);
+    expect(r.measurements.map((m) => `${m.series}:${m.log2}:${m.ms}`)).toEqual(
+      [10, 12].flatMap((l) => e.baselines.map((b) => `js:${b.name}:${l}:1`)),
+    );
+  });
+
+  it('timeBaselineAlone times the baseline a spec names, and rejects one it does not name', async () => {
+    const m = await timeBaselineAlone('gather-u32:for-loop:10', 5);
+    expect(m.ms).toBeGreaterThan(0);
+    expect(m.check).toBe('ok');
+    await expect(timeBaselineAlone('gather-u32:nope:10', 5)).rejects.toThrow("no baseline 'gather-u32:nope:10'");
+    await expect(timeBaselineAlone('gather-u32', 5)).rejects.toThrow('ENTRY_ID:BASELINE_NAME:LOG2');
   });
 });

@@ -7,7 +7,7 @@
 import { DeviceArray, type GpuDevice, type HostArray } from '@webdpl/core';
 import { allocShared, type DevicePolicy, execution, type HostPolicy, type Policy, toShared } from '@webdpl/policies';
 import type { BenchOptions } from './cli-args';
-import { type AlgorithmApi, alloc, type BenchEntry, type HostCase, MissingExportError } from './entries';
+import { type AlgorithmApi, alloc, type BenchEntry, ENTRIES, type HostCase, MissingExportError } from './entries';
 import { generateOnDevice, generatorOf } from './gpu-data';
 import { type Measured, measure } from './measure';
 import type { EntryResult, Failure, Measurement, SeriesKind } from './results';
@@ -28,6 +28,18 @@ export interface RunContext {
   readonly onDone: () => void;
   /** Warms the GPU's clocks before each timed GPU set (warm.ts). */
   readonly warmth?: GpuWarmth;
+  /**
+   * Times a plain-JS baseline (entry id, baseline name, log2) in a process of its own
+   * (`timeBaselineAlone` there; the CLI's `--fresh-baselines`); absent, baselines are timed in this
+   * process. V8 optimizes a
+   * baseline's closure for the arrays it closes over only while it is the sole closure of its
+   * source, i.e. at the first size a process runs: in one process the later sizes got a generic,
+   * slower form (`pnpm bench --policies js,seq --sizes 20,22,24` against one size per process,
+   * 2^22: transform's loop 5.2 against 2.1 ms, minElement 4.5 / 2.2, scanByKey 7.4 / 3.1,
+   * histogram 6.2 / 3.3, merge 28 / 19; docs/benchmarks/cpu-gather-2026-11-24j.md), so seq's ratio
+   * to them depended on the order of the sizes.
+   */
+  readonly baselineProcess?: (entryId: string, baseline: string, log2: number) => Promise<Measured>;
 }
 
 /** One series planned at one size. */
@@ -136,6 +148,7 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
         kind: 'js',
         label: `js: ${b.label}`,
         exec: async (c) => {
+          if (ctx.baselineProcess) return ctx.baselineProcess(entry.id, b.name, log2);
           const { run, before } = b.setup(c);
           return measure({ run, before, budgetMs });
         },
@@ -224,6 +237,19 @@ function plan(entry: BenchEntry, log2: number, ctx: RunContext): Planned[] {
   });
   out.push(resident('device-call'), resident('device-time'));
   return out;
+}
+
+/**
+ * Times one plain-JS baseline, `spec` = `ENTRY_ID:BASELINE_NAME:LOG2`, on the entry's data at
+ * 2^LOG2: what a process started for `RunContext.baselineProcess` does (`--baseline`).
+ */
+export async function timeBaselineAlone(spec: string, budgetMs: number): Promise<Measured> {
+  const m = /^([^:]+):([^:]+):(\d+)$/.exec(spec);
+  const entry = m ? ENTRIES.find((e) => e.id === m[1]) : undefined;
+  const b = m ? entry?.baselines.find((x) => x.name === m[2]) : undefined;
+  if (!m || !entry || !b) throw new Error(`--baseline: no baseline '${spec}' (expected ENTRY_ID:BASELINE_NAME:LOG2)`);
+  const { run, before } = b.setup(entry.make(2 ** Number(m[3])));
+  return measure({ run, before, budgetMs });
 }
 
 /** Number of measurements `runEntry` will make (for the progress bar). */
