@@ -4,8 +4,8 @@
  */
 import { isShared } from '@webdpl/policies';
 import { describe, expect, it } from 'vitest';
-import { ENTRIES } from './entries';
 import { parseArgs } from './cli-args';
+import { ENTRIES } from './entries';
 import type { Measured } from './measure';
 import { hostArgs, type RunContext, runEntry, timeBaselineAlone } from './runner';
 
