@@ -6,11 +6,11 @@
  * falls on all of them alike, which separate processes per variant do not give.
  * Env: PROBE_VARIANTS (JSON: name -> a policy's `tuning` object, e.g.
  * '{"base":{},"64x32":{"scan":{"workgroupSize":64,"itemsPerThread":32}}}'), PROBE_ALGS
- * (comma-separated: reduce, transform, inclusiveScan, inclusiveScanInPlace, exclusiveScan, copyIf, inclusiveScanByKey,
+ * (comma-separated: reduce, transform, inclusiveScan, inclusiveScanInPlace, exclusiveScan, copyIf, topK, inclusiveScanByKey,
  * reduceByKey, merge / mergeByKey: two sorted halves of n/2, the keys their own values; sortCmp: a
  * copy of the input sorted by a comparator lambda, the merge sort engine; default all but the merges
  * and sortCmp), PROBE_SIZES (log2, default 12,16,20), PROBE_ROUNDS (default 5),
- * PROBE_REPS (default 9). Before timing, each variant's first call is checked against the first
+ * PROBE_REPS (default 9), PROBE_DATA (`hash`: the input is a full 32-bit hash of the index; default its top 5 bits). Before timing, each variant's first call is checked against the first
  * variant's: the number it returns and the first 4096 elements of both outputs (timed calls are not
  * checked).
  * Bundle: node scripts/probe/build.mjs; run: node .probe/tuning-sweep.mjs
@@ -26,6 +26,7 @@ import {
   reduce,
   reduceByKey,
   sort,
+  topK,
   transform,
 } from '../../packages/algorithms/src/index';
 import { DeviceArray } from '../../packages/core/src/index';
@@ -41,12 +42,14 @@ runProbe(async () => {
   const rounds = Number(process.env.PROBE_ROUNDS ?? 5);
   const reps = Number(process.env.PROBE_REPS ?? 9);
   const { device } = await openProbe({}, { variants });
+  // PROBE_DATA=hash: the input's full 32-bit hash (distinct keys) instead of its top 5 bits (0..31).
+  const shift = process.env.PROBE_DATA === 'hash' ? 0 : 27;
   const policies = names.map((v) => makeDevicePolicy(device, { fallback: 'error', tuning: variants[v] as never }));
   for (const lg of probeSizes('12,16,20')) {
     const n = 1 << lg;
     const a = DeviceArray.from(
       device,
-      new Uint32Array(n).map((_, i) => Math.imul(i, 2654435761) >>> 27),
+      new Uint32Array(n).map((_, i) => Math.imul(i, 2654435761) >>> shift),
     );
     const byKey = algs.some((x) => x.endsWith('ByKey'));
     const keys = DeviceArray.from(
@@ -72,6 +75,8 @@ runProbe(async () => {
       inclusiveScan: (v) => inclusiveScan(policies[v]!, a, outs[v]!),
       // In place (reduce-then-scan) on the variant's own output, scanned again each call (timing only:
       // its first call checks zeros against zeros).
+      // topK of 1024 largest (the radix select) into the start of the variant's output.
+      topK: (v) => topK(policies[v]!, a, 1024, outs[v]!.view(0, 1024), { largest: true }),
       inclusiveScanInPlace: (v) => inclusiveScan(policies[v]!, outs[v]!, outs[v]!),
       exclusiveScan: (v) => exclusiveScan(policies[v]!, a, outs[v]!, 0),
       copyIf: (v) => copyIf(policies[v]!, a, outs[v]!, (x: number) => x < 16),
