@@ -34,6 +34,7 @@ import {
   type LruCache,
   mangle,
   type NumericType,
+  objectId,
   type Owned,
   paramsBuffer,
   pipelineFor,
@@ -561,7 +562,9 @@ function prepare(device: GpuDevice, call: EngineCall): Prepared {
   const leaves = leavesOf(call);
   // The generate hook as the kernel's name has it (kind, function, signature: keys' type and edge).
   const gen = `${genKind(call.gen)}:${genFnName(call.gen)}:${genSignature(call.gen)}`;
-  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|${t.workgroupSize}|${t.itemsPerThread}|${t.subgroups}|${t.reduceThenScan}|${t.maxSpins}|${t.atomicTileIds}|${t.lookbackPerLane}|${t.rowItems}|${t.maxBindingBytes}|${t.reduceReverseFrom}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
+  // Every tuning field through the resolved tuning object's id (cachedTuning: one object per
+  // policy's overrides and defaults), not a hand-kept list of fields.
+  let key = `scan|${writeName(call.write)}|${gen}|${call.combiner.name}|${call.initBits >>> 0}|${n}|t${objectId(t)}|${call.input.type}:${bufferId(call.input.buffer)}@${call.input.offset}|${bufferId(call.output.buffer)}@${call.output.offset}+${call.output.length}`;
   const finish = call.finish;
   if (finish)
     key += `|${finish.mode}:${bufferId(finish.dst.buffer)}@${finish.dst.offset}+${finish.dst.length}:${finish.cap ?? -1}`;

@@ -150,6 +150,43 @@ describe.skipIf(!testDevice)('scan engine paths', () => {
     });
   }
 
+  it('a cached plan serves only its own tuning: a policy differing in any field builds its own', async () => {
+    const dev = device as GpuDevice;
+    const n = 3000;
+    const a = DeviceArray.from(dev, makeData('u32', n, 'random', 4) as Uint32Array);
+    const o = DeviceArray.create(dev, 'u32', n);
+    const gpu = dev.gpu as unknown as Record<string, unknown>;
+    const bindGroups = async (policy: Policy) => {
+      let made = 0;
+      const original = gpu.createBindGroup as (...args: unknown[]) => unknown;
+      gpu.createBindGroup = (...args: unknown[]) => {
+        made++;
+        return original.apply(gpu, args);
+      };
+      try {
+        await inclusiveScan(policy, a, o);
+      } finally {
+        delete gpu.createBindGroup;
+      }
+      return made;
+    };
+    try {
+      const base = { workgroupSize: 32, itemsPerThread: 8 };
+      const policyOf = (t: Record<string, number | boolean>) =>
+        makeDevicePolicy(dev, { fallback: 'error', tuning: { scan: t } });
+      const first = policyOf(base);
+      await bindGroups(first);
+      expect(await bindGroups(first), 'the same policy again').toBe(0);
+      const extras: Record<string, number | boolean>[] = [{ maxSpins: 7 }, { reduceReverseFrom: 0 }, { rowItems: 8 }];
+      for (const extra of extras) {
+        expect(await bindGroups(policyOf({ ...base, ...extra })), JSON.stringify(extra)).toBeGreaterThan(0);
+      }
+    } finally {
+      a.destroy();
+      o.destroy();
+    }
+  });
+
   it('more than 65,535 tiles (a 2-D grid): 32-element tiles over 2,097,253 elements', async () => {
     for (const atomicTileIds of [true, false]) await bigGrid(atomicTileIds, atomicTileIds ? 1 : 2);
   });
