@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { setPhasePasses } from '../common/gpu-io';
 import { refRuns } from '../testing/by-key-reference';
 import { place } from '../testing/device-data';
+import { countCreations } from '../testing/gpu-counts';
 import { edgeSizes, floatTolerance, makeData, rng, testDevice } from '../testing/matrix';
 import { expectSameArray } from '../testing/scan-reference';
 import { reduceByKey } from './index';
@@ -257,21 +258,8 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     const values = DeviceArray.from(dev, affineValues(n, 6));
     const ko = DeviceArray.create(dev, 'u32', n);
     const vo = DeviceArray.create(dev, 'u32', n);
-    const gpu = dev.gpu as unknown as Record<string, unknown>;
-    const bindGroups = async (policy: ReturnType<typeof policyOf>) => {
-      let made = 0;
-      const original = gpu.createBindGroup as (...a: unknown[]) => unknown;
-      gpu.createBindGroup = (...a: unknown[]) => {
-        made++;
-        return original.apply(gpu, a);
-      };
-      try {
-        await reduceByKey(policy, keys, values, ko, vo, affine);
-      } finally {
-        delete gpu.createBindGroup;
-      }
-      return made;
-    };
+    const bindGroups = async (policy: ReturnType<typeof policyOf>) =>
+      (await countCreations(dev, () => reduceByKey(policy, keys, values, ko, vo, affine))).createBindGroup;
     try {
       const base = { workgroupSize: 32, itemsPerThread: 8 };
       const a = policyOf(base);

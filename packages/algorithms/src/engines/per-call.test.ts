@@ -18,43 +18,9 @@ import { describe, expect, it } from 'vitest';
 import { copyIf, unique } from '../compaction/index';
 import { reduce } from '../reduce/index';
 import { inclusiveScan } from '../scans/index';
+import { countCreations } from '../testing/gpu-counts';
 import { testDevice } from '../testing/matrix';
 import { transform } from '../transform/index';
-
-const CREATORS = [
-  'createBuffer',
-  'createBindGroup',
-  'createComputePipeline',
-  'createComputePipelineAsync',
-  'createShaderModule',
-  'createBindGroupLayout',
-  'createPipelineLayout',
-] as const;
-
-/** Counts calls of the device's create* methods and queue.writeBuffer while `f` runs. */
-async function countCreations(device: GpuDevice, f: () => Promise<unknown>): Promise<Record<string, number>> {
-  const gpu = device.gpu as unknown as Record<string, unknown>;
-  const queue = device.gpu.queue as unknown as Record<string, unknown>;
-  const counts: Record<string, number> = {};
-  const wrap = (target: Record<string, unknown>, name: string) => {
-    const original = target[name] as (...a: unknown[]) => unknown;
-    counts[name] = 0;
-    target[name] = (...args: unknown[]) => {
-      counts[name] = (counts[name] ?? 0) + 1;
-      return original.apply(target, args);
-    };
-    return () => {
-      delete target[name];
-    };
-  };
-  const restore = [...CREATORS.map((m) => wrap(gpu, m)), wrap(queue, 'writeBuffer')];
-  try {
-    await f();
-  } finally {
-    for (const r of restore) r();
-  }
-  return counts;
-}
 
 function data(n: number): Uint32Array {
   const a = new Uint32Array(n);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { exclusiveScanByKey, inclusiveScanByKey, reduceByKey } from '../../by-key/index';
 import { copyIf, stablePartition, unique } from '../../compaction/index';
 import { exclusiveScan, inclusiveScan } from '../../scans/index';
+import { countCreations } from '../../testing/gpu-counts';
 import { makeData, rng, testDevice } from '../../testing/matrix';
 import { expectSameArray, type Op, refScan, refSplit, uniqueKeep } from '../../testing/scan-reference';
 
@@ -155,21 +156,8 @@ describe.skipIf(!testDevice)('scan engine paths', () => {
     const n = 3000;
     const a = DeviceArray.from(dev, makeData('u32', n, 'random', 4) as Uint32Array);
     const o = DeviceArray.create(dev, 'u32', n);
-    const gpu = dev.gpu as unknown as Record<string, unknown>;
-    const bindGroups = async (policy: Policy) => {
-      let made = 0;
-      const original = gpu.createBindGroup as (...args: unknown[]) => unknown;
-      gpu.createBindGroup = (...args: unknown[]) => {
-        made++;
-        return original.apply(gpu, args);
-      };
-      try {
-        await inclusiveScan(policy, a, o);
-      } finally {
-        delete gpu.createBindGroup;
-      }
-      return made;
-    };
+    const bindGroups = async (policy: Policy) =>
+      (await countCreations(dev, () => inclusiveScan(policy, a, o))).createBindGroup;
     try {
       const base = { workgroupSize: 32, itemsPerThread: 8 };
       const policyOf = (t: Record<string, number | boolean>) =>
