@@ -203,6 +203,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   const wp = { workgroupSize: w, subgroups: p.subgroups, minSubgroupSize: p.minSubgroupSize };
   const keysArr = p.vec ? 'keys_v' : 'keys_s';
   const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
+  const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
   const lookback = p.phase === 'tile' && p.lookback;
   const use = runsUse(p.phase, p.vec, p.blocks, lookback);
   // The scratch words, atomic where the kernel publishes look-back states (or adds block sums).
@@ -258,7 +259,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       // The thread's (heads, fold since its last head) in registers, then the tile's scan of them.
       'let g = prm.tile_offset + tile;',
       ...(p.blocks ? [blockSumsIssue(p.subgroups, w, ld)] : []),
-      ...(readAhead ? [readAheadLines(p, keyAt, tile, sgIncl as WgslFragment)] : []),
+      ...(readAhead ? [readAheadLines(p, keyAt, valAt, tile, sgIncl as WgslFragment)] : []),
       'var c = 0u;',
       `var a = ${p.value.identity};`,
       ...unrolled(I, (j) => `if (h${j}) { c += 1u; a = x${j}; } else if (ok${j}) { a = ${op}(a, x${j}); }`).split(
@@ -336,7 +337,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   }`,
     );
     if (lookback) {
-      const lb = runsLookback(p, keyAt, tile);
+      const lb = runsLookback(p, keyAt, valAt, tile);
       deps.push(...lb.deps);
       helpers = lb.helpers;
       lines.push(
@@ -375,10 +376,15 @@ ${entryPrologue(p.subgroups)}
  * `ra_found`: the first stop comes before the first blocked lane; `ra_fold`: the values before it,
  * folded in order (an inclusive subgroup scan).
  */
-function readAheadLines(p: RunsKernelParams, keyAt: (i: string) => string, tile: number, incl: WgslFragment): string {
+function readAheadLines(
+  p: RunsKernelParams,
+  keyAt: (i: string) => string,
+  valAt: (i: string) => string,
+  tile: number,
+  incl: WgslFragment,
+): string {
   const T = p.valueType;
   const id = p.value.identity;
-  const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
   return `var ra_found = false;
   var ra_fold: ${T} = ${id};
   if (ids.sg_id == 0u) {
@@ -438,9 +444,8 @@ function blockSumsTake(st: (i: string, v: string) => string): string {
  * into a segment's first tile the previous segment's last inclusive prefix (that dispatch has
  * finished), the fallback reducing a stalled tile's pairs from the keys and values.
  */
-function runsLookback(p: RunsKernelParams, keyAt: (i: string) => string, tile: number) {
+function runsLookback(p: RunsKernelParams, keyAt: (i: string) => string, valAt: (i: string) => string, tile: number) {
   const seg = segmentedCombiner(p.value);
-  const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
   const lb = windowedLookback({
     prefix: 'rbk',
     layout: 'split-head',
@@ -485,19 +490,27 @@ ${lb.walk}
 /** Tile counts each thread of `runsSpineKernel` scans per step. */
 const SPINE_ITEMS = 4;
 
+/** `runsSpineKernel`'s parameters: one workgroup's shape. */
+export interface RunsSpineParams {
+  readonly workgroupSize: number;
+  readonly subgroups: boolean;
+  readonly minSubgroupSize: number;
+}
+
+/** The mangled name of `runsSpineKernel` (every parameter: also its pipeline key). */
+export function runsSpineKernelName(p: RunsSpineParams): string {
+  return mangle('rbk_spine', p.workgroupSize, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+}
+
 /**
  * One workgroup of `workgroupSize` threads: the exclusive scan of the `prm.tiles` tile counts at
  * `prm.cnt_base` in place (4 per thread per step, one workgroup scan per step, chained by a carry),
  * the total (the number of runs) to word `prm.total_at`.
  */
-export function runsSpineKernel(p: {
-  workgroupSize: number;
-  subgroups: boolean;
-  minSubgroupSize: number;
-}): WgslFragment {
+export function runsSpineKernel(p: RunsSpineParams): WgslFragment {
   const w = p.workgroupSize;
   const scan = workgroupExclusiveScan({ ...p, combiner: U32_PLUS });
-  const name = mangle('rbk_spine', w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+  const name = runsSpineKernelName(p);
   const at = (j: number) => `prm.cnt_base + t0 + ${j}u`;
   return fragment({
     name,
@@ -549,6 +562,19 @@ export interface RunsFixParams extends Required<WorkgroupParams> {
   readonly gated?: boolean;
 }
 
+/** The mangled name of `runsFixKernel` (every parameter, `gated` included: also its pipeline key). */
+export function runsFixKernelName(p: RunsFixParams): string {
+  return mangle(
+    'rbk_fix',
+    p.valueType,
+    p.combiner.name,
+    p.op.name,
+    p.workgroupSize,
+    p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
+    p.gated ? 'gated' : 'all',
+  );
+}
+
 /**
  * reduceByKey's second kernel, one workgroup after the tiles: folds the tiles' records in tile order
  * as (head count, fold since the last head) pairs (the segmented combiner, a workgroup exclusive
@@ -565,7 +591,7 @@ export function runsFixKernel(p: RunsFixParams): WgslFragment {
   const comb = c.combine.name;
   const T = p.valueType;
   const scan = workgroupExclusiveScan(p);
-  const name = mangle('rbk_fix', T, c.name, p.op.name, w, p.subgroups ? `sg${p.minSubgroupSize}` : 'wg');
+  const name = runsFixKernelName(p);
   return fragment({
     name,
     deps: [threadIds(p.subgroups), c.combine, p.op, scan],

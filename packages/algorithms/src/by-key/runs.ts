@@ -36,9 +36,11 @@ import {
   type RunsKernelParams,
   type RunsPhase,
   runsFixKernel,
+  runsFixKernelName,
   runsKernel,
   runsKernelName,
   runsSpineKernel,
+  runsSpineKernelName,
   runsUse,
 } from './runs-kernels';
 
@@ -312,20 +314,13 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const tilePipeline = await kernel('tile');
   const countPipeline = single ? undefined : await kernel('count');
   const spine =
-    single || blocks
-      ? undefined
-      : await pipelineFor(device, `rbk_spine|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}`, [], () =>
-          runsSpineKernel(one),
-        );
+    single || blocks ? undefined : await pipelineFor(device, runsSpineKernelName(one), [], () => runsSpineKernel(one));
   const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine, gated: readAhead };
   const fix =
     single || lookback
       ? undefined
-      : await pipelineFor(
-          device,
-          `rbk_fix|${valueType}|${pairs.name}|${req.value.combine.name}|${one.workgroupSize}|${subgroups ? minSubgroupSize : 0}|${readAhead}`,
-          [pairs.combine, req.value.combine],
-          () => runsFixKernel(fixParams),
+      : await pipelineFor(device, runsFixKernelName(fixParams), [pairs.combine, req.value.combine], () =>
+          runsFixKernel(fixParams),
         );
   const rc = req.copyTo;
   const copyPipeline = rc ? await finishPipelineFor(device, 'u32', 'prefix') : undefined;
