@@ -140,7 +140,7 @@ export interface RunsKernelParams {
   /**
    * The count pass walks the segment's tiles from the last (workgroup 0 counts the last tile), so
    * the keys it reads last, still in L2 when the tile pass starts, are the first tiles' (the tile
-   * pass reads them first). `countReverseFrom` of reduceByKey's tuning.
+   * pass reads them first). `reduceReverseFrom` of reduceByKey's tuning.
    */
   readonly reverse?: boolean;
   /**

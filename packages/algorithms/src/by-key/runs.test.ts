@@ -132,17 +132,17 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
   {
     name: 'tiny 32 x 8, count pass reversed',
     tile: 256,
-    t: { workgroupSize: 32, itemsPerThread: 8, countReverseFrom: 0, lookbackBelow: 0 },
+    t: { workgroupSize: 32, itemsPerThread: 8, reduceReverseFrom: 0, lookbackBelow: 0 },
   },
   {
     name: 'tiny 16 x 3 (scalar loads), count pass reversed, no subgroups, segments of 4 KiB',
     tile: 48,
-    t: { workgroupSize: 16, itemsPerThread: 3, countReverseFrom: 0, subgroups: false, maxBindingBytes: 4096 },
+    t: { workgroupSize: 16, itemsPerThread: 3, reduceReverseFrom: 0, subgroups: false, maxBindingBytes: 4096 },
   },
   {
     name: 'tiny 32 x 8, count pass reversed from 1000 elements, segments of 4 KiB',
     tile: 256,
-    t: { workgroupSize: 32, itemsPerThread: 8, countReverseFrom: 1000, maxBindingBytes: 4096 },
+    t: { workgroupSize: 32, itemsPerThread: 8, reduceReverseFrom: 1000, maxBindingBytes: 4096 },
   },
   // The read-ahead past each tile (tiles write their last runs, the fix-up only when one could not):
   // with block sums and the spine, scalar loads, segments (a segment's edge blocks the read-ahead).
@@ -252,7 +252,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     }
   });
 
-  it('a cached plan serves only its own tuning: a policy differing in any field (countReverseFrom included) builds its own', async () => {
+  it('a cached plan serves only its own tuning: a policy differing in any field (reduceReverseFrom included) builds its own', async () => {
     const n = 3000;
     const keys = DeviceArray.from(dev, runKeys(n, 'mixed', 5));
     const values = DeviceArray.from(dev, affineValues(n, 6));
@@ -266,7 +266,7 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
       await bindGroups(a);
       expect(await bindGroups(a), 'the same policy again').toBe(0);
       const extras: Record<string, number | boolean>[] = [
-        { countReverseFrom: 0 },
+        { reduceReverseFrom: 0 },
         { readAheadBelow: 2 ** 30 },
         { blockSumsBelow: 0 },
         { maxSpins: 7 },

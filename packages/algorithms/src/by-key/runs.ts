@@ -75,8 +75,9 @@ export interface ReduceByKeyResult {
 }
 
 /**
- * reduceByKey's tuning: the scan engine's tile fields (its 'runs' kind) and two size rules (inputs
- * of fewer elements than the field take the form; 0: never):
+ * reduceByKey's tuning: the scan engine's tile fields (its 'runs' kind; its `reduceReverseFrom`
+ * here reverses the count pass, RunsKernelParams.reverse) and size rules of its own (inputs of fewer
+ * elements than the field take the form; 0: never):
  *  - `blockSumsBelow`: the runs before each tile come from block sums the count pass adds
  *    atomically (host-cleared words, no spine dispatch) instead of the one-workgroup spine's scan
  *    of the tile counts;
@@ -88,8 +89,6 @@ export interface ReduceByKeyResult {
 export type RunsTuning = ScanTuning & {
   readonly blockSumsBelow: number;
   readonly lookbackBelow: number;
-  /** Inputs of at least this many elements count their tiles last to first (RunsKernelParams.reverse). */
-  readonly countReverseFrom: number;
   /**
    * Inputs of fewer elements read ahead past each tile (RunsKernelParams.readAhead) where the fix-up
    * form runs (from `lookbackBelow`), with subgroups.
@@ -107,9 +106,10 @@ export type RunsTuning = ScanTuning & {
  * loads ride under the tile's own). lavapipe (2 cores), 2026-11-24: 0.247 / 0.175 / 0.073 at 2^12,
  * 0.473 / 0.413 / 0.342 at 2^16, 1.23 / 1.20 / 1.22 at 2^18, 2.22 / 2.38 / 2.42 at 2^19, 4.23 /
  * 4.62 / 4.88 at 2^20.
- * `countReverseFrom`: the count pass counts the tiles last to first, so the keys still in L2 when
- * the tile pass starts are the ones it reads first (LRU: counted forward, they were the first
- * evicted). H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24j.md, three calls, variants
+ * `reduceReverseFrom` (the scan engine's field, 2^24 for its reduce pass; here 2^23): the count
+ * pass counts the tiles last to first, so the keys still in L2 when the tile pass starts are the
+ * ones it reads first (LRU: counted forward, they were the first evicted; measured as
+ * `countReverseFrom`, its name before it joined the scan engine's field). H100, 2026-11-24 (docs/benchmarks/h100-2026-11-24j.md, three calls, variants
  * interleaved), ms forward -> reversed: 0.0701 -> 0.0665 at 2^23, 0.1116-0.1118 -> 0.1049-0.1055 at
  * 2^24, 0.1870-0.1872 -> 0.1805-0.1812 at 2^25, 0.3406-0.3410 -> 0.3337-0.3343 at 2^26, 1.2603 ->
  * 1.2538-1.2541 at 2^28; within +-1% at 2^20-2^22, where keys and values both fit in L2. Software
@@ -125,13 +125,13 @@ export const RUNS_FORMS = {
   hardware: {
     blockSumsBelow: Number.POSITIVE_INFINITY,
     lookbackBelow: 1 << 21,
-    countReverseFrom: 1 << 23,
+    reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
   },
   software: {
     blockSumsBelow: 1 << 18,
     lookbackBelow: 1 << 18,
-    countReverseFrom: Number.POSITIVE_INFINITY,
+    reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
   },
 } as const;
@@ -284,7 +284,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       phase,
       blocks,
       lookback,
-      reverse: phase === 'count' && n >= t.countReverseFrom,
+      reverse: phase === 'count' && n >= t.reduceReverseFrom,
       readAhead: phase === 'tile' && readAhead,
     };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
