@@ -94,6 +94,11 @@ export type RunsTuning = ScanTuning & {
    * form runs (from `lookbackBelow`), with subgroups.
    */
   readonly readAheadBelow: number;
+  /**
+   * The look-back form (`lookbackBelow`) run by the subgroup that needs the carry, without a barrier
+   * (RunsKernelParams.ownerLookback), instead of by subgroup 0 for every tile.
+   */
+  readonly lookbackOwner: boolean;
 };
 
 /**
@@ -127,12 +132,14 @@ export const RUNS_FORMS = {
     lookbackBelow: 1 << 21,
     reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
+    lookbackOwner: false,
   },
   software: {
     blockSumsBelow: 1 << 18,
     lookbackBelow: 1 << 18,
     reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
+    lookbackOwner: false,
   },
 } as const;
 
@@ -286,6 +293,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       lookback,
       reverse: phase === 'count' && n >= t.reduceReverseFrom,
       readAhead: phase === 'tile' && readAhead,
+      ownerLookback: phase === 'tile' && lookback && t.lookbackOwner,
     };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
