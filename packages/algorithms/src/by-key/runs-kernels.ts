@@ -135,16 +135,6 @@ export interface RunsKernelParams {
    * cleared by the host. With `maxSpins` and `lookbackPerLane` as in the scans.
    */
   readonly lookback: boolean;
-  /**
-   * With `lookback`: only the subgroup holding the thread that needs the fold of the run open at the
-   * tile's start (the tile's first head, or the input's last element in a tile without a head before
-   * it) looks back, after the walk, with no barrier; the other subgroups finish at once. Where no
-   * thread needs it, no look-back runs (except by the last tile of a segment another one follows,
-   * whose inclusive prefix carries into that segment). Without subgroups that thread walks alone.
-   * Else subgroup 0 looks back for every tile and broadcasts the prefix through workgroup memory.
-   * `lookbackOwner` of reduceByKey's tuning.
-   */
-  readonly ownerLookback?: boolean;
   readonly maxSpins: number;
   readonly lookbackPerLane: number;
   /**
@@ -192,7 +182,7 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.itemsPerThread,
     p.subgroups ? `sg${p.minSubgroupSize}` : 'wg',
     p.blocks ? 'blk' : 'spine',
-    p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}${p.ownerLookback ? 'o' : 'w'}` : 'fix',
+    p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}` : 'fix',
     p.phase === 'count' && p.reverse ? 'rev' : 'fwd',
     p.phase === 'tile' && p.readAhead ? 'ra' : 'nra',
   );
@@ -350,28 +340,15 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       const lb = runsLookback(p, keyAt, valAt, tile);
       deps.push(...lb.deps);
       helpers = lb.helpers;
-      // The run open at the tile's start ends at its first head (or at the input's end).
-      const write = (prefix: string) => `if (fits && runs_before > 0u) {
-    let carry = bitcast<${T}>(${prefix}.y);
+      lines.push(
+        lb.call('tile', 'agg', 'prefix'),
+        // The run open at the tile's start ends at its first head (or at the input's end).
+        `if (fits && runs_before > 0u) {
+    let carry = bitcast<${T}>(prefix.y);
     if (fh) { vout[prm.out_base + runs_before - 1u] = select(${op}(carry, fra), carry, fz); }
     if (lo) { vout[prm.out_base + runs_before - 1u] = ${op}(carry, lra); }
-  }`;
-      if (p.ownerLookback) {
-        // Subgroup-uniform: the subgroup (one thread without subgroups) holding fh or lo, and the
-        // first subgroup of a segment's last tile when another segment follows (rbk_carry reads its
-        // inclusive prefix).
-        const seg = `ids.lid == 0u && (tile + 1u) * ${tile}u >= prm.n && prm.seg_start + prm.n < prm.n_total`;
-        const mine = `fh || lo || (${seg})`;
-        lines.push(
-          `let lb_need = ${p.subgroups ? `subgroupMax(select(0u, 1u, ${mine})) != 0u` : mine};
-  if (lb_need) {
-    let prefix = rbk_lookback(tile, agg, ids.lane, ids.sg_size);
-    ${write('prefix')}
   }`,
-        );
-      } else {
-        lines.push(lb.call('tile', 'agg', 'prefix'), write('prefix'));
-      }
+      );
     }
   }
   const name = runsKernelName(p);

@@ -168,45 +168,6 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
       maxBindingBytes: 4096,
     },
   },
-  // The look-back run only by the subgroup (the thread, without subgroups) that needs the carry,
-  // without a barrier (lookbackOwner): with a segment's last tile looking back for the next segment.
-  {
-    name: 'tiny 32 x 4, look-back by the owner',
-    tile: 128,
-    t: { workgroupSize: 32, itemsPerThread: 4, lookbackOwner: true },
-  },
-  {
-    name: 'tiny 32 x 4, look-back by the owner, no subgroups',
-    tile: 128,
-    t: { workgroupSize: 32, itemsPerThread: 4, lookbackOwner: true, subgroups: false },
-  },
-  {
-    name: 'tiny 16 x 3 (scalar loads), look-back by the owner, segments of 4 KiB',
-    tile: 48,
-    t: { workgroupSize: 16, itemsPerThread: 3, lookbackOwner: true, maxBindingBytes: 4096 },
-  },
-  {
-    name: 'tiny 32 x 8, look-back by the owner, fallback at once, no subgroups, segments of 4 KiB',
-    tile: 256,
-    t: {
-      workgroupSize: 32,
-      itemsPerThread: 8,
-      lookbackOwner: true,
-      maxSpins: 0,
-      subgroups: false,
-      maxBindingBytes: 4096,
-    },
-  },
-  {
-    name: 'tiny 32 x 4, look-back by the owner, fallback at once, spine',
-    tile: 128,
-    t: { workgroupSize: 32, itemsPerThread: 4, lookbackOwner: true, maxSpins: 0, blockSumsBelow: 0 },
-  },
-  {
-    name: 'hardware tiles 512 x 16, look-back by the owner',
-    tile: 8192,
-    t: { workgroupSize: 512, itemsPerThread: 16, lookbackOwner: true, lookbackBelow: 2 ** 30 },
-  },
   // A look-back that never waits: every predecessor not yet published is reduced from the input.
   {
     name: 'tiny 32 x 4, look-back fallback at once',

@@ -94,11 +94,6 @@ export type RunsTuning = ScanTuning & {
    * form runs (from `lookbackBelow`), with subgroups.
    */
   readonly readAheadBelow: number;
-  /**
-   * The look-back form (`lookbackBelow`) run by the subgroup that needs the carry, without a barrier
-   * (RunsKernelParams.ownerLookback), instead of by subgroup 0 for every tile.
-   */
-  readonly lookbackOwner: boolean;
 };
 
 /**
@@ -132,14 +127,12 @@ export const RUNS_FORMS = {
     lookbackBelow: 1 << 21,
     reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
-    lookbackOwner: false,
   },
   software: {
     blockSumsBelow: 1 << 18,
     lookbackBelow: 1 << 18,
     reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
-    lookbackOwner: false,
   },
 } as const;
 
@@ -293,7 +286,6 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       lookback,
       reverse: phase === 'count' && n >= t.reduceReverseFrom,
       readAhead: phase === 'tile' && readAhead,
-      ownerLookback: phase === 'tile' && lookback && t.lookbackOwner,
     };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
