@@ -3,13 +3,13 @@
  * chunk boundaries everywhere, and gives seq's results exactly (integers; a non-commutative operator).
  */
 import { lambda, lastNonZero, plus } from '@webdpl/core';
-import { allocShared, type CpuBackend, createPool, type WorkerPool } from '@webdpl/policies';
+import { allocShared, type CpuBackend, createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyEqual } from '../by-key/key-equal';
 import { refRuns } from '../testing/by-key-reference';
 import { rng } from '../testing/matrix';
 import { type ByKeyFunctions, byKeyKernel, cpuRunsByKey, cpuScanByKey } from './by-key';
-import { countingPool } from './test-data';
+import { countingPool, failingPool, tellingPool } from './test-data';
 import { inlineFunction } from './test-functions';
 
 const inner = createPool({ size: 2 });
@@ -199,44 +199,25 @@ describe('reduce and unique by key: one pass, outputs checked without touching t
   it("shared inputs: the call returns without the workers' replies only once every worker returned; a worker's error still fails it", async () => {
     const n = 1 << 16;
     const { keys, vals } = sharedKeysValues(n, 5);
-    // A pool that counts the runs it was told had returned.
-    let told = 0;
-    const telling: WorkerPool = {
-      size: inner.size,
-      run: (task, jobs) => inner.run(task, jobs),
-      returned: (run) => {
-        told++;
-        inner.returned?.(run);
-      },
-      close: async () => {},
-    };
-    // A pool whose workers throw (the calling thread may do every chunk itself before they start).
-    const failing: WorkerPool = {
-      size: inner.size,
-      run: (_task, jobs) =>
-        inner.run(() => {
-          throw new Error('worker failed');
-        }, jobs) as never,
-      returned: (run) => inner.returned?.(run),
-      close: async () => {},
-    };
+    const telling = tellingPool(inner);
+    const failing = failingPool(inner);
     const tuning = { parallelThreshold: 0, minChunk: 1024 };
     for (const reduce of [true, false]) {
       const want = refRuns(keys, vals, reduce ? u32Plus : undefined, Object.is);
       const runs = want.keys.length;
       for (const outShared of [false, true]) {
         const out = (m: number) => (outShared ? (allocShared('u32', m) as Uint32Array) : new Uint32Array(m));
-        told = 0;
+        telling.reset();
         // Back to back: each call's workers may still owe their reply to the call before.
         for (let rep = 0; rep < 20; rep++) {
           const ko = out(rep & 1 ? n : runs);
           const vo = out(rep & 1 ? n : runs);
-          const b: CpuBackend = { kind: 'par', pool: telling, tuning };
+          const b: CpuBackend = { kind: 'par', pool: telling.pool, tuning };
           expect(await cpuRunsByKey(b, keys, vals, ko, vo, u32Fns, reduce, tooShort)).toBe(runs);
           expect(Array.from(ko.subarray(0, runs))).toEqual(want.keys);
           expect(Array.from(vo.subarray(0, runs))).toEqual(want.values);
         }
-        expect(told, `outputs shared ${outShared}`).toBeGreaterThan(0);
+        expect(telling.told(), `outputs shared ${outShared}`).toBeGreaterThan(0);
         const b: CpuBackend = { kind: 'par', pool: failing, tuning };
         for (let rep = 0; rep < 5; rep++) {
           await expect(cpuRunsByKey(b, keys, vals, out(runs), out(runs), u32Fns, reduce, tooShort)).rejects.toThrow(

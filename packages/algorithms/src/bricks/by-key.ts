@@ -48,7 +48,7 @@ import {
 import { sharedView } from './compaction';
 import { INLINE_BUDGET, type Kernel, type KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { belowParMin, plainArraysSeq, runChunks, runPar, stage, startWorkers } from './staging';
+import { belowParMin, plainArraysSeq, runChunks, runPar, spinUntil, stage, startWorkers } from './staging';
 import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /** The functions of a by-key call and the types they run on. */
@@ -717,14 +717,6 @@ const RETURN_SPIN_MS = 0.05;
  * (docs/benchmarks/cpu-par-2026-11-24j.md).
  */
 const COUNT_SPIN_MS = 0.15;
-
-/** Spins for at most `ms` until `ctl[at]` reaches `target`; whether it did. */
-function spinUntil(ctl: Int32Array, at: number, target: number, ms: number): boolean {
-  if (Atomics.load(ctl, at) >= target) return true;
-  const t0 = performance.now();
-  while (performance.now() - t0 < ms) if (Atomics.load(ctl, at) >= target) return true;
-  return false;
-}
 
 /** Whether all `workers` count themselves returned in ctl[4] within `RETURN_SPIN_MS` (see `runsTask`). */
 function workersReturned(ctl: Int32Array, workers: number): boolean {

@@ -15,7 +15,7 @@ import { cpuMerge } from './merge';
 import { MERGE_PAR_MIN, mergeCuts, mergePieces, type PieceJob, pieceTask, setSource } from './merge-path';
 import { cpuSetOp, type SetOp } from './set-ops';
 import type { KeyArray } from './sort/index';
-import { alloc, countingPool, diff, sharedCopy, testBackends } from './test-data';
+import { alloc, countingPool, diff, failingPool, sharedCopy, tellingPool, testBackends } from './test-data';
 import { sortedData } from './test-sorted';
 
 const inner = createPool({ size: 2 });
@@ -279,6 +279,51 @@ describe('merge-path pieces', () => {
           expect(diff(out.subarray(0, m), want.subarray(0, m)), at).toBe('');
           expect(out[m], `${at}: past the result`).toBe(7);
         }
+      }
+    }
+  });
+
+  it("returns without the workers' replies only once every worker returned; a worker's error still fails the call", async () => {
+    const comp = comparatorOf('u32', false);
+    const n = 1 << 15;
+    const a = sharedCopy(sortedData('u32', n, 7, 5000, false) as Uint32Array);
+    const b = sharedCopy(sortedData('u32', n - 77, 8, 5000, false) as Uint32Array);
+    const va = sharedCopy(Uint32Array.from({ length: a.length }, (_, i) => i));
+    const vb = sharedCopy(Uint32Array.from({ length: b.length }, (_, i) => 1e6 + i));
+    const telling = tellingPool(inner);
+    const failing = failingPool(inner);
+    const tuning = { parallelThreshold: 0, minChunk: 1024 };
+    const total = a.length + b.length;
+    type Call = (backend: CpuBackend, out: Uint32Array, outV: Uint32Array) => Promise<number>;
+    const mergeByKey: Call = async (backend, out, outV) => {
+      await cpuMerge(backend, a, b, out, 'u32', comp, { a: va, b: vb, out: outV });
+      return total;
+    };
+    const calls: [string, Call][] = [
+      ...OPS.map((op): [string, Call] => [op, (backend, out) => cpuSetOp(backend, op, a, b, out, comp)]),
+      ['mergeByKey', mergeByKey],
+    ];
+    for (const [what, call] of calls) {
+      const want = new Uint32Array(total);
+      const wantV = new Uint32Array(total);
+      const m = await call(seq, want, wantV);
+      telling.reset();
+      // Back to back: each call's workers may still owe their reply to the call before.
+      for (let rep = 0; rep < 20; rep++) {
+        const out = allocShared('u32', total).fill(7);
+        const outV = allocShared('u32', total).fill(7);
+        expect(await call({ kind: 'par', pool: telling.pool, tuning }, out, outV), what).toBe(m);
+        expect(diff(out.subarray(0, m), want.subarray(0, m)), what).toBe('');
+        expect(
+          out.subarray(m).every((x) => x === 7),
+          `${what}: past the result`,
+        ).toBe(true);
+        if (what === 'mergeByKey') expect(diff(outV, wantV), what).toBe('');
+      }
+      expect(telling.told(), what).toBeGreaterThan(0);
+      for (let rep = 0; rep < 5; rep++) {
+        const out = allocShared('u32', total);
+        await expect(call({ kind: 'par', pool: failing, tuning }, out, out), what).rejects.toThrow('worker failed');
       }
     }
   });

@@ -25,7 +25,7 @@ import type { KeyArray } from './sort/index';
 import { bitsView } from './sort/key-bits';
 import { mergePath } from './sort/merge-sort';
 import { borrow, giveBack } from './sort/scratch';
-import { belowParMin, startWorkers } from './staging';
+import { belowParMin, spinUntil, startWorkers } from './staging';
 import { WARM_N, warmArray, warmedKernel, warmedSource } from './warm';
 
 /** Pieces per thread: small pieces keep a set operation's scratch in cache and balance the threads. */
@@ -50,6 +50,14 @@ export const SET_TAIL = 2;
  * default tuning (docs/benchmarks/cpu-catalogue-par-2026-11-24.md).
  */
 export const MERGE_PAR_MIN = 1 << 19;
+
+/**
+ * Longest the calling thread spins (ms), once it finds no piece left, for the workers to count
+ * themselves returned (`pieceTask`) before it waits for their replies instead: they are at most
+ * a piece or two behind (~0.06-0.08 ms each at 2^22), and a reply came 0.05-0.07 ms after the
+ * worker's end (docs/benchmarks/cpu-par-2026-11-25.md).
+ */
+const PIECES_RETURN_SPIN_MS = 0.3;
 
 /** Shortest piece (elements of a and b together) a par call cuts. */
 const MIN_PIECE = 1 << 13;
@@ -300,8 +308,9 @@ export interface PieceJob {
   readonly claim: number;
   readonly tail: number;
   /**
-   * [next piece to claim, unused], then per piece p: [2 + p] its count + 1 once published (0 before),
-   * [2 + P + p] its state: 0 running, 2 in scratch, 3 in place.
+   * [next piece to claim, threads whose task returned normally (counted after their last write)],
+   * then per piece p: [2 + p] its count + 1 once published (0 before), [2 + P + p] its state:
+   * 0 running, 2 in scratch, 3 in place.
    */
   readonly ctl: Int32Array;
   /** Splits: piece p covers a[cut[2p], cut[2p + 2]) and b[cut[2p + 1], cut[2p + 3]). */
@@ -318,7 +327,8 @@ export interface PieceJob {
 
 /**
  * The pool task (and the calling thread's): claims pieces until none is left (see the file
- * comment). Returns the number of pieces this thread ran. Self-contained: shipped as source.
+ * comment). Returns the number of pieces this thread ran, after counting itself in ctl[1] (its
+ * last write). Self-contained: shipped as source.
  */
 export const pieceTask = function pieceTask(job: PieceJob): number {
   const kernel = (globalThis as unknown as { __webdplCompile: (s: string) => unknown }).__webdplCompile(job.src) as (
@@ -363,7 +373,10 @@ export const pieceTask = function pieceTask(job: PieceJob): number {
       }
     }
     const p = next++;
-    if (p >= P) return ran;
+    if (p >= P) {
+      Atomics.add(ctl, 1, 1);
+      return ran;
+    }
     ran++;
     const i0 = cut[2 * p] as number;
     const j0 = cut[2 * p + 1] as number;
@@ -540,7 +553,7 @@ export async function runMergePieces(
       outV,
       scr: op !== undefined ? scratchOf(a, n, taken) : undefined,
     };
-    const { callerWorks, settled, failed } = startWorkers(backend, pieceTask, job, P);
+    const { callerWorks, workers, settled, failed, returned } = startWorkers(backend, pieceTask, job, P);
     if (callerWorks) {
       compileOnce(job.src);
       try {
@@ -552,9 +565,14 @@ export async function runMergePieces(
         throw error;
       }
     }
-    await settled;
-    const f = failed();
-    if (f) throw f.error;
+    // Every thread that counted itself in ctl[1] has returned normally after its last write, so a
+    // worker's reply can only confirm that: once all have, the pool may hand those workers new jobs
+    // (`returned`) and the call does not wait for the replies.
+    if (!(spinUntil(ctl, 1, workers + (callerWorks ? 1 : 0), PIECES_RETURN_SPIN_MS) && returned())) {
+      await settled;
+      const f = failed();
+      if (f) throw f.error;
+    }
     let written = n;
     if (op !== undefined) {
       written = 0;

@@ -274,6 +274,14 @@ export async function runChunks(
   return Array.from(batch.out);
 }
 
+/** Spins for at most `ms` until `ctl[at]` reaches `target`; whether it did. */
+export function spinUntil(ctl: Int32Array, at: number, target: number, ms: number): boolean {
+  if (Atomics.load(ctl, at) >= target) return true;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) if (Atomics.load(ctl, at) >= target) return true;
+  return false;
+}
+
 /** Workers started on one par step's job (see `startWorkers`). */
 export interface StartedWorkers {
   /** Whether the calling thread is to run the task too (the `callerWorks` tuning). */

@@ -116,3 +116,36 @@ export function countingPool(pool: WorkerPool): { pool: WorkerPool; runs(): numb
     },
   };
 }
+
+/** `pool` behind a counter of the runs it was told had returned (`WorkerPool.returned`). */
+export function tellingPool(pool: WorkerPool): { pool: WorkerPool; told(): number; reset(): void } {
+  let told = 0;
+  return {
+    pool: {
+      size: pool.size,
+      run: (task, jobs) => pool.run(task, jobs),
+      returned: (run) => {
+        told++;
+        pool.returned?.(run);
+      },
+      close: async () => {},
+    },
+    told: () => told,
+    reset: () => {
+      told = 0;
+    },
+  };
+}
+
+/** A pool over `pool`'s workers whose every task throws 'worker failed' (a par call may still run every chunk itself). */
+export function failingPool(pool: WorkerPool): WorkerPool {
+  return {
+    size: pool.size,
+    run: (_task, jobs) =>
+      pool.run(() => {
+        throw new Error('worker failed');
+      }, jobs) as never,
+    returned: (run) => pool.returned?.(run),
+    close: async () => {},
+  };
+}
