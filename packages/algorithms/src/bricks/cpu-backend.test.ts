@@ -13,7 +13,7 @@ import {
   toShared,
   type WorkerPool,
 } from '@webdpl/policies';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { cpuFindFirst } from './find';
 import { cpuFill, MAP_PARALLEL_MIN } from './map';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
@@ -21,6 +21,8 @@ import { cpuExclusiveScan, cpuInclusiveScan } from './scan';
 import {
   acquireScratch,
   dropScratch,
+  IDLE_RELEASE_MS,
+  idleRelease,
   MAX_PER_SIZE,
   MAX_RETAINED_BUFFERS,
   MAX_RETAINED_BYTES,
@@ -209,6 +211,44 @@ describe('staging scratch', () => {
     expect(retainedScratchBytes()).toBeLessThanOrEqual(MAX_RETAINED_BYTES);
     dropScratch();
     expect(retainedScratchBytes()).toBe(0);
+  });
+
+  it('drops kept buffers IDLE_RELEASE_MS after the last use, not the first, with one timer armed per idle period', () => {
+    vi.useFakeTimers();
+    try {
+      dropScratch();
+      const a = acquireScratch(1 << 20);
+      releaseScratch(a);
+      vi.advanceTimersByTime(IDLE_RELEASE_MS - 10);
+      expect(acquireScratch(1 << 20)).toBe(a);
+      releaseScratch(a);
+      // Past the first use's deadline, within the second's: still kept.
+      vi.advanceTimersByTime(IDLE_RELEASE_MS - 10);
+      expect(retainedScratchBytes()).toBe(1 << 20);
+      vi.advanceTimersByTime(20);
+      expect(retainedScratchBytes()).toBe(0);
+      // Uses in a row arm no second timer; drops run once per idle period.
+      let drops = 0;
+      const idle = idleRelease(100, () => drops++);
+      for (let i = 0; i < 50; i++) {
+        idle.touch();
+        vi.advanceTimersByTime(10);
+      }
+      expect(vi.getTimerCount()).toBe(1);
+      expect(drops).toBe(0);
+      vi.advanceTimersByTime(89);
+      expect(drops).toBe(0);
+      vi.advanceTimersByTime(2);
+      expect(drops).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+      idle.touch();
+      idle.cancel();
+      vi.advanceTimersByTime(200);
+      expect(drops).toBe(1);
+    } finally {
+      dropScratch();
+      vi.useRealTimers();
+    }
   });
 
   it('a par call on plain arrays leaves its staging buffers for reuse', async () => {

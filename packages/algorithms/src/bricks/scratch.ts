@@ -25,9 +25,53 @@ export const MAX_RETAINED_BYTES = 512 * (1 << 20);
 /** Kept buffers are dropped after this long without a call. */
 export const IDLE_RELEASE_MS = 3000;
 
+/** What `idleRelease` returns. */
+export interface IdleRelease {
+  /** Marks a use: `drop` runs once `ms` pass without another. */
+  touch(): void;
+  /** Stops the timer (after a drop by hand). */
+  cancel(): void;
+}
+
+/**
+ * Runs `drop` once `ms` have passed since the last `touch()`, on an unref'ed timer (it never keeps a
+ * process alive) that is armed once per idle period, not per call: when it fires early (a use came
+ * since) it re-arms for the time left. Re-arming a timer in every call cost 10-20 us of a par call at
+ * 2^22 (clearTimeout + setTimeout run cache-cold after the kernels; docs/benchmarks/cpu-par-2026-11-25.md).
+ */
+export function idleRelease(ms: number, drop: () => void): IdleRelease {
+  let last = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (after: number) => {
+    timer = setTimeout(fire, after);
+    (timer as { unref?: () => void }).unref?.();
+  };
+  function fire(): void {
+    const left = last + ms - Date.now();
+    if (left > 0) arm(left);
+    else {
+      timer = undefined;
+      drop();
+    }
+  }
+  return {
+    touch: () => {
+      last = Date.now();
+      if (timer === undefined) arm(ms);
+    },
+    cancel: () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
 let free: SharedArrayBuffer[] = [];
 let retained = 0;
-let timer: ReturnType<typeof setTimeout> | undefined;
+const idle = idleRelease(IDLE_RELEASE_MS, () => {
+  free = [];
+  retained = 0;
+});
 
 /** The size a buffer of `bytes` bytes is allocated with: the next power of two from MIN_KEPT_BYTES on. */
 function sizeFor(bytes: number): number {
@@ -73,17 +117,14 @@ export function releaseScratch(buffer: SharedArrayBuffer): void {
     const old = free.shift() as SharedArrayBuffer;
     retained -= old.byteLength;
   }
-  if (timer !== undefined) clearTimeout(timer);
-  timer = setTimeout(dropScratch, IDLE_RELEASE_MS);
-  (timer as { unref?: () => void }).unref?.();
+  idle.touch();
 }
 
 /** Drops every kept buffer (for tests and memory pressure). */
 export function dropScratch(): void {
   free = [];
   retained = 0;
-  if (timer !== undefined) clearTimeout(timer);
-  timer = undefined;
+  idle.cancel();
 }
 
 /** Bytes currently kept for reuse. */

@@ -8,6 +8,7 @@
  * process.
  */
 
+import { idleRelease } from '../scratch';
 import { bitsView } from './key-bits';
 
 const MAX_KEPT = 6;
@@ -15,7 +16,10 @@ const RELEASE_AFTER_MS = 5_000;
 type Buffer = ArrayBuffer | SharedArrayBuffer;
 const freeShared: SharedArrayBuffer[] = [];
 const freePlain: ArrayBuffer[] = [];
-let timer: ReturnType<typeof setTimeout> | undefined;
+const idle = idleRelease(RELEASE_AFTER_MS, () => {
+  freeShared.length = 0;
+  freePlain.length = 0;
+});
 
 function isSharedBuffer(b: Buffer): b is SharedArrayBuffer {
   return Object.prototype.toString.call(b) === '[object SharedArrayBuffer]';
@@ -59,13 +63,7 @@ export function giveBack(...views: (ArrayBufferView | undefined)[]): void {
   }
   trim(freeShared);
   trim(freePlain);
-  if (timer) clearTimeout(timer);
-  timer = setTimeout(() => {
-    freeShared.length = 0;
-    freePlain.length = 0;
-    timer = undefined;
-  }, RELEASE_AFTER_MS);
-  (timer as { unref?: () => void }).unref?.();
+  idle.touch();
 }
 
 /** A Uint32Array view of `n` elements over a borrowed buffer (shared or plain). */
