@@ -152,12 +152,6 @@ export interface RunsKernelParams {
    * with subgroups only. `readAheadBelow` of reduceByKey's tuning.
    */
   readonly readAhead?: boolean;
-  /**
-   * The tile pass keeps only its head flags (packed in one word) across its scan: the walk loads the
-   * values again and reads each head's key again, so the keys and values registers are free during
-   * the scan and the walk (items per thread <= 32). `reloadWalk` of reduceByKey's tuning.
-   */
-  readonly reload?: boolean;
 }
 
 /** RBK's variant of a phase: the bindings it declares (`blocks`: the count pass adds atomically). */
@@ -191,7 +185,6 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}` : 'fix',
     p.phase === 'count' && p.reverse ? 'rev' : 'fwd',
     p.phase === 'tile' && p.readAhead ? 'ra' : 'nra',
-    p.phase === 'tile' && p.reload ? 'rl' : 'nrl',
   );
 }
 
@@ -259,19 +252,6 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     const scan = workgroupExclusiveScan({ ...wp, combiner: p.pairs });
     deps.push(p.value.combine, p.pairs.combine, scan);
     const readAhead = p.readAhead === true && p.subgroups && !lookback;
-    // The reloading walk (`reload`): head flags from a packed word, values loaded again, keys read at
-    // heads. The loads' offset `ro` is 0 (a tile's heads never outnumber its elements), written so
-    // that the compiler cannot prove it and merge the loads with the first ones.
-    const reload = p.reload === true && I <= 32;
-    const headAt = (j: number) => (reload ? `(hm & ${(1 << j) >>> 0}u) != 0u` : `h${j}`);
-    const keyOf = (j: number) => (reload ? keyAt(`prm.k_base + ro + first + ${j}u`) : `k${j}`);
-    const valOf = (j: number) => (reload ? `y${j}` : `x${j}`);
-    const reloadLines = reload
-      ? [
-          'let ro = select(0u, prm.n, total.x > prm.n);',
-          ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base + ro', (j) => `y${j}`, T),
-        ].join('\n    ')
-      : '';
     const sgIncl = readAhead ? subgroupInclusiveScan({ combiner: p.value }) : undefined;
     if (sgIncl) deps.push(sgIncl);
     lines.push(
@@ -280,7 +260,6 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       'let g = prm.tile_offset + tile;',
       ...(p.blocks ? [blockSumsIssue(p.subgroups, w, ld)] : []),
       ...(readAhead ? [readAheadLines(p, keyAt, valAt, tile, sgIncl as WgslFragment)] : []),
-      ...(reload ? [`let hm = ${unrolled(I, (j) => `select(0u, ${(1 << j) >>> 0}u, h${j})`, ' | ')};`] : []),
       'var c = 0u;',
       `var a = ${p.value.identity};`,
       ...unrolled(I, (j) => `if (h${j}) { c += 1u; a = x${j}; } else if (ok${j}) { a = ${op}(a, x${j}); }`).split(
@@ -322,13 +301,12 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       // with the look-back to registers.
       `if (fits) {
     let last = prm.n_total - 1u - prm.seg_start;
-    ${reloadLines}
     {
     var rc = runs_before + ex.x;
     var ra = bitcast<${T}>(ex.y);
     ${unrolled(
       I,
-      (j) => `if (${headAt(j)}) {
+      (j) => `if (h${j}) {
       if (rc == runs_before) {
         ${
           lookback
@@ -339,10 +317,10 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
         scratch[4u * g + 3u] = bitcast<u32>(ra);`
         }
       } else { vout[prm.out_base + rc - 1u] = ra; }
-      kout[prm.kout_base + rc] = ${keyOf(j)};
+      kout[prm.kout_base + rc] = k${j};
       rc += 1u;
-      ra = ${valOf(j)};
-    } else if (ok${j}) { ra = ${op}(ra, ${valOf(j)}); }`,
+      ra = x${j};
+    } else if (ok${j}) { ra = ${op}(ra, x${j}); }`,
       '\n    ',
     )}
     // The input's last element ends the last run: written here when that run started in this tile

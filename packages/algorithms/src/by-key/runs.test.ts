@@ -168,33 +168,6 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
       maxBindingBytes: 4096,
     },
   },
-  // The walk loading its values and keys again (reloadWalk): the fix-up, read-ahead and look-back
-  // forms, scalar loads, no subgroups, segments.
-  {
-    name: 'tiny 32 x 8, reloading walk, fix-up',
-    tile: 256,
-    t: { workgroupSize: 32, itemsPerThread: 8, reloadWalk: true, lookbackBelow: 0 },
-  },
-  {
-    name: 'tiny 32 x 8, reloading walk, read-ahead',
-    tile: 256,
-    t: { workgroupSize: 32, itemsPerThread: 8, reloadWalk: true, readAheadBelow: 2 ** 30, lookbackBelow: 0 },
-  },
-  {
-    name: 'tiny 32 x 4, reloading walk, look-back, no subgroups',
-    tile: 128,
-    t: { workgroupSize: 32, itemsPerThread: 4, reloadWalk: true, subgroups: false },
-  },
-  {
-    name: 'tiny 16 x 3 (scalar loads), reloading walk, fix-up, segments of 4 KiB',
-    tile: 48,
-    t: { workgroupSize: 16, itemsPerThread: 3, reloadWalk: true, lookbackBelow: 0, maxBindingBytes: 4096 },
-  },
-  {
-    name: 'hardware tiles 512 x 16, reloading walk',
-    tile: 8192,
-    t: { workgroupSize: 512, itemsPerThread: 16, reloadWalk: true, lookbackBelow: 0 },
-  },
   // A look-back that never waits: every predecessor not yet published is reduced from the input.
   {
     name: 'tiny 32 x 4, look-back fallback at once',

@@ -94,8 +94,6 @@ export type RunsTuning = ScanTuning & {
    * form runs (from `lookbackBelow`), with subgroups.
    */
   readonly readAheadBelow: number;
-  /** The tile pass's walk loads its values and keys again (RunsKernelParams.reload). */
-  readonly reloadWalk: boolean;
 };
 
 /**
@@ -129,14 +127,12 @@ export const RUNS_FORMS = {
     lookbackBelow: 1 << 21,
     reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
-    reloadWalk: false,
   },
   software: {
     blockSumsBelow: 1 << 18,
     lookbackBelow: 1 << 18,
     reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
-    reloadWalk: false,
   },
 } as const;
 
@@ -290,7 +286,6 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
       lookback,
       reverse: phase === 'count' && n >= t.reduceReverseFrom,
       readAhead: phase === 'tile' && readAhead,
-      reload: phase === 'tile' && t.reloadWalk,
     };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
