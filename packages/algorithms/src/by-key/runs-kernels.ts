@@ -88,6 +88,7 @@ export const RBK = kernelInterface({
       blk_tiles: 'u32',
       blocks: 'u32',
       fix_at: 'u32',
+      lag: 'u32',
     },
   },
   bindings: {
@@ -102,7 +103,7 @@ export const RBK = kernelInterface({
   },
 });
 
-export type RunsPhase = 'count' | 'tile';
+export type RunsPhase = 'count' | 'tile' | 'fused';
 
 export interface RunsKernelParams {
   readonly phase: RunsPhase;
@@ -152,6 +153,11 @@ export interface RunsKernelParams {
    * with subgroups only. `readAheadBelow` of reduceByKey's tuning.
    */
   readonly readAhead?: boolean;
+  /**
+   * Fused form, for tests: every wait computes instead (a tile of this segment counted from its keys,
+   * a block summed from its tiles), as after `maxSpins` polls. `forceFusedFallback` of the tuning.
+   */
+  readonly forceFallback?: boolean;
 }
 
 /** RBK's variant of a phase: the bindings it declares (`blocks`: the count pass adds atomically). */
@@ -164,7 +170,7 @@ export function runsUse(
   if (phase === 'spine') return { scratch: true };
   const keys = vec ? { keys_v: true } : { keys_s: true };
   if (phase === 'count') return { ...(blocks ? { scratch_a: true } : { scratch: true }), ...keys };
-  const sc = lookback ? { scratch_a: true } : { scratch: true };
+  const sc = lookback || phase === 'fused' ? { scratch_a: true } : { scratch: true };
   return { ...sc, ...keys, ...(vec ? { vals_v: true } : { vals_s: true }), kout: true, vout: true };
 }
 
@@ -184,17 +190,83 @@ export function runsKernelName(p: RunsKernelParams): string {
     p.blocks ? 'blk' : 'spine',
     p.phase === 'tile' && p.lookback ? `lb${p.lookbackPerLane}s${p.maxSpins}` : 'fix',
     p.phase === 'count' && p.reverse ? 'rev' : 'fwd',
-    p.phase === 'tile' && p.readAhead ? 'ra' : 'nra',
+    p.phase !== 'count' && p.readAhead ? 'ra' : 'nra',
+    p.phase === 'fused' ? `s${p.maxSpins}${p.forceFallback ? 'f' : ''}` : '-',
   );
 }
 
 const U32_PLUS = combinerOf(plus, 'u32');
 
+/** A phase's statements (with `tile`, `first`, `full` in scope), the fragments and module-scope WGSL they need. */
+interface RunsBody {
+  readonly lines: string[];
+  readonly deps: WgslFragment[];
+  readonly helpers: string;
+}
+
 /**
- * The count or tile kernel. A workgroup's tile is its index in the segment (`wg_index`); thread
- * `lid` holds the tile's items [lid * I, (lid + 1) * I), loaded as vec4s on the vec path.
+ * The count or tile kernel, or both fused (`phase` 'fused'). A workgroup's tile is its index in the
+ * segment (`wg_index`; fused: it counts tile `wg_index` first, then runs the tile pass of tile
+ * `wg_index - prm.lag`); thread `lid` holds the tile's items [lid * I, (lid + 1) * I), loaded as
+ * vec4s on the vec path.
  */
 export function runsKernel(p: RunsKernelParams): WgslFragment {
+  const w = p.workgroupSize;
+  const tile = w * p.itemsPerThread;
+  const fused = p.phase === 'fused';
+  const lookback = p.phase === 'tile' && p.lookback;
+  const use = runsUse(p.phase, p.vec, p.blocks, lookback);
+  const refs = Object.keys(use)
+    .map((b) => `_ = &${b};`)
+    .join(' ');
+  const at = (t: string) => `let tile = ${t};
+  let first = tile * ${tile}u + ids.lid * ${p.itemsPerThread}u;
+  let full = (tile + 1u) * ${tile}u <= prm.n;`;
+  let main: string;
+  let bodies: RunsBody[];
+  if (fused) {
+    const count = runsBody(p, 'count', true);
+    const tiles = runsBody(p, 'tile', true);
+    bodies = [count, tiles];
+    main = `// The count of tile wg_index, then (prm.lag workgroups behind) the tile pass of tile wg_index - lag.
+  if (wg_index < (prm.n + ${tile - 1}u) / ${tile}u) {
+  ${at('wg_index')}
+  ${count.lines.join('\n  ')}
+  }
+  if (wg_index >= prm.lag) {
+  ${at('wg_index - prm.lag')}
+  ${tiles.lines.join('\n  ')}
+  }`;
+  } else {
+    const b = runsBody(p, p.phase as 'count' | 'tile', false);
+    bodies = [b];
+    main = `${at(p.phase === 'count' && p.reverse ? `(prm.n - 1u) / ${tile}u - wg_index` : 'wg_index')}
+  ${b.lines.join('\n  ')}`;
+  }
+  const name = runsKernelName(p);
+  const types = {
+    keys_v: p.keyType,
+    keys_s: p.keyType,
+    vals_v: p.valueType,
+    vals_s: p.valueType,
+    kout: p.keyType,
+    vout: p.valueType,
+  };
+  const runs = p.phase !== 'count' && (p.blocks || fused);
+  return fragment({
+    name,
+    deps: bodies.flatMap((b) => b.deps),
+    code: `${RBK.wgsl(use, types)}
+${runs ? 'var<workgroup> rbk_runs: array<atomic<u32>, 2>;\n' : ''}${bodies.map((b) => b.helpers).join('')}
+@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
+${entryPrologue(p.subgroups)}
+  ${refs}
+  ${main}
+}`,
+  });
+}
+
+function runsBody(p: RunsKernelParams, phase: 'count' | 'tile', fused: boolean): RunsBody {
   const w = p.workgroupSize;
   const I = p.itemsPerThread;
   const tile = w * I;
@@ -204,15 +276,12 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   const keysArr = p.vec ? 'keys_v' : 'keys_s';
   const keyAt = (i: string) => (p.vec ? `keys_v[(${i}) / 4u][(${i}) % 4u]` : `keys_s[${i}]`);
   const valAt = (i: string) => (p.vec ? `vals_v[(${i}) / 4u][(${i}) % 4u]` : `vals_s[${i}]`);
-  const lookback = p.phase === 'tile' && p.lookback;
-  const use = runsUse(p.phase, p.vec, p.blocks, lookback);
-  // The scratch words, atomic where the kernel publishes look-back states (or adds block sums).
-  const atomic = lookback || (p.phase === 'count' && p.blocks);
+  const lookback = phase === 'tile' && p.lookback && !fused;
+  // The scratch words, atomic where the kernel publishes look-back states (or adds block sums, or
+  // waits for counts: fused).
+  const atomic = fused || lookback || (phase === 'count' && p.blocks);
   const ld = (i: string) => (atomic ? `atomicLoad(&scratch_a[${i}])` : `scratch[${i}]`);
   const st = (i: string, v: string) => (atomic ? `atomicStore(&scratch_a[${i}], ${v});` : `scratch[${i}] = ${v};`);
-  const refs = Object.keys(use)
-    .map((b) => `_ = &${b};`)
-    .join(' ');
   const load = (array: string, base: string, reg: (j: number) => string, type: string) =>
     loadRun({ items: I, type, reg, array, vec: p.vec, base, first: 'first', full: 'full', n: 'prm.n' });
   const lines: string[] = [
@@ -231,13 +300,20 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   ];
   const deps: WgslFragment[] = [threadIds(p.subgroups), p.keyEq];
   let helpers = '';
-  if (p.phase === 'count') {
+  if (phase === 'count') {
     const reduce = workgroupReduce({ ...wp, combiner: U32_PLUS });
     deps.push(reduce);
     lines.push(
       `let c = ${unrolled(I, (j) => `select(0u, 1u, h${j})`, ' + ')};`,
       `let heads = ${reduce.name}(c, ids);`,
-      `if (ids.lid == 0u) {
+      fused
+        ? // Flagged (bit 31: published), and into its block's word: done tiles in bits 24..31 above the sum.
+          `if (ids.lid == 0u) {
+    let g = prm.tile_offset + tile;
+    ${st('prm.cnt_base + g', 'heads | 0x80000000u')}
+    atomicAdd(&scratch_a[prm.blk_base + g / prm.blk_tiles], 0x1000000u + heads);
+  }`
+        : `if (ids.lid == 0u) {
     let g = prm.tile_offset + tile;
     ${st('prm.cnt_base + g', 'heads')}${
       p.blocks
@@ -252,13 +328,14 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
     const scan = workgroupExclusiveScan({ ...wp, combiner: p.pairs });
     deps.push(p.value.combine, p.pairs.combine, scan);
     const readAhead = p.readAhead === true && p.subgroups && !lookback;
+    if (fused) helpers += fusedWaits(p, keyAt, tile);
     const sgIncl = readAhead ? subgroupInclusiveScan({ combiner: p.value }) : undefined;
     if (sgIncl) deps.push(sgIncl);
     lines.push(
       ...load(p.vec ? 'vals_v' : 'vals_s', 'prm.v_base', (j) => `x${j}`, T),
       // The thread's (heads, fold since its last head) in registers, then the tile's scan of them.
       'let g = prm.tile_offset + tile;',
-      ...(p.blocks ? [blockSumsIssue(p.subgroups, w, ld)] : []),
+      ...(fused ? [fusedSumsIssue(p.subgroups, w)] : p.blocks ? [blockSumsIssue(p.subgroups, w, ld)] : []),
       ...(readAhead ? [readAheadLines(p, keyAt, valAt, tile, sgIncl as WgslFragment)] : []),
       'var c = 0u;',
       `var a = ${p.value.identity};`,
@@ -270,10 +347,13 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       // The runs before the tile (the scanned counts), and whether every run fits the outputs.
       'var runs_before = 0u;',
       'var fits = total.x <= prm.cap;',
-      p.blocks
-        ? blockSumsTake(st)
-        : `if (prm.single == 0u) { runs_before = ${ld('prm.cnt_base + g')}; fits = ${ld('prm.total_at')} <= prm.cap; }`,
-      `else if (ids.lid == 0u) { ${st('prm.total_at', 'total.x')} }`,
+      fused
+        ? `runs_before = atomicLoad(&rbk_runs[0]);
+  if (ids.lid == 0u && g + 1u == prm.tiles) { ${st('prm.total_at', 'runs_before + total.x')} }`
+        : p.blocks
+          ? blockSumsTake(st)
+          : `if (prm.single == 0u) { runs_before = ${ld('prm.cnt_base + g')}; fits = ${ld('prm.total_at')} <= prm.cap; }`,
+      fused ? '' : `else if (ids.lid == 0u) { ${st('prm.total_at', 'total.x')} }`,
       lookback
         ? // The tile's (head flag, fold) pair for its successors' look-back: with a head it is final.
           `let agg = vec2<u32>(select(0u, 1u, total.x > 0u), total.y);
@@ -285,13 +365,13 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
   var lra: ${T};`
         : // The tile's record for the fix-up: head count and fold since its last head (or of the tile).
           `if (ids.lid == 0u) {
-    scratch[4u * g] = total.x; scratch[4u * g + 1u] = total.y;${
+    ${st('4u * g', 'total.x')} ${st('4u * g + 1u', 'total.y')}${
       readAhead
         ? `
     // The tile's last run, when it ends within the read-ahead; else the fix-up is needed.
     if (total.x > 0u && ra_found) {
       if (fits) { vout[prm.out_base + runs_before + total.x - 1u] = ${op}(bitcast<${T}>(total.y), ra_fold); }
-    } else { scratch[prm.fix_at] = 1u; }`
+    } else { ${st('prm.fix_at', '1u')} }`
         : ''
     }
   }`,
@@ -313,8 +393,8 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
             ? `fh = true;
         fz = first + ${j}u == tile * ${tile}u;
         fra = ra;`
-            : `scratch[4u * g + 2u] = select(0u, 1u, first + ${j}u == tile * ${tile}u);
-        scratch[4u * g + 3u] = bitcast<u32>(ra);`
+            : `${st('4u * g + 2u', `select(0u, 1u, first + ${j}u == tile * ${tile}u)`)}
+        ${st('4u * g + 3u', 'bitcast<u32>(ra)')}`
         }
       } else { vout[prm.out_base + rc - 1u] = ra; }
       kout[prm.kout_base + rc] = k${j};
@@ -351,22 +431,7 @@ export function runsKernel(p: RunsKernelParams): WgslFragment {
       );
     }
   }
-  const name = runsKernelName(p);
-  const types = { keys_v: K, keys_s: K, vals_v: T, vals_s: T, kout: K, vout: T };
-  return fragment({
-    name,
-    deps,
-    code: `${RBK.wgsl(use, types)}
-${p.phase === 'tile' && p.blocks ? 'var<workgroup> rbk_runs: array<atomic<u32>, 2>;\n' : ''}${helpers}
-@compute @workgroup_size(${w}) fn main(${entryParams(p.subgroups)}) {
-${entryPrologue(p.subgroups)}
-  ${refs}
-  let tile = ${p.phase === 'count' && p.reverse ? `(prm.n - 1u) / ${tile}u - wg_index` : 'wg_index'};
-  let first = tile * ${tile}u + ids.lid * ${I}u;
-  let full = (tile + 1u) * ${tile}u <= prm.n;
-  ${lines.join('\n  ')}
-}`,
-  });
+  return { lines, deps, helpers };
 }
 
 /**
@@ -403,6 +468,80 @@ function readAheadLines(
     ra_found = ra_f < ra_b;
     let ra_s = ${incl.name}(select(${id}, ra_v, ids.lane < ra_f), ids.lane, ids.sg_size);
     ra_fold = select(${id}, subgroupShuffle(ra_s, max(ra_f, 1u) - 1u), ra_f > 0u);
+  }`;
+}
+
+/**
+ * The fused form's waits (module scope): a tile's head count once its count phase published it
+ * (bit 31 of its word), a block's sum once every tile of the block added to it (the count of done
+ * tiles in bits 24..31 of its word, the sum below). After `maxSpins` polls of an unpublished word the
+ * thread computes it: a block from its tiles' words, a tile of this segment by counting its heads
+ * from the keys (tiles of earlier segments were published by their dispatches). A thread waits only
+ * on tiles counted by workgroups of lower index, and never blocks forever: no barrier, no
+ * subgroup operation.
+ */
+function fusedWaits(p: RunsKernelParams, keyAt: (i: string) => string, tile: number): string {
+  const force = p.forceFallback === true;
+  return `
+/** Head count of segment-local tile t, from the keys (the input's first element is a head). */
+fn rbk_heads_of(t: u32) -> u32 {
+  let lo = t * ${tile}u;
+  let hi = min(lo + ${tile}u, prm.n);
+  var c = 0u;
+  for (var i = lo; i < hi; i++) {
+    let h = prm.seg_start + i == 0u || !${p.keyEq.name}(${keyAt('prm.k_base + i - 1u')}, ${keyAt('prm.k_base + i')});
+    c += select(0u, 1u, h);
+  }
+  return c;
+}
+
+/** Head count of tile g (global index). */
+fn rbk_tile_count(g: u32) -> u32 {${force ? '\n  if (g >= prm.tile_offset) { return rbk_heads_of(g - prm.tile_offset); }' : ''}
+  var spins = 0u;
+  loop {
+    let v = atomicLoad(&scratch_a[prm.cnt_base + g]);
+    if ((v & 0x80000000u) != 0u) { return v & 0x7fffffffu; }
+    spins += 1u;
+    if (spins > ${p.maxSpins}u && g >= prm.tile_offset) { return rbk_heads_of(g - prm.tile_offset); }
+  }
+}
+
+/** Heads of block b's tiles (global indices). */
+fn rbk_block_sum(b: u32) -> u32 {
+  let t0 = b * prm.blk_tiles;
+  let want = min(prm.blk_tiles, prm.tiles - t0);
+  var spins = 0u;
+  loop {
+    let v = atomicLoad(&scratch_a[prm.blk_base + b]);
+    if (${force ? 'false' : '(v >> 24u) == want'}) { return v & 0xffffffu; }
+    spins += 1u;
+    if (spins > ${force ? 0 : p.maxSpins}u) {
+      var s = 0u;
+      for (var t = t0; t < t0 + want; t++) { s += rbk_tile_count(t); }
+      return s;
+    }
+  }
+}
+`;
+}
+
+/**
+ * The fused form's runs before tile g, issued before the tile's scan: the blocks before g's block
+ * and the tiles of its block before g (`fusedWaits`), summed per subgroup into a workgroup atomic
+ * that the pair scan's barriers order before it is read.
+ */
+function fusedSumsIssue(subgroups: boolean, w: number): string {
+  return `{
+    let gb = g / prm.blk_tiles;
+    var s = 0u;
+    for (var i = ids.lid; i < gb; i += ${w}u) { s += rbk_block_sum(i); }
+    for (var i = gb * prm.blk_tiles + ids.lid; i < g; i += ${w}u) { s += rbk_tile_count(i); }
+    ${
+      subgroups
+        ? `let r = subgroupAdd(s);
+    if (ids.lane == 0u) { atomicAdd(&rbk_runs[0], r); }`
+        : 'if (s != 0u) { atomicAdd(&rbk_runs[0], s); }'
+    }
   }`;
 }
 

@@ -168,6 +168,80 @@ const TILE_VARIANTS: { name: string; tile: number; t: Record<string, number | bo
       maxBindingBytes: 4096,
     },
   },
+  // The count fused into the tile pass's dispatch (lagCountFrom): workgroup i counts tile i and runs
+  // the tile pass of tile i - countLag, waiting for the counts before it; with lags of 0 (every
+  // tile waits on its neighbours' counts), 3, 5 and more than the tiles, and with no waiting at all
+  // (maxSpins 0: an unpublished count is computed from the keys at once).
+  {
+    name: 'tiny 32 x 4, count fused, lag 3',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, lagCountFrom: 0, countLag: 3, lookbackBelow: 0 },
+  },
+  {
+    name: 'tiny 32 x 4, count fused, lag 0, computed at once',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, lagCountFrom: 0, countLag: 0, maxSpins: 0, lookbackBelow: 0 },
+  },
+  {
+    name: 'tiny 32 x 4, count fused, lag 256, no subgroups',
+    tile: 128,
+    t: { workgroupSize: 32, itemsPerThread: 4, lagCountFrom: 0, countLag: 256, subgroups: false, lookbackBelow: 0 },
+  },
+  {
+    name: 'tiny 16 x 3 (scalar loads), count fused, lag 5, computed at once, segments of 4 KiB',
+    tile: 48,
+    t: {
+      workgroupSize: 16,
+      itemsPerThread: 3,
+      lagCountFrom: 0,
+      countLag: 5,
+      maxSpins: 0,
+      lookbackBelow: 0,
+      maxBindingBytes: 4096,
+    },
+  },
+  {
+    name: 'tiny 32 x 8, count fused with the read-ahead, lag 2, from 1000 elements',
+    tile: 256,
+    t: {
+      workgroupSize: 32,
+      itemsPerThread: 8,
+      lagCountFrom: 1000,
+      countLag: 2,
+      readAheadBelow: 2 ** 30,
+      lookbackBelow: 0,
+    },
+  },
+  {
+    name: 'tiny 16 x 3 (scalar loads), count fused, every wait computed, segments of 4 KiB',
+    tile: 48,
+    t: {
+      workgroupSize: 16,
+      itemsPerThread: 3,
+      lagCountFrom: 0,
+      countLag: 4,
+      forceFusedFallback: true,
+      lookbackBelow: 0,
+      maxBindingBytes: 4096,
+    },
+  },
+  {
+    name: 'tiny 32 x 4, count fused, every wait computed, no subgroups',
+    tile: 128,
+    t: {
+      workgroupSize: 32,
+      itemsPerThread: 4,
+      lagCountFrom: 0,
+      forceFusedFallback: true,
+      subgroups: false,
+      lookbackBelow: 0,
+    },
+  },
+  {
+    name: 'hardware tiles 512 x 16, count fused',
+    tile: 8192,
+    t: { workgroupSize: 512, itemsPerThread: 16, lagCountFrom: 0, lookbackBelow: 0 },
+  },
   // A look-back that never waits: every predecessor not yet published is reduced from the input.
   {
     name: 'tiny 32 x 4, look-back fallback at once',
@@ -233,6 +307,9 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
       {
         t: { workgroupSize: 16, itemsPerThread: 3, subgroups: false, blockSumsBelow: 2 ** 30, lookbackBelow: 2 ** 30 },
       },
+      // The fused count over 8,193+ tiles (blocks of 91+ tiles).
+      { t: { workgroupSize: 16, itemsPerThread: 3, lagCountFrom: 0, countLag: 64, lookbackBelow: 0 } },
+      { t: { workgroupSize: 16, itemsPerThread: 3, lagCountFrom: 0, countLag: 7, maxSpins: 0, lookbackBelow: 0 } },
     ]) {
       const policy = policyOf((t as { t: Record<string, number | boolean> }).t);
       for (const [n, kind] of [
@@ -343,7 +420,13 @@ describe.skipIf(!device)('reduceByKey as reduce-then-scan', () => {
     300_000,
   );
 
-  it.each([TILE_VARIANTS[0], TILE_VARIANTS[2], TILE_VARIANTS[3], TILE_VARIANTS[5]])(
+  it.each([
+    TILE_VARIANTS[0],
+    TILE_VARIANTS[2],
+    TILE_VARIANTS[3],
+    TILE_VARIANTS[5],
+    TILE_VARIANTS.find((v) => v.name === 'tiny 32 x 4, count fused, lag 3'),
+  ])(
     '$name: short outputs (host and DeviceArray, one and many tiles) raise and stay untouched; views; exact outputs',
     async (v) => {
       const { t, tile } = v as (typeof TILE_VARIANTS)[number];

@@ -94,6 +94,18 @@ export type RunsTuning = ScanTuning & {
    * form runs (from `lookbackBelow`), with subgroups.
    */
   readonly readAheadBelow: number;
+  /**
+   * Inputs of at least this many elements run the count and the tile pass in one dispatch
+   * (RunsKernelParams phase 'fused'): workgroup i counts tile i, then runs the tile pass of tile
+   * i - `countLag`, which waits for the counts before it (published with a flag, and per block with
+   * a done count) instead of a dispatch boundary; the keys the count read are still in L2 when the
+   * tile pass reads them `countLag` tiles later. Only where both outputs hold n or more elements (no
+   * total to wait for), and blocks of fewer than 256 tiles under 2^24 elements.
+   */
+  readonly lagCountFrom: number;
+  readonly countLag: number;
+  /** Tests: the fused form computes every count it would wait for (RunsKernelParams.forceFallback). */
+  readonly forceFusedFallback: boolean;
 };
 
 /**
@@ -127,12 +139,18 @@ export const RUNS_FORMS = {
     lookbackBelow: 1 << 21,
     reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
+    lagCountFrom: Number.POSITIVE_INFINITY,
+    countLag: 256,
+    forceFusedFallback: false,
   },
   software: {
     blockSumsBelow: 1 << 18,
     lookbackBelow: 1 << 18,
     reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
+    lagCountFrom: Number.POSITIVE_INFINITY,
+    countLag: 256,
+    forceFusedFallback: false,
   },
 } as const;
 
@@ -282,10 +300,11 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     const params = {
       ...base,
       phase,
-      blocks,
-      lookback,
+      blocks: blocks && phase !== 'fused',
+      lookback: lookback && phase === 'tile',
       reverse: phase === 'count' && n >= t.reduceReverseFrom,
-      readAhead: phase === 'tile' && readAhead,
+      readAhead: phase !== 'count' && readAhead,
+      forceFallback: phase === 'fused' && t.forceFusedFallback,
     };
     return pipelineFor(device, runsKernelName(params), leaves, () => runsKernel(params));
   };
@@ -301,20 +320,26 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     return plan;
   });
   const single = tiles === 1;
-  // Block sums (blockSumsBelow): blocks of about sqrt(tiles) tiles, so a tile sums about 2 sqrt(tiles) words.
-  const blocks = n < t.blockSumsBelow && !single;
-  // The look-back (lookbackBelow): no fix-up.
-  const lookback = n < t.lookbackBelow && !single;
-  // The read-ahead (readAheadBelow): tiles write their last runs; the fix-up only when one could not.
-  const readAhead = n < t.readAheadBelow && subgroups && !lookback && !single;
+  const cap = Math.min(keysOut.length, valuesOut.length);
   const blkTiles = Math.max(1, Math.ceil(Math.sqrt(tiles)));
   const blockCount = Math.ceil(tiles / blkTiles);
+  // The look-back (lookbackBelow): no fix-up.
+  const lookback = n < t.lookbackBelow && !single;
+  // The count in the tile pass's dispatch (lagCountFrom): its block words pack a done count in 8 bits
+  // above a 24-bit sum.
+  const fused = n >= t.lagCountFrom && !single && !lookback && cap >= n && blkTiles < 256 && blkTiles * tile < 2 ** 24;
+  // Block sums (blockSumsBelow): blocks of about sqrt(tiles) tiles, so a tile sums about 2 sqrt(tiles) words.
+  const blocks = n < t.blockSumsBelow && !single && !fused;
+  // The read-ahead (readAheadBelow): tiles write their last runs; the fix-up only when one could not.
+  const readAhead = n < t.readAheadBelow && subgroups && !lookback && !single;
   // One workgroup for the spine and the fix-up, as wide as the device allows.
   const one = { workgroupSize: Math.min(1024, maxWorkgroupThreads(device)), subgroups, minSubgroupSize };
-  const tilePipeline = await kernel('tile');
-  const countPipeline = single ? undefined : await kernel('count');
+  const tilePipeline = await kernel(fused ? 'fused' : 'tile');
+  const countPipeline = single || fused ? undefined : await kernel('count');
   const spine =
-    single || blocks ? undefined : await pipelineFor(device, runsSpineKernelName(one), [], () => runsSpineKernel(one));
+    single || blocks || fused
+      ? undefined
+      : await pipelineFor(device, runsSpineKernelName(one), [], () => runsSpineKernel(one));
   const fixParams = { ...one, combiner: pairs, valueType, op: req.value.combine, gated: readAhead };
   const fix =
     single || lookback
@@ -329,13 +354,12 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const totalAt = 5 * tiles;
   const blkBase = totalAt + 1;
   // The read-ahead's word (a tile needs the fix-up), after the block sums: one clear for both.
-  const fixAt = blkBase + (blocks ? blockCount : 0);
+  const fixAt = blkBase + (blocks || fused ? blockCount : 0);
   const scratchBytes = Math.ceil(((fixAt + 1) * 4) / 16) * 16;
   const scratch = scratchBuffer(device, SCRATCH, scratchBytes);
   const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
   const koWin = windowOf(device, keysOut, { start: 0, length: keysOut.length });
   const voWin = windowOf(device, valuesOut, { start: 0, length: valuesOut.length });
-  const cap = Math.min(keysOut.length, valuesOut.length);
   return device.queue.guard(req.label, () => {
     const owned: GPUBuffer[] = [];
     const uniform = (words: Uint32Array, what: string) => {
@@ -366,6 +390,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
           blk_tiles: blkTiles,
           blocks: blockCount,
           fix_at: fixAt,
+          lag: fused ? Math.min(t.countLag, s.tiles) : 0,
         }),
         'params',
       );
@@ -384,17 +409,17 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
         vout: windowResource(valuesOut, voWin),
       };
       const step = (pipeline: GPUComputePipeline, phase: RunsPhase): CachedStep => {
-        const use = runsUse(phase, vec, blocks, lookback);
+        const use = runsUse(phase, vec, blocks, lookback && phase === 'tile');
         const resources: Record<string, GPUBindingResource | undefined> = {};
         for (const name of RBK.names(use)) resources[name] = all[name];
         const group = device.gpu.createBindGroup({
           layout: pipeline.getBindGroupLayout(0),
           entries: RBK.entries(resources, use),
         });
-        return { pipeline, group, wgs: s.tiles };
+        return { pipeline, group, wgs: s.tiles + (phase === 'fused' ? Math.min(t.countLag, s.tiles) : 0) };
       };
       if (countPipeline) counts.push(step(countPipeline, 'count'));
-      tileSteps.push(step(tilePipeline, 'tile'));
+      tileSteps.push(step(tilePipeline, fused ? 'fused' : 'tile'));
     }
     const phases: Phase[] = [];
     const phase = (name: string, steps: CachedStep[]) => {
@@ -436,7 +461,10 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     // Look-back states (2 words per tile from word 0, where the fix-up's records would be) and block sums.
     const clear: (readonly [number, number])[] = [];
     if (lookback) clear.push([0, 8 * tiles]);
-    if (blocks || readAhead) clear.push([blkBase * 4, ((blocks ? blockCount : 0) + (readAhead ? 1 : 0)) * 4]);
+    // Fused: the flagged tile counts, then (with the total word between) the block words.
+    if (fused) clear.push([cntBase * 4, tiles * 4]);
+    if (blocks || fused || readAhead)
+      clear.push([blkBase * 4, ((blocks || fused ? blockCount : 0) + (readAhead ? 1 : 0)) * 4]);
     const plan: RunsPlan = { phases, owned, scratch, scratchBytes, clear, totalAt, leaves };
     return plan;
   });
