@@ -6,7 +6,8 @@
  * the folds of runs that cross tiles; the finish copies of outputs written through temporaries and
  * the readbacks follow in the same submission. A call of one tile runs the tile pass alone. By size
  * (`RUNS_FORMS`) the count pass's block sums replace the spine and the tile pass's look-back
- * replaces the fix-up (runs-kernels.ts).
+ * replaces the fix-up (runs-kernels.ts), and (`lagCountFrom`) the count runs in the tile pass's
+ * dispatch, each workgroup counting one tile and running the tile pass of one `countLag` tiles back.
  * Plans (pipelines, bind groups, parameter buffers) are cached per shape and arrays.
  */
 import {
@@ -132,6 +133,13 @@ export type RunsTuning = ScanTuning & {
  * 0.1096 at 2^24, 0.3343 -> 0.3489 at 2^26, 1.2554 -> 1.2666 at 2^28: the first subgroup's extra
  * work holds the tile's barriers, which costs more than the fix-up from 2^24. Software adapters:
  * not measured.
+ * `lagCountFrom`, `countLag`: H100, 2026-11-25 (docs/benchmarks/h100-2026-11-25.md, calls 4-5,
+ * variants interleaved), ratio of the fused form to the count dispatch at 2^21 / 2^22 / 2^23 / 2^24
+ * / 2^25 / 2^26 / 2^28, lag 8: 0.933 / 0.996 / 0.970 / 0.993 / 1.001 / 0.990 / 0.988; lag 0: 0.915
+ * / 0.977 / 0.975 / 0.992 / 1.000 / 0.995 / 1.004; lags 32-128: 0.94-0.95 / 1.07-1.10 / 0.97-0.99 /
+ * 0.97-0.99 / ~0.99 / ~0.99 / 0.99; lag 1024 1.09-1.15 from 2^23 (the keys leave L2 before the tile
+ * pass reads them again); 256-thread tiles 1.02-1.19. The keys read once from DRAM instead of twice
+ * gain little: the tile pass is not bound by DRAM bandwidth. Software adapters: not measured (off).
  */
 export const RUNS_FORMS = {
   hardware: {
@@ -139,8 +147,8 @@ export const RUNS_FORMS = {
     lookbackBelow: 1 << 21,
     reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
-    lagCountFrom: Number.POSITIVE_INFINITY,
-    countLag: 256,
+    lagCountFrom: 1 << 21,
+    countLag: 8,
     forceFusedFallback: false,
   },
   software: {
@@ -149,7 +157,7 @@ export const RUNS_FORMS = {
     reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
     lagCountFrom: Number.POSITIVE_INFINITY,
-    countLag: 256,
+    countLag: 8,
     forceFusedFallback: false,
   },
 } as const;
