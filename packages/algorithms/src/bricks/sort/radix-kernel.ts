@@ -554,6 +554,30 @@ export const radixTask = function radixTask(j: RadixJob): number {
   return compile(j.s)(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm, j.sm);
 };
 
+/** Jobs that threads claim one at a time through a shared counter (`radixClaimTask`). */
+export interface RadixClaims {
+  readonly jobs: readonly RadixJob[];
+  /** [next job to claim] */
+  readonly next: Int32Array;
+}
+
+/**
+ * The pool task (and the calling thread's) of a par sort's hist and scatter steps: runs the jobs
+ * it claims until none is left; returns how many it ran. Self-contained: shipped as source.
+ */
+export const radixClaimTask = function radixClaimTask(w: RadixClaims): number {
+  const compile = (globalThis as unknown as { __webdplCompile: (s: string) => (...args: unknown[]) => number })
+    .__webdplCompile;
+  let ran = 0;
+  for (;;) {
+    const i = Atomics.add(w.next, 0, 1);
+    if (i >= w.jobs.length) return ran;
+    const j = w.jobs[i] as RadixJob;
+    compile(j.s)(j.op, j.k, j.v, j.b, j.e, j.h, j.ho, j.dg, j.a, j.va, j.o, j.vo, j.st, j.lv, j.c, j.lm, j.sm);
+    ran++;
+  }
+};
+
 /**
  * The level digit (index into DIGITS) from the global counts of the three digits (`total(digit, d)`),
  * or -1 when every key has the same bits (nothing to sort).

@@ -5,18 +5,28 @@
  *  2. 'hist' per chunk (counts of all three digits), then the calling thread picks the level digit
  *     and scans the counts into per-(digit, chunk) offsets, so equal digits keep their input order;
  *  3. 'scatter' per chunk into shared scratch by the level digit (the only pass out of cache);
- *  4. 'buckets': every worker claims buckets from a shared counter and sorts each (in cache for
+ *  4. 'buckets': every thread claims buckets from a shared counter and sorts each (in cache for
  *     evenly split keys) into the stand-ins of the caller's arrays, undoing the key transform;
  *  5. the result is copied back into the caller's arrays when they were copied in.
  *
- * Three pool runs; the copies in and out (~7 ms each for 64 MiB) are the only serial work besides
- * the offsets. The caller's arrays are written only by the last step (or, when they are shared, by
+ * Three pool runs, each on `pool.size - 1` workers and the calling thread (`withCaller`: chunks and
+ * buckets claimed through shared counters); the copies in and out (~7 ms each for 64 MiB) are the
+ * only serial work besides the offsets. The caller's arrays are written only by the last step (or, when they are shared, by
  * the buckets step).
  */
 import type { NumericType } from '@webdpl/core';
 import { isShared, type WorkerPool } from '@webdpl/policies';
 import { bitsView } from './key-bits';
-import { HIST_WORDS, levelDigit, type RadixJob, radixJob, radixSource, radixTask } from './radix-kernel';
+import {
+  HIST_WORDS,
+  levelDigit,
+  type RadixClaims,
+  type RadixJob,
+  radixClaimTask,
+  radixJob,
+  radixSource,
+  radixTask,
+} from './radix-kernel';
 import { bucketStarts } from './radix-seq';
 import { borrowU32, giveBack } from './scratch';
 
@@ -24,6 +34,32 @@ type Numeric4 = Uint32Array | Int32Array | Float32Array;
 
 function sharedI32(n: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(Math.max(4, n * 4)));
+}
+
+/**
+ * Runs `task(job)` on `pool.size - 1` workers (at least one) and on the calling thread, which claim
+ * the work through a shared counter; resolves once every thread is done. When the calling thread
+ * throws, `stop()` leaves the workers nothing more to claim and the error follows once they are done.
+ * With the workers alone (the calling thread waiting), the second worker to wake up shared a core with
+ * the first in about a third of the 2^20-key sorts on the 2-core VM: a step then took twice as long
+ * (docs/benchmarks/cpu-par-2026-11-25.md).
+ */
+async function withCaller<J>(pool: WorkerPool, task: (job: J) => number, job: J, stop: () => void): Promise<void> {
+  const run = pool.run(task, new Array<J>(Math.max(1, pool.size - 1)).fill(job));
+  try {
+    task(job);
+  } catch (error) {
+    stop();
+    await run.catch(() => {});
+    throw error;
+  }
+  await run;
+}
+
+/** Hist or scatter jobs, one per chunk, claimed by the workers and the calling thread (`withCaller`). */
+function claimed(pool: WorkerPool, jobs: RadixJob[]): Promise<void> {
+  const w: RadixClaims = { jobs, next: sharedI32(1) };
+  return withCaller(pool, radixClaimTask, w, () => Atomics.store(w.next, 0, jobs.length));
 }
 
 /**
@@ -55,8 +91,8 @@ export async function radixSortPar(
     const c = Math.max(1, Math.min(2 * pool.size, Math.floor(n / Math.max(1, minChunk))));
     const bounds = Array.from({ length: c + 1 }, (_, i) => Math.floor((i * n) / c));
     const h = sharedI32(c * HIST_WORDS);
-    await pool.run(
-      radixTask,
+    await claimed(
+      pool,
       bounds.slice(0, c).map((b, i) => radixJob({ op: 0, s, k: sk, b, e: bounds[i + 1], h, ho: i * HIST_WORDS, a })),
     );
     const total = (g: number, d: number) => {
@@ -75,8 +111,8 @@ export async function radixSortPar(
         o += h[i * HIST_WORDS + dg * 2048 + d] as number;
       }
     }
-    await pool.run(
-      radixTask,
+    await claimed(
+      pool,
       bounds
         .slice(0, c)
         .map((b, i) => radixJob({ op: 1, s, k: sk, v: sv, b, e: bounds[i + 1], h: off, ho: i * 2048, dg, a, va })),
@@ -85,7 +121,7 @@ export async function radixSortPar(
     stShared.set(st);
     const ctl = sharedI32(1);
     const job = radixJob({ op: 2, s, a, va, o: sk, vo: sv, st: stShared, lv: 2 - dg, c: ctl });
-    await pool.run(radixTask, new Array<RadixJob>(pool.size).fill(job));
+    await withCaller(pool, radixTask, job, () => Atomics.store(ctl, 0, 1 << 30));
     if (sk !== kb) kb.set(sk);
     if (sv && vb && sv !== vb) vb.set(sv);
   } finally {

@@ -5,11 +5,11 @@
  * SharedArrayBuffer, and with SharedArrayBuffer hidden (a browser page without cross-origin isolation).
  */
 import type { NumericType } from '@webdpl/core';
-import { type CpuBackend, createPool, sharedMemoryAvailable } from '@webdpl/policies';
+import { type CpuBackend, createPool, sharedMemoryAvailable, type WorkerPool } from '@webdpl/policies';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { greater, less } from '../../sort/comparators';
 import { sortReference } from '../../testing/sort-reference';
-import { diff, rng, sharedCopy } from '../test-data';
+import { diff, failingPool, rng, sharedCopy } from '../test-data';
 import {
   type Before,
   type CpuComparator,
@@ -179,6 +179,33 @@ describe('cpuSort with built-in orders', () => {
         await checkSort(backend, type, n, 'specials', true, { pairs: true });
         await checkSort(backend, type, n, 'random', false, { shared: true });
       }
+  });
+
+  it('par radix sort: the calling thread claims chunks and buckets with the workers (all of them when no worker runs); a worker error fails the call', async () => {
+    // Workers that never run a job (their runs resolve at once): the calling thread does it all.
+    const idle: WorkerPool = {
+      size: 2,
+      run: async (_task, jobs) => new Array(jobs.length).fill(0),
+      close: async () => {},
+    };
+    const failing = failingPool(pool);
+    const tuning = { parallelThreshold: 0, minChunk: 64 };
+    for (const n of [2, 3, 65, 1000, 40_001]) {
+      for (const p of [idle, pool]) {
+        const backend: CpuBackend = { kind: 'par', pool: p, tuning };
+        await checkSort(backend, 'u32', n, 'random', false, { pairs: true, shared: true });
+        await checkSort(backend, 'f32', n, 'specials', true);
+      }
+      await expect(
+        cpuSort(
+          { kind: 'par', pool: failing, tuning },
+          sharedCopy(keysOf('u32', n, 'random')),
+          undefined,
+          'u32',
+          builtin(false, 'u32'),
+        ),
+      ).rejects.toThrow('worker failed');
+    }
   });
 
   it('a bucket larger than LOCAL_MAX and skewed keys', async () => {
