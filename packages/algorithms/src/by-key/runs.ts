@@ -134,12 +134,15 @@ export type RunsTuning = ScanTuning & {
  * work holds the tile's barriers, which costs more than the fix-up from 2^24. Software adapters:
  * not measured.
  * `lagCountFrom`, `countLag`: H100, 2026-11-25 (docs/benchmarks/h100-2026-11-25.md, calls 4-5,
- * variants interleaved), ratio of the fused form to the count dispatch at 2^21 / 2^22 / 2^23 / 2^24
- * / 2^25 / 2^26 / 2^28, lag 8: 0.933 / 0.996 / 0.970 / 0.993 / 1.001 / 0.990 / 0.988; lag 0: 0.915
- * / 0.977 / 0.975 / 0.992 / 1.000 / 0.995 / 1.004; lags 32-128: 0.94-0.95 / 1.07-1.10 / 0.97-0.99 /
- * 0.97-0.99 / ~0.99 / ~0.99 / 0.99; lag 1024 1.09-1.15 from 2^23 (the keys leave L2 before the tile
- * pass reads them again); 256-thread tiles 1.02-1.19. The keys read once from DRAM instead of twice
- * gain little: the tile pass is not bound by DRAM bandwidth. Software adapters: not measured (off).
+ * tuning-sweep, variants interleaved), ratio of the fused form to the count dispatch at 2^21 / 2^22
+ * / 2^23 / 2^24 / 2^25 / 2^26 / 2^28, lag 0: 0.915 / 0.977 / 0.975 / 0.992 / 1.000 / 0.995 / 1.004;
+ * lag 8: 0.933 / 0.996 / 0.970 / 0.993 / 1.001 / 0.990 / 0.988; lags 32-128: 0.94-0.95 / 1.07-1.10
+ * / 0.97-0.99 / 0.97-0.99 / ~0.99 / ~0.99 / 0.99; lag 1024 1.09-1.15 from 2^23 (the keys leave L2
+ * before the tile pass reads them again); 256-thread tiles 1.02-1.19. Call 8 (by-key probe, its
+ * data, outputs of n, forms interleaved, medians of 6): lag 0 0.914 / 0.974 / 0.966 / 0.966 at 2^21
+ * / 2^22 / 2^23 / 2^24 and 0.991 at 2^26, lag 8 0.937 / 1.025 / 0.969 / 0.971 / 0.985. Reading the
+ * keys once from DRAM instead of twice gains little: the tile pass is not bound by DRAM bandwidth.
+ * Software adapters: not measured (off).
  */
 export const RUNS_FORMS = {
   hardware: {
@@ -148,7 +151,7 @@ export const RUNS_FORMS = {
     reduceReverseFrom: 1 << 23,
     readAheadBelow: 1 << 24,
     lagCountFrom: 1 << 21,
-    countLag: 8,
+    countLag: 0,
     forceFusedFallback: false,
   },
   software: {
@@ -157,7 +160,7 @@ export const RUNS_FORMS = {
     reduceReverseFrom: Number.POSITIVE_INFINITY,
     readAheadBelow: 0,
     lagCountFrom: Number.POSITIVE_INFINITY,
-    countLag: 8,
+    countLag: 0,
     forceFusedFallback: false,
   },
 } as const;
