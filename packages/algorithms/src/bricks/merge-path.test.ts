@@ -236,6 +236,89 @@ describe('merge-path pieces', () => {
     expect(Array.from(cuts.subarray(-2))).toEqual([a.length, b.length]);
   });
 
+  it('cuts at the stable merge split of each diagonal, moved back to its class start (set operations), empty pieces kept', () => {
+    const comp = comparatorOf('u32', false);
+    for (const [na, nb, distinct] of [
+      [0, 50, 10],
+      [50, 0, 10],
+      [1, 1, 1],
+      [300, 260, 40],
+      [1000, 3000, 7],
+      [5000, 4000, 100000],
+      [2000, 2000, 1],
+    ] as const) {
+      const a = sortedData('u32', na, na + 1, distinct, false) as Uint32Array;
+      const b = sortedData('u32', nb, nb + 2, distinct, false) as Uint32Array;
+      // The stable merge's source of each position (ties: a first).
+      const fromA: boolean[] = [];
+      for (let i = 0, j = 0; i + j < na + nb; ) {
+        const takeB = i >= na || (j < nb && comp.before(b[j] as number, a[i] as number));
+        fromA.push(!takeB);
+        if (takeB) j++;
+        else i++;
+      }
+      for (const pieces of [1, 2, 3, 7, 64]) {
+        for (const classes of [false, true]) {
+          const cut = mergeCuts(a, b, pieces, comp.before, classes);
+          const at = `na ${na} nb ${nb} distinct ${distinct} pieces ${pieces} classes ${classes}`;
+          expect(cut.length, at).toBe(2 * (pieces + 1));
+          expect([cut[0], cut[1], cut[2 * pieces], cut[2 * pieces + 1]], at).toEqual([0, 0, na, nb]);
+          for (let k = 1; k < pieces; k++) {
+            const d = Math.floor((k * (na + nb)) / pieces);
+            let i = fromA.slice(0, d).filter((x) => x).length;
+            let j = d - i;
+            if (classes) {
+              const v = fromA[d] ? (a[i] as number) : (b[j] as number);
+              i = a.findIndex((x) => !comp.before(x, v));
+              j = b.findIndex((x) => !comp.before(x, v));
+              if (i < 0) i = na;
+              if (j < 0) j = nb;
+            }
+            expect([cut[2 * k], cut[2 * k + 1]], `${at} cut ${k}`).toEqual([i, j]);
+          }
+        }
+      }
+    }
+  });
+
+  it('a worker given the job before the splits waits for go, then runs with them', async () => {
+    const comp = comparatorOf('u32', false);
+    const a = sharedCopy(sortedData('u32', 3000, 5, 400, false) as Uint32Array);
+    const b = sharedCopy(sortedData('u32', 2600, 6, 400, false) as Uint32Array);
+    for (const op of ['union', 'intersection'] as const) {
+      const want = new Uint32Array(5600);
+      const m = await cpuSetOp(seq, op, a, b, want, comp);
+      const P = 9;
+      const words = new Int32Array(new SharedArrayBuffer(4 * (3 + 2 * P)));
+      const cut = new Int32Array(new SharedArrayBuffer(8 * (P + 1)));
+      const out = sharedCopy(new Uint32Array(5600));
+      const job: PieceJob = {
+        src: setSource(comp.source as string, op, 'u32'),
+        set: 1,
+        both: op === 'union' ? 1 : 0,
+        claim: 1,
+        tail: 0,
+        ctl: words.subarray(0, 2 + 2 * P),
+        go: words.subarray(2 + 2 * P),
+        cut,
+        a,
+        b,
+        va: undefined,
+        vb: undefined,
+        out,
+        outV: undefined,
+        scr: sharedCopy(new Uint32Array(5600)),
+      };
+      const run = inner.run(pieceTask, [job]);
+      await new Promise((r) => setTimeout(r, 30));
+      cut.set(mergeCuts(a, b, P, comp.before, true));
+      Atomics.store(words, 2 + 2 * P, 1);
+      Atomics.notify(words, 2 + 2 * P);
+      expect(await run, op).toEqual([P]);
+      expect(diff(out.subarray(0, m), want.subarray(0, m)), op).toBe('');
+    }
+  });
+
   it('claims set-operation pieces in pairs and then one at a time: every piece runs once, in place', async () => {
     // One thread alone (pieceTask on the calling thread): every claim's pieces run, none twice,
     // whatever the number of pieces against the claim and the tail.

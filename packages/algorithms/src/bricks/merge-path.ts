@@ -313,6 +313,11 @@ export interface PieceJob {
    * 0 running, 2 in scratch, 3 in place.
    */
   readonly ctl: Int32Array;
+  /**
+   * When given, a thread waits for go[0] to turn non-zero before it reads `cut` (the job is posted
+   * before the splits are searched).
+   */
+  readonly go?: Int32Array;
   /** Splits: piece p covers a[cut[2p], cut[2p + 2]) and b[cut[2p + 1], cut[2p + 3]). */
   readonly cut: Int32Array;
   readonly a: KeyArray;
@@ -334,7 +339,8 @@ export const pieceTask = function pieceTask(job: PieceJob): number {
   const kernel = (globalThis as unknown as { __webdplCompile: (s: string) => unknown }).__webdplCompile(job.src) as (
     ...args: unknown[]
   ) => number;
-  const { ctl, cut, a, b, out } = job;
+  const { ctl, cut, a, b, out, go } = job;
+  if (go !== undefined) while (Atomics.load(go, 0) === 0) Atomics.wait(go, 0, 0, 1);
   const P = (cut.length >> 1) - 1;
   let ran = 0;
   // The output position of piece p when every piece before it has published its count, else -1.
@@ -420,8 +426,11 @@ export const pieceTask = function pieceTask(job: PieceJob): number {
 /**
  * The splits of a par merge or set operation of a and b into `pieces` pieces: cut[2p], cut[2p + 1]
  * = where piece p starts in a and in b (cut[2P], cut[2P + 1] = a.length, b.length); `classes`:
- * each split moved back to the start of its class of equivalent elements (set operations; pieces
- * that become empty are dropped).
+ * each split moved back to the start of its class of equivalent elements (set operations; a piece
+ * may then be empty). Each split is searched past the one before it (a valid prefix of the merge:
+ * a class start is one too), and a class start from the split backwards (`classStart`): the
+ * searches over all of a and b and the classes' starts bisected from 0 took 45-60 us of a 2^22 set
+ * operation (docs/benchmarks/cpu-par-2026-11-25.md).
  */
 export function mergeCuts(
   a: KeyArray,
@@ -433,25 +442,40 @@ export function mergeCuts(
   const na = a.length;
   const nb = b.length;
   const n = na + nb;
-  const cuts: number[] = [0, 0];
+  const cut = new Int32Array(2 * (pieces + 1));
+  let pi = 0;
+  let pj = 0;
   for (let k = 1; k < pieces; k++) {
     const d = Math.floor((k * n) / pieces);
-    let i = mergePath(a, 0, na, 0, nb, d, before, b);
+    let i = pi + mergePath(a, pi, na, pj, nb, d - pi - pj, before, b);
     let j = d - i;
     if (classes) {
-      if (i >= na && j >= nb) break;
       const v = j >= nb || (i < na && !before(b[j] as number, a[i] as number)) ? (a[i] as number) : (b[j] as number);
-      i = lowerBound(a, 0, i, v, before);
-      j = lowerBound(b, 0, j, v, before);
+      i = classStart(a, pi, i, v, before);
+      j = classStart(b, pj, j, v, before);
     }
-    const pi = cuts[cuts.length - 2] as number;
-    const pj = cuts[cuts.length - 1] as number;
-    i = Math.max(pi, i);
-    j = Math.max(pj, j);
-    if (i !== pi || j !== pj) cuts.push(i, j);
+    cut[2 * k] = i;
+    cut[2 * k + 1] = j;
+    pi = i;
+    pj = j;
   }
-  if (cuts[cuts.length - 2] !== na || cuts[cuts.length - 1] !== nb || cuts.length === 2) cuts.push(na, nb);
-  return Int32Array.from(cuts);
+  cut[2 * pieces] = na;
+  cut[2 * pieces + 1] = nb;
+  return cut;
+}
+
+/**
+ * The first index in c[lo, hi) whose element does not go before v, searched from hi backwards in
+ * doubling steps and then bisected (a class of equivalent elements is short where keys vary).
+ */
+function classStart(c: KeyArray, lo: number, hi: number, v: number, before: (x: number, y: number) => boolean): number {
+  let h = hi;
+  for (let step = 1; h > lo; step *= 2) {
+    const m = Math.max(lo, h - step);
+    if (before(c[m] as number, v)) return lowerBound(c, m + 1, h, v, before);
+    h = m;
+  }
+  return lo;
 }
 
 /** The first index in c[lo, hi) whose element does not go before v. */
@@ -526,11 +550,12 @@ export async function runMergePieces(
     const va = arrays.va ? shared(bitsView(arrays.va), true, taken) : undefined;
     const vb = arrays.vb ? shared(bitsView(arrays.vb), true, taken) : undefined;
     const outV = arrays.outV ? shared(bitsView(arrays.outV), false, taken) : undefined;
-    const cut = new Int32Array(new SharedArrayBuffer(4 * 2 * (pieces + 1)));
-    const cuts = mergeCuts(a, b, pieces, before, op !== undefined);
-    cut.set(cuts);
-    const P = (cuts.length >> 1) - 1;
-    const ctl = new Int32Array(new SharedArrayBuffer(4 * (2 + 2 * P)));
+    const P = pieces;
+    const cut = new Int32Array(new SharedArrayBuffer(4 * 2 * (P + 1)));
+    // The control words and, last, `go`.
+    const words = new Int32Array(new SharedArrayBuffer(4 * (3 + 2 * P)));
+    const ctl = words.subarray(0, 2 + 2 * P);
+    const go = words.subarray(2 + 2 * P);
     const n = a.length + b.length;
     const job: PieceJob = {
       src:
@@ -544,7 +569,8 @@ export async function runMergePieces(
       claim: op !== undefined ? SET_CLAIM : 1,
       tail: op !== undefined ? SET_TAIL : 0,
       ctl,
-      cut: cut.subarray(0, cuts.length),
+      go,
+      cut,
       a,
       b,
       va,
@@ -553,7 +579,17 @@ export async function runMergePieces(
       outV,
       scr: op !== undefined ? scratchOf(a, n, taken) : undefined,
     };
+    // Posted before the splits are searched: a worker starts 0.1-0.15 ms after the post.
     const { callerWorks, workers, settled, failed, returned } = startWorkers(backend, pieceTask, job, P);
+    try {
+      cut.set(mergeCuts(a, b, P, before, op !== undefined));
+    } catch (error) {
+      Atomics.store(ctl, 0, P);
+      release(go);
+      await settled;
+      throw error;
+    }
+    release(go);
     if (callerWorks) {
       compileOnce(job.src);
       try {
@@ -584,6 +620,12 @@ export async function runMergePieces(
   } finally {
     giveBack(...taken);
   }
+}
+
+/** Lets the threads waiting on `go` (`PieceJob.go`) read the splits. */
+function release(go: Int32Array): void {
+  Atomics.store(go, 0, 1);
+  Atomics.notify(go, 0);
 }
 
 /** A view of n elements of `like`'s type over borrowed shared scratch. */
