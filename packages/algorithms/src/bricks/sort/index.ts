@@ -73,7 +73,7 @@ export async function cpuSort(
     return;
   }
   if (usePool && backend.kind === 'par') {
-    await radixSortPar(backend.pool, keys, values, type, comp.descending, t.minChunk);
+    await radixSortPar(backend.pool, keys, values, type, comp.descending, t.minChunk, t.callerWorks);
     return;
   }
   sortSeq(keys, values, type, comp);

@@ -10,9 +10,9 @@
  *  5. the result is copied back into the caller's arrays when they were copied in.
  *
  * Three pool runs, each on `pool.size - 1` workers and the calling thread (`withCaller`: chunks and
- * buckets claimed through shared counters); the copies in and out (~7 ms each for 64 MiB) are the
- * only serial work besides the offsets. The caller's arrays are written only by the last step (or, when they are shared, by
- * the buckets step).
+ * buckets claimed through shared counters; on `pool.size` workers with the `callerWorks` tuning off);
+ * the copies in and out (~7 ms each for 64 MiB) are the only serial work besides the offsets. The
+ * caller's arrays are written only by the last step (or, when they are shared, by the buckets step).
  */
 import type { NumericType } from '@webdpl/core';
 import { isShared, type WorkerPool } from '@webdpl/policies';
@@ -38,14 +38,25 @@ function sharedI32(n: number): Int32Array {
 
 /**
  * Runs `task(job)` on `pool.size - 1` workers (at least one) and on the calling thread, which claim
- * the work through a shared counter; resolves once every thread is done. When the calling thread
- * throws, `stop()` leaves the workers nothing more to claim and the error follows once they are done.
+ * the work through a shared counter; resolves once every thread is done (`callerWorks` false: on
+ * `pool.size` workers, the calling thread waiting). When the calling thread throws, `stop()` leaves
+ * the workers nothing more to claim and the error follows once they are done.
  * With the workers alone (the calling thread waiting), the second worker to wake up shared a core with
  * the first in about a third of the 2^20-key sorts on the 2-core VM: a step then took twice as long
  * (docs/benchmarks/cpu-par-2026-11-25.md).
  */
-async function withCaller<J>(pool: WorkerPool, task: (job: J) => number, job: J, stop: () => void): Promise<void> {
-  const run = pool.run(task, new Array<J>(Math.max(1, pool.size - 1)).fill(job));
+async function withCaller<J>(
+  pool: WorkerPool,
+  task: (job: J) => number,
+  job: J,
+  stop: () => void,
+  callerWorks: boolean,
+): Promise<void> {
+  const run = pool.run(task, new Array<J>(callerWorks ? Math.max(1, pool.size - 1) : pool.size).fill(job));
+  if (!callerWorks) {
+    await run;
+    return;
+  }
   try {
     task(job);
   } catch (error) {
@@ -57,15 +68,16 @@ async function withCaller<J>(pool: WorkerPool, task: (job: J) => number, job: J,
 }
 
 /** Hist or scatter jobs, one per chunk, claimed by the workers and the calling thread (`withCaller`). */
-function claimed(pool: WorkerPool, jobs: RadixJob[]): Promise<void> {
+function claimed(pool: WorkerPool, jobs: RadixJob[], callerWorks: boolean): Promise<void> {
   const w: RadixClaims = { jobs, next: sharedI32(1) };
-  return withCaller(pool, radixClaimTask, w, () => Atomics.store(w.next, 0, jobs.length));
+  return withCaller(pool, radixClaimTask, w, () => Atomics.store(w.next, 0, jobs.length), callerWorks);
 }
 
 /**
  * Sorts `keys` (any 4-byte numeric type, by its order-preserving bits; ascending or descending with
  * NaN last) stably on `pool`, permuting `values` (any 4-byte typed array) along.
  * @param minChunk shortest chunk per job of the counting and scatter steps
+ * @param callerWorks whether the calling thread takes part (the `callerWorks` tuning)
  */
 export async function radixSortPar(
   pool: WorkerPool,
@@ -74,6 +86,7 @@ export async function radixSortPar(
   type: NumericType,
   descending: boolean,
   minChunk: number,
+  callerWorks = true,
 ): Promise<void> {
   const n = keys.length;
   if (n < 2) return;
@@ -94,6 +107,7 @@ export async function radixSortPar(
     await claimed(
       pool,
       bounds.slice(0, c).map((b, i) => radixJob({ op: 0, s, k: sk, b, e: bounds[i + 1], h, ho: i * HIST_WORDS, a })),
+      callerWorks,
     );
     const total = (g: number, d: number) => {
       let t = 0;
@@ -116,12 +130,13 @@ export async function radixSortPar(
       bounds
         .slice(0, c)
         .map((b, i) => radixJob({ op: 1, s, k: sk, v: sv, b, e: bounds[i + 1], h: off, ho: i * 2048, dg, a, va })),
+      callerWorks,
     );
     const stShared = sharedI32(2049);
     stShared.set(st);
     const ctl = sharedI32(1);
     const job = radixJob({ op: 2, s, a, va, o: sk, vo: sv, st: stShared, lv: 2 - dg, c: ctl });
-    await withCaller(pool, radixTask, job, () => Atomics.store(ctl, 0, 1 << 30));
+    await withCaller(pool, radixTask, job, () => Atomics.store(ctl, 0, 1 << 30), callerWorks);
     if (sk !== kb) kb.set(sk);
     if (sv && vb && sv !== vb) vb.set(sv);
   } finally {

@@ -26,6 +26,22 @@ const pool = createPool({ size: 2 });
 afterAll(() => pool.close());
 afterEach(() => vi.unstubAllGlobals());
 
+/** `pool` behind a counter of the jobs it was given. */
+function countingJobs(pool: WorkerPool): { pool: WorkerPool; jobs(): number } {
+  let jobs = 0;
+  return {
+    pool: {
+      size: pool.size,
+      run: (task, js) => {
+        jobs += js.length;
+        return pool.run(task, js);
+      },
+      close: async () => {},
+    },
+    jobs: () => jobs,
+  };
+}
+
 const BACKENDS: { name: string; backend: CpuBackend }[] = [
   { name: 'seq', backend: { kind: 'seq' } },
   { name: 'par tiny chunks', backend: { kind: 'par', pool, tuning: { parallelThreshold: 0, minChunk: 16 } } },
@@ -181,7 +197,7 @@ describe('cpuSort with built-in orders', () => {
       }
   });
 
-  it('par radix sort: the calling thread claims chunks and buckets with the workers (all of them when no worker runs); a worker error fails the call', async () => {
+  it('par radix sort: the calling thread claims chunks and buckets with the workers (all of them when no worker runs), not with callerWorks off; a worker error fails the call', async () => {
     // Workers that never run a job (their runs resolve at once): the calling thread does it all.
     const idle: WorkerPool = {
       size: 2,
@@ -196,6 +212,30 @@ describe('cpuSort with built-in orders', () => {
         await checkSort(backend, 'u32', n, 'random', false, { pairs: true, shared: true });
         await checkSort(backend, 'f32', n, 'specials', true);
       }
+      // callerWorks off: pool.size workers per step and the calling thread waits (with workers that
+      // never run, nothing is sorted).
+      const counting = countingJobs(pool);
+      await checkSort(
+        { kind: 'par', pool: counting.pool, tuning: { ...tuning, callerWorks: false } },
+        'u32',
+        n,
+        'random',
+        false,
+        {
+          shared: true,
+        },
+      );
+      expect(counting.jobs() % pool.size, `n ${n} callerWorks off`).toBe(0);
+      const keys = sharedCopy(keysOf('u32', n, 'random'));
+      const before = keys.slice();
+      await cpuSort(
+        { kind: 'par', pool: idle, tuning: { ...tuning, callerWorks: false } },
+        keys,
+        undefined,
+        'u32',
+        builtin(false, 'u32'),
+      );
+      expect(diff(keys, before), `n ${n} callerWorks off, idle workers`).toBe('');
       await expect(
         cpuSort(
           { kind: 'par', pool: failing, tuning },
