@@ -142,7 +142,9 @@ export type RunsTuning = ScanTuning & {
  * data, outputs of n, forms interleaved, medians of 6): lag 0 0.914 / 0.974 / 0.966 / 0.966 at 2^21
  * / 2^22 / 2^23 / 2^24 and 0.991 at 2^26, lag 8 0.937 / 1.025 / 0.969 / 0.971 / 0.985. Reading the
  * keys once from DRAM instead of twice gains little: the tile pass is not bound by DRAM bandwidth.
- * Software adapters: not measured (off).
+ * Software adapters (off): lavapipe, 2026-11-25 (tuning-sweep, 5 rounds), lag 0 1.067 / 1.041 /
+ * 1.072 / 1.429 at 2^18 / 2^19 / 2^20 / 2^21, lag 8 1.05-1.72: a workgroup waiting for a count
+ * holds one of the two CPU threads that would compute it.
  */
 export const RUNS_FORMS = {
   hardware: {
