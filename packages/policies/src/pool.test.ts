@@ -212,7 +212,6 @@ describe('worker pool', () => {
     expect(() => createPool({ size: 0 })).toThrow(ArgumentError);
     expect(() => createPool({ size: 1.5 })).toThrow(/options\.size/);
     expect(() => createPool(null as never)).toThrow(/options/);
-    expect(() => createPool({ warmKernels: 1 as never })).toThrow(/options\.warmKernels/);
     await expect(pool.run(42 as never, [1])).rejects.toThrow(/task/);
     await expect(pool.run((j: number) => j, 'jobs' as never)).rejects.toThrow(/jobs/);
   });
@@ -221,12 +220,6 @@ describe('worker pool', () => {
     expect(defaultPool()).toBe(defaultPool());
     expect(defaultPool().size).toBe(logicalCores());
     expect(createPool().size).toBe(logicalCores());
-  });
-
-  it('only the default pool, and pools that ask, warm new kernels before their workers take chunks', () => {
-    expect(defaultPool().warmKernels).toBe(true);
-    expect(createPool().warmKernels).toBe(false);
-    expect(createPool({ size: 2, warmKernels: true }).warmKernels).toBe(true);
   });
 });
 

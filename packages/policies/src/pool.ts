@@ -40,11 +40,6 @@ export interface WorkerPool {
   returned?(run: Promise<unknown>): void;
   /** Terminates the workers and rejects runs still pending. The pool restarts them on the next run. */
   close(): Promise<void>;
-  /**
-   * Whether par steps on this pool run on the calling thread alone while its workers warm up a kernel
-   * they have not run yet (@webdpl/algorithms, bricks/staging.ts `parWarming`); the default pool does.
-   */
-  readonly warmKernels?: boolean;
 }
 
 export interface PoolOptions {
@@ -53,13 +48,6 @@ export interface PoolOptions {
    * @default the number of logical cores (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers)
    */
   readonly size?: number;
-  /**
-   * Whether par steps run on the calling thread alone until the workers have warmed each new kernel
-   * (see `WorkerPool.warmKernels`): a worker's first chunks of a kernel otherwise run in V8's
-   * unoptimized tiers while the call waits for them (docs/benchmarks/cpu-par-first-calls-2026-11-25.md).
-   * @default false (true for `defaultPool()`)
-   */
-  readonly warmKernels?: boolean;
 }
 
 interface RunState {
@@ -146,10 +134,7 @@ class Pool implements WorkerPool {
   /** The state of each run still pending, by the promise `run` returned (for `returned`). */
   private readonly states = new WeakMap<Promise<unknown>, RunState>();
 
-  constructor(
-    readonly size: number,
-    readonly warmKernels: boolean,
-  ) {}
+  constructor(readonly size: number) {}
 
   /**
    * Posts the jobs before returning, so a caller that goes on working synchronously, as runChunks
@@ -328,18 +313,13 @@ export function createPool(options: PoolOptions = {}): WorkerPool {
   if (!Number.isInteger(size) || size < 1 || size > 1024) {
     throw new ArgumentError('options.size', 'a whole number of workers from 1 to 1024', describe(size));
   }
-  const warm = options.warmKernels ?? false;
-  if (typeof warm !== 'boolean') throw new ArgumentError('options.warmKernels', 'a boolean', describe(warm));
-  return new Pool(size, warm);
+  return new Pool(size);
 }
 
 let shared: WorkerPool | undefined;
 
-/**
- * The process-wide pool used by `execution.par`: one worker per logical core, started lazily, warming
- * new kernels before its workers take their chunks (`warmKernels`).
- */
+/** The process-wide pool used by `execution.par`: one worker per logical core, started lazily. */
 export function defaultPool(): WorkerPool {
-  shared ??= createPool({ warmKernels: true });
+  shared ??= createPool();
   return shared;
 }

@@ -12,7 +12,7 @@
 import type { HostArray, NumericType } from '@webdpl/core';
 import { type Chunk, type CpuBackend, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
-import { belowParMin, parWarming, plainMemoryBoundSeq, runPar } from './staging';
+import { belowParMin, plainMemoryBoundSeq, runPar } from './staging';
 import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /**
@@ -268,12 +268,6 @@ export async function cpuHistogram(
   const chunks = seq ? undefined : planParallel(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable() || chunks.length * bins > PAR_BIN_WORDS) {
     kernel(x, params as unknown as HostArray, undefined, 0, n, false, 0, counts);
-    return;
-  }
-  const warming = parWarming(backend, [source]);
-  if (warming) {
-    kernel(x, params as unknown as HostArray, undefined, 0, n, false, 0, counts);
-    await warming;
     return;
   }
   // Every chunk counts into its own `bins` words of one shared array; the parameters go whole to

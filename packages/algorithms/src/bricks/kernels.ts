@@ -620,11 +620,7 @@ function selfContained(spec: KernelSpec): string {
   const r = spec.r ? spec.r.fn.jsSource(spec.r.argTypes) : 'undefined';
   return `(() => {
   const k = (${factorySource(spec)})(\n${t},\n${r}\n);
-  const __warm = () => {
-    ${warmSource(spec)}
-  };
-  __warm();
-  k.__warm = __warm;
+  ${warmSource(spec)}
   return k;
 })() ${tag(spec, '')}`;
 }
@@ -712,12 +708,6 @@ export interface KernelBatch {
   readonly split?: boolean;
   /** Split queue: set to 1 per chunk once a worker has stored its result (over a SharedArrayBuffer). */
   readonly fin?: Int32Array;
-  /**
-   * Warm-up only: the thread counts itself started in `ctl[0]`, compiles the batch's kernels, runs
-   * each self-warming one's synthetic calls (`__warm`, see warm.ts) this many times, counts itself
-   * done in `ctl[1]`, and claims no chunk (staging.ts `parWarming`).
-   */
-  readonly w?: number;
 }
 
 /** A job as a batch carries it: `s` indexes the batch's sources. */
@@ -747,21 +737,6 @@ export function runKernelBatch(batch: KernelBatch): number {
   const compile = (globalThis as unknown as { __webdplCompile: (source: string) => Kernel }).__webdplCompile;
   // Every kernel of the batch up front (one lookup each once compiled): a thread that finds no chunk
   // left still has them ready for the next call.
-  if (batch.w !== undefined) {
-    // Warm-up only (see KernelBatch.w): count this thread started in ctl[0], run each self-warming
-    // kernel on its synthetic data, then count this thread done in ctl[1], whether or not that threw.
-    Atomics.add(batch.ctl, 0, 1);
-    Atomics.notify(batch.ctl, 0);
-    try {
-      for (const s of batch.src) {
-        const warm = (compile(s) as unknown as { __warm?: () => void }).__warm;
-        if (typeof warm === 'function') for (let q = 0; q < batch.w; q++) warm();
-      }
-    } finally {
-      Atomics.add(batch.ctl, 1, 1);
-    }
-    return 0;
-  }
   const kernels = batch.src.map((s) => compile(s));
   const { ctl, out, jobs } = batch;
   let ran = 0;

@@ -8,8 +8,8 @@ import {
   type NumericType,
 } from '@webdpl/core';
 import type { Chunk } from '@webdpl/policies';
-import { type CpuBackend, compileOnce, cpuTuning, isShared } from '@webdpl/policies';
-import { type BatchJob, batchJobs, type Kernel, type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
+import { type CpuBackend, cpuTuning, isShared } from '@webdpl/policies';
+import { batchJobs, type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 
 /** One input array, or two for binary transforms. */
@@ -242,116 +242,6 @@ async function waitForCount(
 }
 
 /**
- * How long after every worker has finished warming a kernel (`parWarming`) the calling thread still
- * runs that kernel's par steps alone: V8 optimizes the worker's kernel on a background thread (10-18
- * ms of CPU for a histogram kernel). A worker that met a kernel in a real call ran its first chunks in
- * V8's unoptimized tiers, and the call waited for them: histogram over 2^19 u32 ran 2-8 ms in its
- * 2nd-7th par calls against seq 0.4 (docs/benchmarks/cpu-par-first-calls-2026-11-25.md).
- */
-export const PAR_WARM_MS = 20;
-
-/** Times each warmed synthetic call of a kernel runs in the workers' warm-up (`KernelBatch.w`). */
-export const PAR_WARM_REPS = 200;
-
-/** A kernel's warm-up in a pool's workers: `ctl[1]` counts the workers done; `at`, when the calling thread first saw them all done. */
-interface Warmth {
-  readonly ctl: Int32Array;
-  at: number;
-}
-
-/** By pool: the warm-up of each kernel source posted to its workers. */
-const warmth = new WeakMap<object, Map<string, Warmth>>();
-
-/**
- * Whether a par step of the kernels `src` is to run on the calling thread alone because the
- * workers are still warming them (then a promise to await after running it: the one that posted
- * the warm-up waits until every worker has started it, see `workersStarted`; others are resolved).
- * A source's first call posts a warm-up job (`KernelBatch.w`) to every worker of the pool and does
- * not wait for it to finish; the step runs on the calling thread (without a message)
- * until every worker has counted itself done in shared memory (the replies may not come while the
- * caller awaits only promises) and PAR_WARM_MS more have passed. Only on a pool that asks for it
- * (`WorkerPool.warmKernels`: the default pool, which `execution.par` uses), never with `callerWorks`
- * off.
- */
-export function parWarming(backend: CpuBackend & { kind: 'par' }, src: readonly string[]): false | Promise<void> {
-  const pool = backend.pool;
-  if (pool.warmKernels !== true || !cpuTuning(backend).callerWorks) return false;
-  let map = warmth.get(pool);
-  if (map === undefined) {
-    map = new Map();
-    warmth.set(pool, map);
-  }
-  let fresh: string[] | undefined;
-  let warming = false;
-  for (const s of src) {
-    const w = map.get(s);
-    if (w === undefined) (fresh ??= []).push(s);
-    else if (w.at === Number.POSITIVE_INFINITY) {
-      warming = true;
-      if (Atomics.load(w.ctl, 1) >= pool.size) w.at = performance.now();
-    } else if (!(performance.now() - w.at >= PAR_WARM_MS)) warming = true;
-  }
-  if (fresh === undefined) return warming ? WARMING : false;
-  if (map.size >= 512) map.clear();
-  const warm: KernelBatch = {
-    ctl: new Int32Array(new SharedArrayBuffer(8)),
-    out: new Float64Array(0),
-    src: fresh,
-    jobs: [],
-    w: PAR_WARM_REPS,
-  };
-  const ws = fresh.map((s) => {
-    const w: Warmth = { ctl: warm.ctl, at: Number.POSITIVE_INFINITY };
-    (map as Map<string, Warmth>).set(s, w);
-    return w;
-  });
-  // A failed warm-up ends the wait at once: the next call posts its jobs and reports the workers'
-  // error.
-  const settled = { done: false };
-  const run = pool.run(runKernelBatch, new Array<KernelBatch>(pool.size).fill(warm)).then(
-    () => {
-      settled.done = true;
-    },
-    () => {
-      settled.done = true;
-      for (const w of ws) w.at = Number.NEGATIVE_INFINITY;
-    },
-  );
-  return workersStarted(warm.ctl, pool.size, run, settled);
-}
-
-/** What `parWarming` returns for a call that runs alone and posted nothing. */
-const WARMING: Promise<void> = Promise.resolve();
-
-/**
- * Resolves once `n` workers have started a warm-up batch (its `ctl[0]`), or the run has settled:
- * the call that posts a warm-up waits for that, not for the warm-up itself, so a pool's start
- * (20-30 ms of CPU per worker) stays inside the first par call, as before the warm-ups, instead of
- * slowing the calls after it (seq calls of 4-15 ms when it did not wait).
- */
-async function workersStarted(
-  ctl: Int32Array,
-  n: number,
-  run: Promise<void>,
-  settled: { readonly done: boolean },
-): Promise<void> {
-  const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
-  for (;;) {
-    const v = Atomics.load(ctl, 0);
-    if (v >= n || settled.done) return;
-    if (!waitAsync) return run;
-    const w = waitAsync(ctl, 0, v);
-    if (w.async) await Promise.race([w.value, run]);
-  }
-}
-
-/** Runs every job of a batch on the calling thread, in order (`parWarming`); their results. */
-function runAlone(src: readonly string[], jobs: readonly BatchJob[]): number[] {
-  const kernels = src.map((s) => compileOnce<Kernel>(s));
-  return jobs.map((j) => (kernels[j.s] as Kernel)(j.x, j.x2, j.y, j.b, j.e, j.h, j.c, j.f));
-}
-
-/**
  * Runs one kernel job per chunk and resolves with the results in chunk order. The chunks are claimed
  * dynamically (see `KernelBatch`) by `pool.size - 1` workers (at least 1) and, unless the tuning
  * turns it off, by the calling thread itself: so a par step costs one message per worker, never
@@ -366,12 +256,6 @@ export async function runChunks(
 ): Promise<number[]> {
   const { src, jobs } = batchJobs(chunks.map(job));
   const total = jobs.length;
-  const warming = parWarming(backend, src);
-  if (warming) {
-    const results = runAlone(src, jobs);
-    await warming;
-    return results;
-  }
   const batch: KernelBatch = {
     ctl: new Int32Array(new SharedArrayBuffer(8)),
     out: new Float64Array(new SharedArrayBuffer(8 * total)),
@@ -581,13 +465,6 @@ export async function runPar(
   inPlace?: (chunk: Chunk) => number,
 ): Promise<number[]> {
   if (inPlace && splitFits(backend, chunks) && needsStaging(arrays)) {
-    const first = job(chunks[0] as Chunk, { x: arrays.x, x2: arrays.x2, y: arrays.y });
-    const warming = parWarming(backend, [first.s]);
-    if (warming) {
-      const results = chunks.map((c) => inPlace(c));
-      await warming;
-      return results;
-    }
     return runSplit(backend, chunks, arrays, job, inPlace);
   }
   const st = stage(arrays.x, arrays.x2, arrays.y, arrays.n);

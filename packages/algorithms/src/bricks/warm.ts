@@ -54,11 +54,7 @@ export function warmedSource(kernel: string, calls: string, tag: string): string
   return `(() => {
   const __warmArray = (T, g) => { const a = new T(${WARM_N}); for (let i = 0; i < ${WARM_N}; i++) a[i] = g(i); return a; };
   const k = ${kernel};
-  const __warm = () => {
-    ${calls}
-  };
-  __warm();
-  k.__warm = __warm;
+  ${calls}
   return k;
 })() ${tag}`;
 }
