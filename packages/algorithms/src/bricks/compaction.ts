@@ -18,10 +18,10 @@
  * Predicates follow JS truthiness (a number is kept when non-zero and not NaN).
  */
 import { allocHost, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { type CpuBackend, planParallel, sharedMemoryAvailable } from '@webdpl/policies';
+import { type CpuBackend, sharedMemoryAvailable } from '@webdpl/policies';
 import type { Kernel, KernelJob } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { runPar } from './staging';
+import { memoryBoundChunks, runPar } from './staging';
 import { unreadInput } from './transform';
 import { warmArray, warmedKernel, warmedSource } from './warm';
 
@@ -182,7 +182,7 @@ export async function cpuCompact(
     `compaction ${type} ${mode} ${stencilType} ${counting} ${equal} ${pred}`,
     () => warmCompactSource(pred, type, mode, stencilType, counting, equal),
   );
-  const chunks = planParallel(backend, n);
+  const chunks = memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par' || !sharedMemoryAvailable()) {
     return seqCompact(kernel, src, n, dst, mode, stencil);
   }

@@ -7,9 +7,9 @@
  */
 import type { HostArray } from '@webdpl/core';
 import { elementTypeOf } from '@webdpl/core';
-import { type CpuBackend, planParallel } from '@webdpl/policies';
+import type { CpuBackend } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { runPar } from './staging';
+import { memoryBoundChunks, runPar } from './staging';
 
 /** Number of elements of `input` equal to `value` (already converted to the element type). */
 export async function cpuCount(backend: CpuBackend, input: HostArray, value: number): Promise<number> {
@@ -22,7 +22,7 @@ export async function cpuCount(backend: CpuBackend, input: HostArray, value: num
     arrays: [elementTypeOf(input), undefined, undefined],
   };
   const kernel = seqKernel(spec);
-  const chunks = planParallel(backend, n);
+  const chunks = memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par') return kernel(input, undefined, undefined, 0, n, false, value, undefined);
   const s = parKernelSource(spec);
   const counts = await runPar(

@@ -6,9 +6,9 @@
  * hit is about one block per worker.
  */
 import { ArgumentError, describe, type GpuFunction } from '@webdpl/core';
-import { type CpuBackend, planParallel } from '@webdpl/policies';
+import type { CpuBackend } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, type Inputs, runPar } from './staging';
+import { checkFn, checkInputs, type Inputs, memoryBoundChunks, runPar } from './staging';
 
 const NOT_FOUND = 0x7fffffff;
 
@@ -28,7 +28,7 @@ export async function cpuFindFirst(backend: CpuBackend, input: Inputs, pred: Gpu
     bit: false,
     arrays: [types[0], types[1], undefined],
   };
-  const chunks = planParallel(backend, n);
+  const chunks = memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par') {
     return seqKernel(spec)(x, x2, undefined, 0, n, false, 0, undefined);
   }

@@ -27,10 +27,10 @@
  * (unspecified, as on the GPU).
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
-import { type CpuBackend, compileOnce, isShared, planParallel } from '@webdpl/policies';
+import { type CpuBackend, compileOnce, isShared } from '@webdpl/policies';
 import type { Kernel } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
-import { explicitThreshold, runPar } from './staging';
+import { explicitThreshold, memoryBoundChunks, runPar } from './staging';
 import { warmArray, warmedKernel, warmedSource } from './warm';
 
 export type GatherKind = 'gather' | 'scatter';
@@ -254,7 +254,7 @@ export async function cpuGather(
   const [x, x2] = kind === 'gather' ? [map, input] : [input, map];
   const { kernel, source } = gatherKernel(kind, [x, x2, output], stencil);
   const s = stencil?.array;
-  const chunks = source === undefined ? undefined : planParallel(backend, n);
+  const chunks = source === undefined ? undefined : memoryBoundChunks(backend, n);
   // Arrays the workers need whole: the one accessed at any index, the stencil, and the output of a
   // stencil form (its unwritten elements keep their values, so it is copied in and back whole).
   const outWhole = kind === 'scatter' || stencil !== undefined;

@@ -5,9 +5,9 @@
  * calling thread writes its share in place and the workers' share goes through shared memory).
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
-import { type CpuBackend, planParallel } from '@webdpl/policies';
+import type { CpuBackend } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { runPar } from './staging';
+import { memoryBoundChunks, runPar } from './staging';
 
 /** Writes `fn(i)` to `y[i]` for i < n (`fn` of one argument of `type`, y's element type). */
 export async function cpuGenerate(
@@ -26,7 +26,7 @@ export async function cpuGenerate(
     arrays: [undefined, undefined, type],
   };
   const kernel = seqKernel(spec);
-  const chunks = planParallel(backend, n);
+  const chunks = memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par') {
     kernel(y, undefined, y, 0, n, false, 0, undefined);
     return;

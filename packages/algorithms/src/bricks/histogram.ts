@@ -16,13 +16,17 @@ import { belowParMin, plainMemoryBoundSeq, runPar } from './staging';
 import { warmArray, warmedKernel, warmedSource } from './warm';
 
 /**
- * Elements from which par counts on the pool (allocShared input; par at 2^16 ran 0.6-0.9x seq, from
- * 2^17 1.0-1.65x), and from which a plain input goes to the pool (the calling thread counts its
- * chunks in place, the workers' share is copied, `runPar`: 1.3x seq at 2^18, 1.55-1.8x from 2^19;
- * 1.0x at 2^17). docs/benchmarks/cpu-catalogue-par-2026-11-24.md.
+ * Elements from which par counts on the pool (allocShared input), and from which a plain input goes
+ * to the pool (the calling thread counts its chunks in place, the workers' share is copied,
+ * `runPar`: 1.3x seq at 2^18, 1.55-1.8x from 2^19; 1.0x at 2^17;
+ * docs/benchmarks/cpu-catalogue-par-2026-11-24.md). First measured from 2^17 (par at 2^16 0.6-0.9x
+ * seq, from 2^17 1.0-1.65x, in multi-size runs); in a process of its own per size (medians of 200
+ * calls, 256 even bins over the u32 range; docs/benchmarks/cpu-par-minimum-2026-11-25.md) par took
+ * 1.2x seq's time at 2^17, 1.05x at 2^18, 0.97x at 2^19: from 2^19 since.
  */
-export const HISTOGRAM_PAR_MIN = 1 << 17;
-export const HISTOGRAM_PLAIN_MIN = 1 << 18;
+export const HISTOGRAM_PAR_MIN = 1 << 19;
+/** Plain inputs: the same minimum (at 2^18 a plain input's par was measured 1.3x seq in multi-size runs only). */
+export const HISTOGRAM_PLAIN_MIN = HISTOGRAM_PAR_MIN;
 
 /** Most words of per-chunk bins a par call allocates (16 MiB); beyond it the call runs seq. */
 export const PAR_BIN_WORDS = 1 << 22;

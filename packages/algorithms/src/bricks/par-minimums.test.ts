@@ -8,14 +8,20 @@
 import { allocShared, createPool, execution, makeHostPolicy } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inclusiveScanByKey, reduceByKey, uniqueByKey } from '../by-key/index';
+import { copyIf } from '../compaction/index';
+import { countIf } from '../count/index';
 import { histogram } from '../histogram/index';
 import { merge } from '../merge/index';
+import { reduce } from '../reduce/index';
+import { inclusiveScan } from '../scans/index';
 import { nthElement } from '../select/index';
 import { setUnion } from '../set-ops/index';
+import { transform } from '../transform/index';
 import { BY_KEY_PAR_MIN } from './by-key';
 import { HISTOGRAM_PAR_MIN, HISTOGRAM_PLAIN_MIN } from './histogram';
 import { MERGE_PAR_MIN } from './merge-path';
 import { SELECT_PAR_MIN, SELECT_PLAIN_MIN } from './radix-select';
+import { MEMORY_BOUND_PAR_MIN } from './staging';
 import { countingPool, diff, rng } from './test-data';
 
 const inner = createPool({ size: 2 });
@@ -69,6 +75,35 @@ describe('par minimums under the default tuning', () => {
         ),
         `inclusiveScanByKey ${at}`,
       ).toBe(othersWant);
+    }
+  });
+
+  it('memory-bound steps (reduce, transform, countIf, copyIf, inclusiveScan): from MEMORY_BOUND_PAR_MIN on shared arrays; an explicit parallelThreshold decides instead', async () => {
+    const low = makeHostPolicy('par', { pool: counting.pool, tuning: { '*': { parallelThreshold: 1 << 16 } } });
+    for (const [n, p, want] of [
+      [MEMORY_BOUND_PAR_MIN - 1, par, false],
+      [MEMORY_BOUND_PAR_MIN, par, true],
+      [MEMORY_BOUND_PAR_MIN - 1, low, true],
+    ] as const) {
+      const r = rng(n);
+      const x = u32(n, true, () => r() & 0xffff);
+      const out = u32(n, true, () => 0);
+      const at = `n=${n}${p === low ? ' parallelThreshold 2^16' : ''}`;
+      const calls: [string, (q: typeof par) => Promise<ArrayLike<number>>][] = [
+        ['reduce', async (q) => [await reduce(q, x)]],
+        ['transform', async (q) => (await transform(q, x, out, (v: number) => v + 1), out.slice())],
+        ['countIf', async (q) => [await countIf(q, x, (v: number) => (v & 1) === 0)]],
+        ['copyIf', async (q) => out.slice(0, await copyIf(q, x, out, (v: number) => (v & 1) === 0))],
+        ['inclusiveScan', async (q) => (await inclusiveScan(q, x, out), out.slice())],
+      ];
+      for (const [name, run] of calls) {
+        // usesPool compares with seq and counts the pool's runs under `par`; `low` is checked the same way.
+        const want2 = Array.from(await run(seq));
+        counting.reset();
+        const got = Array.from(await run(p));
+        expect(diff(got, want2), `${name} ${at}`).toBe('');
+        expect(counting.runs() > 0, `${name} ${at}`).toBe(want);
+      }
     }
   });
 

@@ -8,9 +8,17 @@
  * pairwise, within (SUM_BLOCK + 2 ceil(log2 n) + 2) 2^-24 sum |x_i| for sums; seq and par alike.
  */
 import { ArgumentError, coerce, type GpuFunction, type HostArray, type NumericType, plus } from '@webdpl/core';
-import { type CpuBackend, planParallel } from '@webdpl/policies';
+import type { CpuBackend } from '@webdpl/policies';
 import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkNumber, type Inputs, plainMemoryBoundSeq, runPar } from './staging';
+import {
+  checkFn,
+  checkInputs,
+  checkNumber,
+  type Inputs,
+  memoryBoundChunks,
+  plainMemoryBoundSeq,
+  runPar,
+} from './staging';
 import { unreadInput } from './transform';
 
 /** What a counting kernel gets for the array it does not read (seq). */
@@ -126,7 +134,7 @@ async function foldAll(
     arrays: [x ? types[0] : undefined, types[1], undefined],
   };
   // A plain reduce (no transform) is memory-bound: on plain arrays the pool pays from large n only.
-  const chunks = !t && plainMemoryBoundSeq(backend, n, [x, x2]) ? undefined : planParallel(backend, n);
+  const chunks = !t && plainMemoryBoundSeq(backend, n, [x, x2]) ? undefined : memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par') {
     return coerce(accType, seqKernel(spec)(x ?? NO_INPUT, x2, undefined, 0, n, true, start, undefined));
   }

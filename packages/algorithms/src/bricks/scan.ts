@@ -12,9 +12,18 @@
  * combine a pairwise carry with the prefix inside a block of SUM_BLOCK elements.
  */
 import { ArgumentError, coerce, describe, type GpuFunction, type HostArray, type NumericType } from '@webdpl/core';
-import { type Chunk, type CpuBackend, cpuTuning, parallelChunks, planParallel } from '@webdpl/policies';
+import { type Chunk, type CpuBackend, cpuTuning, parallelChunks } from '@webdpl/policies';
 import { combineInOrder, type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkNumber, checkOutput, plainArraysSeq, runChunks, stage } from './staging';
+import {
+  checkFn,
+  checkInputs,
+  checkNumber,
+  checkOutput,
+  memoryBoundChunks,
+  plainArraysSeq,
+  runChunks,
+  stage,
+} from './staging';
 
 /** Options of the CPU scans. */
 export interface CpuScanOptions {
@@ -71,7 +80,7 @@ function spec(s: ScanSetup, kind: KernelSpec['kind']): KernelSpec {
  * seq's passes per thread (a head of 0 gave 3/4: every element was read twice, split evenly).
  */
 function scanPlan(backend: CpuBackend, n: number): { head: Chunk; rest: Chunk[] } | undefined {
-  if (backend.kind !== 'par' || !planParallel(backend, n)) return undefined;
+  if (backend.kind !== 'par' || !memoryBoundChunks(backend, n)) return undefined;
   const tuning = cpuTuning(backend);
   const threads = tuning.callerWorks ? Math.max(2, backend.pool.size) : backend.pool.size;
   const h = Math.max(1, Math.floor(n / (2 * threads - 1) / 16) * 16);

@@ -8,7 +8,7 @@ import {
   type NumericType,
 } from '@webdpl/core';
 import type { Chunk } from '@webdpl/policies';
-import { type CpuBackend, cpuTuning, isShared } from '@webdpl/policies';
+import { type CpuBackend, cpuTuning, isShared, planParallel } from '@webdpl/policies';
 import { batchJobs, type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
 
@@ -80,6 +80,24 @@ export function checkNumber(x: unknown, argument: string): number {
  * (`plainArraysSeq`). An explicit `parallelThreshold` tuning overrides both.
  */
 export const PLAIN_MEMORY_BOUND_MIN = 1 << 23;
+
+/**
+ * Elements from which a memory-bound par step (reduce, transformReduce, transform, transformIf,
+ * count, find, generate, the compactions, gather, the scans; histogram: HISTOGRAM_PAR_MIN) runs on
+ * the pool under the default tuning, on any arrays. Below it the pool's round trip costs more than
+ * the second core saves: on the 2-core VM with allocShared u32 arrays (medians of 200 calls, par then
+ * seq each round, docs/benchmarks/cpu-par-minimum-2026-11-25.md) par took 1.6-2.2x seq's time at
+ * 2^16, 1.1-1.6x at 2^17, and at 2^18 still 1.1-1.2x for copyIf, transformReduce and the scans
+ * (0.8-1.0x for the rest); from 2^19 0.6-0.95x for every one. An explicit `parallelThreshold`
+ * tuning decides instead. (Compute-bound steps, the binary searches, keep DEFAULT_PARALLEL_THRESHOLD:
+ * lowerBound par took 0.55-0.68x seq's time from 2^16.)
+ */
+export const MEMORY_BOUND_PAR_MIN = 1 << 19;
+
+/** The chunks of a memory-bound par step over `n` elements, or undefined where it runs seq (MEMORY_BOUND_PAR_MIN). */
+export function memoryBoundChunks(backend: CpuBackend, n: number): Chunk[] | undefined {
+  return belowParMin(backend, n, MEMORY_BOUND_PAR_MIN) ? undefined : planParallel(backend, n);
+}
 
 /** Whether a par backend's tuning sets `parallelThreshold` (which then overrides the plain-array minimums). */
 export function explicitThreshold(backend: CpuBackend): boolean {

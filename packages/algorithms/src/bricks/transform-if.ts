@@ -18,9 +18,9 @@
  * zips are staged whole (`stage` per array, the output copied in and back) and run by `runChunks`.
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
-import { type CpuBackend, compileOnce, planParallel } from '@webdpl/policies';
+import { type CpuBackend, compileOnce } from '@webdpl/policies';
 import type { Kernel } from './kernels';
-import { checkFn, plainMemoryBoundSeq, runChunks, runPar, type Staged, stage } from './staging';
+import { checkFn, memoryBoundChunks, plainMemoryBoundSeq, runChunks, runPar, type Staged, stage } from './staging';
 import { unreadInput } from './transform';
 
 const JS_FROM_SOURCE = Symbol.for('webdpl.jsFromSource');
@@ -101,7 +101,8 @@ export async function cpuTransformIf(backend: CpuBackend, c: TransformIfCall): P
   const { kernel, source } = compiled(c, types);
   const x = (input ?? output) as HostArray;
   const arrays = [...(list ?? [input as HostArray | undefined]), st, output];
-  const chunks = source === undefined || plainMemoryBoundSeq(backend, n, arrays) ? undefined : planParallel(backend, n);
+  const chunks =
+    source === undefined || plainMemoryBoundSeq(backend, n, arrays) ? undefined : memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par') {
     kernel(x, output, output, 0, n, false, 0, st);
     return;

@@ -5,9 +5,17 @@
  * (u32/i32 wrap, f32 rounding happens at the store).
  */
 import type { GpuFunction, HostArray, NumericType } from '@webdpl/core';
-import { allocShared, type CpuBackend, planParallel } from '@webdpl/policies';
+import { allocShared, type CpuBackend } from '@webdpl/policies';
 import { type KernelSpec, parKernelSource, seqKernel } from './kernels';
-import { checkFn, checkInputs, checkOutput, type Inputs, plainMemoryBoundSeq, runPar } from './staging';
+import {
+  checkFn,
+  checkInputs,
+  checkOutput,
+  type Inputs,
+  memoryBoundChunks,
+  plainMemoryBoundSeq,
+  runPar,
+} from './staging';
 
 /**
  * Writes `fn(input[i])` (or `fn(input[0][i], input[1][i])` for a pair of inputs) into `output[i]`
@@ -65,7 +73,7 @@ async function runMap(
   output: HostArray,
   n: number,
 ): Promise<void> {
-  const chunks = plainMemoryBoundSeq(backend, n, [x, x2, output]) ? undefined : planParallel(backend, n);
+  const chunks = plainMemoryBoundSeq(backend, n, [x, x2, output]) ? undefined : memoryBoundChunks(backend, n);
   if (!chunks || backend.kind !== 'par') {
     seqKernel(spec)(x ?? output, x2, output, 0, n, false, 0, undefined);
     return;
