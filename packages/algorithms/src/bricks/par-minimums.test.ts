@@ -91,10 +91,22 @@ describe('par minimums under the default tuning', () => {
       const at = `n=${n}${p === low ? ' parallelThreshold 2^16' : ''}`;
       const calls: [string, (q: typeof par) => Promise<ArrayLike<number>>][] = [
         ['reduce', async (q) => [await reduce(q, x)]],
-        ['transform', async (q) => (await transform(q, x, out, (v: number) => v + 1), out.slice())],
+        [
+          'transform',
+          async (q) => {
+            await transform(q, x, out, (v: number) => v + 1);
+            return out.slice();
+          },
+        ],
         ['countIf', async (q) => [await countIf(q, x, (v: number) => (v & 1) === 0)]],
         ['copyIf', async (q) => out.slice(0, await copyIf(q, x, out, (v: number) => (v & 1) === 0))],
-        ['inclusiveScan', async (q) => (await inclusiveScan(q, x, out), out.slice())],
+        [
+          'inclusiveScan',
+          async (q) => {
+            await inclusiveScan(q, x, out);
+            return out.slice();
+          },
+        ],
       ];
       for (const [name, run] of calls) {
         // usesPool compares with seq and counts the pool's runs under `par`; `low` is checked the same way.
