@@ -197,6 +197,14 @@ export function runsKernelName(p: RunsKernelParams): string {
 
 const U32_PLUS = combinerOf(plus, 'u32');
 
+/**
+ * WGSL bool: segment-local element `i` (a WGSL expression) is a head: the input's first element, or
+ * its key differs from the one before under keyEq (the keys' window starts one key early).
+ */
+function headAt(p: RunsKernelParams, keyAt: (i: string) => string, i: string): string {
+  return `prm.seg_start + ${i} == 0u || !${p.keyEq.name}(${keyAt(`prm.k_base + ${i} - 1u`)}, ${keyAt(`prm.k_base + ${i}`)})`;
+}
+
 /** A phase's statements (with `tile`, `first`, `full` in scope), the fragments and module-scope WGSL they need. */
 interface RunsBody {
   readonly lines: string[];
@@ -306,19 +314,14 @@ function runsBody(p: RunsKernelParams, phase: 'count' | 'tile', fused: boolean):
     lines.push(
       `let c = ${unrolled(I, (j) => `select(0u, 1u, h${j})`, ' + ')};`,
       `let heads = ${reduce.name}(c, ids);`,
-      fused
-        ? // Flagged (bit 31: published), and into its block's word: done tiles in bits 24..31 above the sum.
-          `if (ids.lid == 0u) {
+      // Fused: the count flagged (bit 31: published), its block's word gaining a done tile in bits
+      // 24..31 above the sum.
+      `if (ids.lid == 0u) {
     let g = prm.tile_offset + tile;
-    ${st('prm.cnt_base + g', 'heads | 0x80000000u')}
-    atomicAdd(&scratch_a[prm.blk_base + g / prm.blk_tiles], 0x1000000u + heads);
-  }`
-        : `if (ids.lid == 0u) {
-    let g = prm.tile_offset + tile;
-    ${st('prm.cnt_base + g', 'heads')}${
-      p.blocks
+    ${st('prm.cnt_base + g', fused ? 'heads | 0x80000000u' : 'heads')}${
+      p.blocks || fused
         ? `
-    atomicAdd(&scratch_a[prm.blk_base + g / prm.blk_tiles], heads);`
+    atomicAdd(&scratch_a[prm.blk_base + g / prm.blk_tiles], ${fused ? '0x1000000u + heads' : 'heads'});`
         : ''
     }
   }`,
@@ -489,7 +492,7 @@ fn rbk_heads_of(t: u32) -> u32 {
   let hi = min(lo + ${tile}u, prm.n);
   var c = 0u;
   for (var i = lo; i < hi; i++) {
-    let h = prm.seg_start + i == 0u || !${p.keyEq.name}(${keyAt('prm.k_base + i - 1u')}, ${keyAt('prm.k_base + i')});
+    let h = ${headAt(p, keyAt, 'i')};
     c += select(0u, 1u, h);
   }
   return c;
@@ -536,13 +539,21 @@ function fusedSumsIssue(subgroups: boolean, w: number): string {
     var s = 0u;
     for (var i = ids.lid; i < gb; i += ${w}u) { s += rbk_block_sum(i); }
     for (var i = gb * prm.blk_tiles + ids.lid; i < g; i += ${w}u) { s += rbk_tile_count(i); }
-    ${
-      subgroups
-        ? `let r = subgroupAdd(s);
-    if (ids.lane == 0u) { atomicAdd(&rbk_runs[0], r); }`
-        : 'if (s != 0u) { atomicAdd(&rbk_runs[0], s); }'
-    }
+    ${addRuns(subgroups, 's', 1)}
   }`;
+}
+
+/**
+ * Adds each thread's sum `s` (a WGSL variable: u32, or vec2<u32> when `words` is 2) into the
+ * workgroup atomics `rbk_runs[0]` (and `[1]` from `.y`): once per subgroup after a subgroupAdd, else
+ * per thread where nonzero.
+ */
+function addRuns(subgroups: boolean, s: string, words: 1 | 2): string {
+  const parts = words === 1 ? [''] : ['.x', '.y'];
+  if (!subgroups)
+    return parts.map((c, k) => `if (${s}${c} != 0u) { atomicAdd(&rbk_runs[${k}], ${s}${c}); }`).join('\n    ');
+  return `let r = subgroupAdd(${s});
+    if (ids.lane == 0u) { ${parts.map((c, k) => `atomicAdd(&rbk_runs[${k}], r${c});`).join(' ')} }`;
 }
 
 /**
@@ -553,17 +564,12 @@ function fusedSumsIssue(subgroups: boolean, w: number): string {
  * those adds before `blockSumsTake` reads them, so the sums cost no barrier of their own.
  */
 function blockSumsIssue(subgroups: boolean, w: number, ld: (i: string) => string): string {
-  const add = subgroups
-    ? `let r = subgroupAdd(s);
-    if (ids.lane == 0u) { atomicAdd(&rbk_runs[0], r.x); atomicAdd(&rbk_runs[1], r.y); }`
-    : `if (s.x != 0u) { atomicAdd(&rbk_runs[0], s.x); }
-    if (s.y != 0u) { atomicAdd(&rbk_runs[1], s.y); }`;
   return `if (prm.single == 0u) {
     let gb = g / prm.blk_tiles;
     var s = vec2<u32>(0u);
     for (var i = ids.lid; i < prm.blocks; i += ${w}u) { let b = ${ld('prm.blk_base + i')}; s += vec2<u32>(select(0u, b, i < gb), b); }
     for (var i = gb * prm.blk_tiles + ids.lid; i < g; i += ${w}u) { s.x += ${ld('prm.cnt_base + i')}; }
-    ${add}
+    ${addRuns(subgroups, 's', 2)}
   }`;
 }
 
@@ -615,7 +621,7 @@ fn rbk_carry_out(v: vec2<u32>) {}
 
 /** The fallback's (head flag, value) pair of segment-local element i. */
 fn rbk_gen_at(i: u32) -> vec2<u32> {
-  let h = prm.seg_start + i == 0u || !${p.keyEq.name}(${keyAt('prm.k_base + i - 1u')}, ${keyAt('prm.k_base + i')});
+  let h = ${headAt(p, keyAt, 'i')};
   return vec2<u32>(select(0u, 1u, h), bitcast<u32>(${valAt('prm.v_base + i')}));
 }
 

@@ -367,7 +367,9 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
   const totalAt = 5 * tiles;
   const blkBase = totalAt + 1;
   // The read-ahead's word (a tile needs the fix-up), after the block sums: one clear for both.
-  const fixAt = blkBase + (blocks || fused ? blockCount : 0);
+  // Block words: the count pass's block sums, or the fused form's (done tiles, sum) words.
+  const blockWords = blocks || fused ? blockCount : 0;
+  const fixAt = blkBase + blockWords;
   const scratchBytes = Math.ceil(((fixAt + 1) * 4) / 16) * 16;
   const scratch = scratchBuffer(device, SCRATCH, scratchBytes);
   const scratchR = { buffer: scratch, offset: 0, size: scratchBytes };
@@ -384,6 +386,8 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     const tileSteps: CachedStep[] = [];
     let prm0: GPUBufferBinding | undefined;
     for (const s of plans) {
+      // Fused: the tile pass runs `lag` workgroups behind the counts, in as many workgroups more.
+      const lag = fused ? Math.min(t.countLag, s.tiles) : 0;
       const prm = uniform(
         RBK.pack({
           n: s.seg.length,
@@ -403,7 +407,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
           blk_tiles: blkTiles,
           blocks: blockCount,
           fix_at: fixAt,
-          lag: fused ? Math.min(t.countLag, s.tiles) : 0,
+          lag,
         }),
         'params',
       );
@@ -429,7 +433,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
           layout: pipeline.getBindGroupLayout(0),
           entries: RBK.entries(resources, use),
         });
-        return { pipeline, group, wgs: s.tiles + (phase === 'fused' ? Math.min(t.countLag, s.tiles) : 0) };
+        return { pipeline, group, wgs: s.tiles + lag };
       };
       if (countPipeline) counts.push(step(countPipeline, 'count'));
       tileSteps.push(step(tilePipeline, fused ? 'fused' : 'tile'));
@@ -476,8 +480,7 @@ async function buildPlan(device: GpuDevice, req: ReduceByKeyDeviceRequest, leave
     if (lookback) clear.push([0, 8 * tiles]);
     // Fused: the flagged tile counts, then (with the total word between) the block words.
     if (fused) clear.push([cntBase * 4, tiles * 4]);
-    if (blocks || fused || readAhead)
-      clear.push([blkBase * 4, ((blocks || fused ? blockCount : 0) + (readAhead ? 1 : 0)) * 4]);
+    if (blockWords > 0 || readAhead) clear.push([blkBase * 4, (blockWords + (readAhead ? 1 : 0)) * 4]);
     const plan: RunsPlan = { phases, owned, scratch, scratchBytes, clear, totalAt, leaves };
     return plan;
   });
