@@ -1,4 +1,14 @@
-import { bitXor, coerce, type GpuFunction, maximum, minimum, multiplies, type NumericType, plus } from '@webdpl/core';
+import {
+  bitXor,
+  coerce,
+  type GpuFunction,
+  lambda,
+  maximum,
+  minimum,
+  multiplies,
+  type NumericType,
+  plus,
+} from '@webdpl/core';
 import { createPool } from '@webdpl/policies';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cpuCountIf, cpuReduce, cpuTransformReduce } from './reduce';
@@ -120,6 +130,25 @@ describe.each(testBackends(pool))('cpuTransformReduce and cpuCountIf on $name', 
       }
     });
   }
+
+  it('f32 lambda operators fold full blocks as parts side by side: every element once, in order', async () => {
+    // reduceChains: a full block of SUM_BLOCK (128) elements folds as 4 parts of 32 at once.
+    const last = lambda((a: number, b: number) => (b !== 0 ? b : a));
+    const add = lambda((a: number, b: number) => a + b);
+    const twice = lambda((v: number) => v * 2);
+    for (const n of [127, 128, 129, 160, 255, 256, 257, 1000, 2900]) {
+      // One non-zero in most 32-element parts: a part folded out of order returns another one.
+      const sparse = Float32Array.from({ length: n }, (_, i) => (i % 37 === 5 ? i + 1 : 0));
+      expect(await cpuReduce(backend, sparse, 0, last), `n=${n}`).toBe(refFold('f32', 'lastNonZero', 0, sparse));
+      expect(await cpuTransformReduce(backend, sparse, 0, last, twice), `n=${n}`).toBe(
+        2 * refFold('f32', 'lastNonZero', 0, sparse),
+      );
+      // Integers below 2^24: exact in any order, so an element skipped or taken twice shows.
+      const ints = Float32Array.from({ length: n }, (_, i) => i + 1);
+      expect(await cpuReduce(backend, ints, 0, add), `n=${n}`).toBe((n * (n + 1)) / 2);
+      expect(await cpuTransformReduce(backend, ints, 3, add, twice), `n=${n}`).toBe(n * (n + 1) + 3);
+    }
+  });
 
   it('without a transform it is a reduce; a non-commutative operator keeps its order', async () => {
     for (const n of TEST_SIZES) {
