@@ -28,7 +28,8 @@
  *   at each store (scans): |result - exact| <= 2^-24 * |exact| + n * 2^-53 * sum |x_i|, i.e. within
  *   one f32 rounding of the exact sum for n up to 2^28 or so (0.5 ulp + 2^-25 * sum |x_i|);
  * - any other f32 operator (lambdas, multiplies) is folded blockwise ('blocked'): sequentially
- *   within blocks of `SUM_BLOCK` elements, then the block results pairwise (a binary counter of
+ *   within blocks of `SUM_BLOCK` elements (a reduce's full block as `reduceChains` contiguous parts
+ *   side by side, then the parts in order: shorter chains, the same bound), then the block results pairwise (a binary counter of
  *   partial results, combined in order, so non-commutative associative operators stay exact). For
  *   a sum-like operator the error is at most (SUM_BLOCK + 2 * ceil(log2 n) + 2) * 2^-24 * sum |x_i|
  *   (about 1.1e-5 of the sum of magnitudes at n = 2^24), scans bound each prefix the same way;
