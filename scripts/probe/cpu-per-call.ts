@@ -5,7 +5,8 @@
  *   node_modules/.bin/esbuild scripts/probe/cpu-per-call.ts --bundle --platform=node --format=esm \
  *     --outfile=/tmp/cpc.mjs --external:webgpu \
  *     --banner:js="import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);"
- *   for a in countIf reduce transform copyIf inclusiveScan transformReduce minElement; do node /tmp/cpc.mjs $a; done
+ *   for a in countIf reduce transform copyIf inclusiveScan transformReduce minElement scanLambda findIf adjacentDifference; do
+ *     node /tmp/cpc.mjs $a; done
  *
  * Batches of B calls (default 200) alternate between the library call and the plain loop, so both
  * warm up in the same process and any disturbance hits both. The plain loop is written two ways, as
@@ -15,8 +16,10 @@
  */
 
 import {
+  adjacentDifference,
   copyIf,
   countIf,
+  findIf,
   inclusiveScan,
   minElement,
   reduce,
@@ -140,6 +143,50 @@ const cases: Record<string, Case> = {
       let m = 0;
       for (let i = 1; i < x.length; i++) if ((x[i] as number) < (x[m] as number)) m = i;
       return m;
+    },
+  },
+  scanLambda: {
+    lib: () => inclusiveScan(seq, a, out, (p: number, q: number) => p + q),
+    closure: () => {
+      let s = 0;
+      for (let i = 0; i < a.length; i++) {
+        s = Math.fround(s + (a[i] as number));
+        out[i] = s;
+      }
+      return out;
+    },
+    args: (x, y) => {
+      let s = 0;
+      for (let i = 0; i < x.length; i++) {
+        s = Math.fround(s + (x[i] as number));
+        y[i] = s;
+      }
+      return y;
+    },
+  },
+  findIf: {
+    // Not found: the whole array is read.
+    lib: () => findIf(seq, a, (v: number) => v > 2),
+    closure: () => {
+      for (let i = 0; i < a.length; i++) if ((a[i] as number) > 2) return i;
+      return a.length;
+    },
+    args: (x) => {
+      for (let i = 0; i < x.length; i++) if ((x[i] as number) > 2) return i;
+      return x.length;
+    },
+  },
+  adjacentDifference: {
+    lib: () => adjacentDifference(seq, a, out, (p: number, q: number) => p - q),
+    closure: () => {
+      out[0] = a[0] as number;
+      for (let i = 1; i < a.length; i++) out[i] = (a[i] as number) - (a[i - 1] as number);
+      return out;
+    },
+    args: (x, y) => {
+      y[0] = x[0] as number;
+      for (let i = 1; i < x.length; i++) y[i] = (x[i] as number) - (x[i - 1] as number);
+      return y;
     },
   },
 };
