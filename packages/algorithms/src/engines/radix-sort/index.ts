@@ -138,13 +138,15 @@ function tileParams(device: GpuDevice, t: RadixSortTuning, hasValues: boolean): 
 }
 
 /** The digit pass's parameters: the tile's and the tuning's pass fields. */
-export function passParams(tp: TileParams, t: RadixSortTuning): PassParams {
+export function passParams(tp: TileParams, t: RadixSortTuning, mode?: number): PassParams {
   return {
     ...tp,
     lookbackWindow: t.lookbackWindow,
     earlyCounts: t.earlyCounts,
     atomicTileIds: t.atomicTileIds,
     scatterRounds: t.scatterRounds,
+    staticKeyMode: t.staticKeyMode && mode !== undefined ? mode : undefined,
+    padWords: t.padWords > 0 ? t.padWords : undefined,
   };
 }
 
@@ -312,10 +314,11 @@ export async function radixSortDevice(
       histogramKernel({
         workgroupSize: t.histogramWorkgroupSize,
         keysPerThread: t.histogramKeysPerThread,
+        staticKeyMode: t.staticKeyMode ? mode : undefined,
       }),
     ),
     getPipeline(device, planKernel(fixedThreads)),
-    getPipeline(device, onesweepKernel(passParams(tp, t))),
+    getPipeline(device, onesweepKernel(passParams(tp, t, mode))),
     getPipeline(device, copyKernel(hasValues, fixedThreads)),
   ]);
   const keysB = scratchBuffer(device, 'rs-keys-b', bytes);

@@ -155,6 +155,13 @@ export interface PassParams extends TileParams {
    * workgroup index and relies on the look-back fallback wherever workgroups start out of order.
    */
   readonly atomicTileIds: boolean;
+  /**
+   * The key mode (keyMode) compiled in as a constant (a pipeline per key type and order), or
+   * undefined: read from the uniform (one pipeline for every mode).
+   */
+  readonly staticKeyMode?: number;
+  /** Diagnostics: words of unused (but declared and touched) workgroup memory. */
+  readonly padWords?: number;
 }
 
 function tileKey(p: TileParams): (string | number | boolean)[] {
@@ -207,7 +214,7 @@ interface TileCode {
  * (position, digit) pairs through workgroup memory between the two nibbles. Workgroup memory:
  * 8*W words. ~2 workgroup scans and 10 barriers per digit.
  */
-function tileCommon(p: TileParams, stageKeys = p.workgroupSize * p.keysPerThread): TileCode {
+function tileCommon(p: TileParams, stageKeys = p.workgroupSize * p.keysPerThread, staticMode?: number): TileCode {
   const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
   const k = p.keysPerThread;
@@ -239,8 +246,13 @@ fn rs_get(i: u32) -> u32 { return atomicLoad(&rs_stage[i]); }
 var<workgroup> rs_dig: array<atomic<u32>, 256>;
 var<workgroup> rs_dstart: array<u32, 256>;
 
-/** The key mode (keyMode()); every entry point sets it from its uniform first. */
-var<private> rs_mode: u32;
+${
+  staticMode === undefined
+    ? `/** The key mode (keyMode()); every entry point sets it from its uniform first. */
+var<private> rs_mode: u32;`
+    : `/** The key mode (keyMode()), compiled in. */
+const rs_mode: u32 = ${staticMode}u;`
+}
 fn rs_bits(k: u32) -> u32 { return ${kb}(k, rs_mode); }
 fn rs_digit(k: u32, shift: u32) -> u32 { return (rs_bits(k) >> shift) & 255u; }
 
@@ -470,9 +482,10 @@ export function onesweepKernel(p: PassParams): WgslFragment {
   // Scatter rounds: keys of stage ranks [0, k0 * W) first, then the rest (k0 = k: one round).
   const rounds = p.subgroups && p.scatterRounds === 2 && k > 1 ? 2 : 1;
   const k0 = rounds === 2 ? Math.ceil(k / 2) : k;
-  const tc = tileCommon(p, k0 * p.workgroupSize);
+  const tc = tileCommon(p, k0 * p.workgroupSize, p.staticKeyMode);
   const dpt = Math.max(1, Math.ceil(256 / p.workgroupSize));
   const win = p.lookbackWindow;
+  const pad = p.padWords ?? 0;
   const name = mangle(
     'rs_onesweep',
     ...tileKey(p),
@@ -480,6 +493,8 @@ export function onesweepKernel(p: PassParams): WgslFragment {
     p.earlyCounts ? 'ec' : 'lc',
     p.atomicTileIds ? 'atomic' : 'wgid',
     `r${rounds}`,
+    ...(p.staticKeyMode === undefined ? [] : [`m${p.staticKeyMode}`]),
+    ...(pad > 0 ? [`pad${pad}`] : []),
   );
   const full = (m: number) => `${m}u * RS_W + ids.lid`;
   // Round q stages the keys (or values) whose tile rank falls in its range, then writes its
@@ -576,11 +591,13 @@ ${p.atomicTileIds ? 'var<workgroup> rs_tile_id: u32;' : ''}
 ${lb.stuck}
 ${p.earlyCounts ? 'var<workgroup> rs_early: array<atomic<u32>, 256>;' : ''}
 ${rounds === 2 ? `const RS_H: u32 = ${k0 * p.workgroupSize}u;` : ''}
+${pad > 0 ? `var<workgroup> rs_pad: array<u32, ${pad}>;` : ''}
 
 @compute @workgroup_size(${p.workgroupSize})
 fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
-  rs_mode = rs_params.key_mode;
+  ${p.staticKeyMode === undefined ? 'rs_mode = rs_params.key_mode;' : ''}
+  ${pad > 0 ? `if (rs_params.force_fallback == 7u) { rs_pad[ids.lid % ${pad}u] = ids.lid; }` : ''}
   let pass_index = rs_params.pass_index;
   ${
     p.atomicTileIds
@@ -630,7 +647,7 @@ ${entryPrologue(p.subgroups)}
     name,
     code,
     deps: tc.deps,
-    workgroupBytes: tc.bytes + 4 * ((p.atomicTileIds ? 2 : 1) + (p.earlyCounts ? 256 : 0)),
+    workgroupBytes: tc.bytes + 4 * ((p.atomicTileIds ? 2 : 1) + (p.earlyCounts ? 256 : 0) + pad),
   });
 }
 
@@ -692,10 +709,21 @@ ${entryPrologue(p.subgroups)}
  * workgroup atomics, then adds them to the global histograms (meta words 0..1023). Bindings (RS_HIST): the uniform, keys, meta.
  * Workgroup memory: 4 KiB. Traffic: one read of the keys; 1024 global atomics per workgroup.
  */
-export function histogramKernel(p: { workgroupSize: number; keysPerThread: number }): WgslFragment {
+export function histogramKernel(p: {
+  workgroupSize: number;
+  keysPerThread: number;
+  /** As PassParams.staticKeyMode. */
+  staticKeyMode?: number;
+}): WgslFragment {
   const keyBits = runtimeKeyBitsFragment();
   const w = p.workgroupSize;
-  const name = mangle('rs_histogram', w, p.keysPerThread);
+  const mode = p.staticKeyMode === undefined ? 'rs_params.key_mode' : `${p.staticKeyMode}u`;
+  const name = mangle(
+    'rs_histogram',
+    w,
+    p.keysPerThread,
+    ...(p.staticKeyMode === undefined ? [] : [`m${p.staticKeyMode}`]),
+  );
   const k = p.keysPerThread;
   const tile = w * k;
   const code = `${RS_HIST.wgsl()}
@@ -703,7 +731,7 @@ var<workgroup> rs_h: array<atomic<u32>, 1024>;
 
 /** Counts key \`x\`'s four digits. */
 fn rs_count(x: u32) {
-  let b = ${keyBits.name}(x, rs_params.key_mode);
+  let b = ${keyBits.name}(x, ${mode});
   atomicAdd(&rs_h[b & 255u], 1u);
   atomicAdd(&rs_h[256u + ((b >> 8u) & 255u)], 1u);
   atomicAdd(&rs_h[512u + ((b >> 16u) & 255u)], 1u);

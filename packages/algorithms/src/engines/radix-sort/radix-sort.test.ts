@@ -182,18 +182,25 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       const tuning = { subgroups, atomicTileIds: false };
       await check(device, makeKeys('u32', 100003, 'random', 5), { tuning, values: true }, 'wgid default tiles');
     });
-    // The H100 default (subgroup ranking, 24 keys per thread, two scatter rounds), with values. Descending order is a
-    // uniform of the same pipeline; each 20-key pipeline takes lavapipe's compiler ~50 s, so the
-    // keys-only variant (the same code minus the value scatter) is left out.
+    // The H100 defaults (subgroup ranking, two scatter rounds): keys only 36 keys per thread, pairs 28.
+    // Each such pipeline takes lavapipe's compiler tens of seconds, so keys only run one key mode
+    // compiled in and pairs one pipeline for both orders (the mode a uniform).
     if (subgroups)
-      it(`${tag}, 24 keys per thread in two scatter rounds (the H100 default's unrolled tile)`, async () => {
+      it(`${tag}, 36 and 28 keys per thread in two scatter rounds (the H100 defaults' unrolled tiles)`, async () => {
         const workgroupSize = radixSortTuningFor(device).workgroupSize;
-        const tuning = { subgroups, workgroupSize, keysPerThread: 24, scatterRounds: 2 };
-        const tile = tuning.workgroupSize * 24;
-        for (const n of [tile - 1, tile + 1, 3 * tile + 5]) {
+        // Keys only: 36 keys with the key mode compiled in (one mode: a pipeline each).
+        const keysOnly = { subgroups, workgroupSize, keysPerThread: 36, scatterRounds: 2, staticKeyMode: true };
+        const tile36 = workgroupSize * 36;
+        for (const n of [tile36 - 1, tile36 + 1, 3 * tile36 + 5]) {
+          await check(device, makeKeys('f32', n, 'specials', n), { tuning: keysOnly }, `k36 n=${n}`);
+        }
+        // Pairs: 28 keys, the mode from the uniform (one pipeline for both orders).
+        const pairs = { subgroups, workgroupSize, keysPerThread: 28, scatterRounds: 2, staticKeyMode: false };
+        const tile28 = workgroupSize * 28;
+        for (const n of [tile28 - 1, tile28 + 1, 3 * tile28 + 5]) {
           const keys = makeKeys('f32', n, 'specials', n);
-          await check(device, keys, { tuning, values: true }, `k24 n=${n}`);
-          await check(device, keys, { tuning, values: true, descending: true }, `k24 desc n=${n}`);
+          await check(device, keys, { tuning: pairs, values: true }, `k28 n=${n}`);
+          await check(device, keys, { tuning: pairs, values: true, descending: true }, `k28 desc n=${n}`);
         }
       });
     // Two scatter rounds (the stage holds half the tile): subgroup ranking only; the workgroup-memory
@@ -222,6 +229,28 @@ describe.skipIf(!gpu)('radixSortDevice', () => {
       const n = 3 * d.workgroupSize * d.keysPerThread + 5;
       await check(device, makeKeys('u32', n, 'random', 3), { tuning, values: true }, 'rounds 2 default tiles');
       await check(device, makeKeys('i32', n, 'dups', 4), { tuning }, 'rounds 2 default tiles, keys only');
+    });
+    // The key type and order compiled in (hardware GPUs' default): a digit pass and a histogram per
+    // key mode, with the look-back's fallback too (a uniform). The mode's code is the rankings'
+    // shared head, so every type and order runs on the subgroup ranking and one on the other
+    // (each mode is a pipeline, seconds of lavapipe's compiler).
+    it(`${tag}, the key mode compiled in (staticKeyMode)`, async () => {
+      const modes = subgroups
+        ? (['u32', 'i32', 'f32'] as const).flatMap((type) => [false, true].map((d) => [type, d] as const))
+        : ([['f32', true]] as const);
+      for (const force of [false, true]) {
+        const tuning = { ...TINY, subgroups, staticKeyMode: true, lookbackForceFallback: force };
+        for (const [type, descending] of modes) {
+          for (const n of [65, 4099]) {
+            const keys = makeKeys(type, n, 'specials', n + type.length);
+            const what = `static ${type} ${descending ? 'desc' : 'asc'} n=${n} force=${force}`;
+            await check(device, keys, { tuning, values: true, descending }, what);
+          }
+        }
+      }
+      // With the diagnostic workgroup padding: the same results.
+      const padded = { ...TINY, subgroups, staticKeyMode: true, padWords: 512 };
+      await check(device, makeKeys('f32', 4099, 'random', 8), { tuning: padded, values: true }, 'padded');
     });
     it(`${tag}, early counts (published before ranking), with and without the fallback`, async () => {
       for (const force of [false, true]) {

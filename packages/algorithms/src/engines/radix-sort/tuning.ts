@@ -12,6 +12,11 @@
  * two-round scatter (`scatterRounds` 2) stages half the tile at a time, which lets 24 keys per
  * thread keep the occupancy: 2^24 / 2^28 u32 keys 0.785 / 10.33 -> 0.753 / 9.54 ms (28 keys 0.743 /
  * 9.75, 32 keys 0.90 / 12.2: past 28 registers bound it), pairs 0.936 / 12.47 -> 0.901 / 11.68.
+ * 2026-11-25 (docs/benchmarks/h100-2026-11-25b.md): with the key type and order compiled in
+ * (`staticKeyMode`) instead of branched on per key, the same tiles ran 8-14% faster and 4-8 KiB of
+ * padding no longer slowed the pass: registers, not workgroup memory, bound it, and the freed
+ * registers let 32-36 keys per thread win (2^24 / 2^28 u32 keys 0.750 / 9.56-9.60 -> 0.597 / 7.27
+ * ms; pairs 0.867 / 11.69 -> 0.783 / 10.00).
  * On lavapipe (8-wide subgroups, 32 KiB workgroup memory) the subgroup ranking's per-subgroup
  * counters need 128-thread workgroups: `radixSortTuningFor` picks that from the device.
  */
@@ -51,6 +56,19 @@ export const radixSortTuning = {
    * half the tile's keys at a time, so an SM holds more tiles (workgroup memory bounds the pass).
    */
   scatterRounds: 2,
+  /**
+   * The digit pass and the histogram with the key type and order compiled in (a pipeline per key
+   * type and order) instead of read from their uniform. On hardware GPUs (radixSortTuningFor): the
+   * uniform's mode, branched on for every key, cost the H100 8-14% of the sort and the registers
+   * that kept larger tiles out (docs/benchmarks/h100-2026-11-25b.md); software adapters keep one
+   * pipeline for every mode (lavapipe compiles an unrolled digit pass for tens of seconds).
+   */
+  staticKeyMode: false,
+  /**
+   * Diagnostics: words of unused (declared and touched) workgroup memory added to the digit pass
+   * (0: none); 4-8 KiB more left the H100's sort unchanged on 2026-11-25 (registers bound it).
+   */
+  padWords: 0,
   /** Tests: ignore every published look-back value, so the fallback path computes all of them. */
   lookbackForceFallback: false,
   /** Largest n sorted by one workgroup in workgroup memory (0: one digit-pass tile). */
@@ -59,10 +77,10 @@ export const radixSortTuning = {
 
 export type RadixSortTuning = typeof radixSortTuning;
 
-/** Keys from which a keys-only sort on 32-wide subgroups takes its full 24-key tiles (see sortKeysFor). */
+/** Keys from which a keys-only sort on 32-wide subgroups takes 36-key tiles (see sortKeysFor). */
 export const SORT_LARGE = 1 << 24;
 /** Keys from which a sort with values on 32-wide subgroups takes 28-key tiles (see sortKeysFor). */
-export const SORT_PAIRS_LARGE = 1 << 25;
+export const SORT_PAIRS_LARGE = 1 << 24;
 
 /**
  * Keys per thread of a sort of n keys on 32-wide subgroups. H100, 2026-11-24, device ms, variants in
@@ -76,13 +94,23 @@ export const SORT_PAIRS_LARGE = 1 << 25;
  *   0.5497-0.5499, 2^24 0.9009-0.9013 / - / 0.8731 / 0.8848-0.8876, 2^26 3.046-3.052 / - / 3.070 /
  *   2.968-2.985, 2^28 11.73-11.79 / - / 11.82 / 11.62-11.63: 12 below 2^20, 16 below
  *   SORT_PAIRS_LARGE, 28 from it.
+ * With the key mode compiled in (staticKeyMode, 2026-11-25, docs/benchmarks/h100-2026-11-25b.md,
+ * sweeps in one process), larger tiles fit the registers: keys only 16 / 24 / 32 / 36 / 40 keys at
+ * 2^22 0.2511 / 0.2580 / 0.2361-0.2367 / 0.2445 / 0.2825, 2^23 - / 0.3999 / 0.3599 / 0.3645 /
+ * 0.4319, 2^24 0.6787 / 0.6793 / 0.5994-0.6010 / 0.5959-0.5969 / 0.716, 2^26 2.386 / 2.334 / 1.997-2.000 /
+ * 1.942-1.945 / 2.411, 2^28 9.236 / 8.951 / 7.549-7.552 / 7.264-7.266 / 9.162 (44 and 48 keys slower
+ * than 36 everywhere: the register cliff is past 36); at 2^20 32 keys 0.1322 against 16 0.1348.
+ * Pairs 16 / 24 / 28 / 30-32 keys: 2^22 0.3001 / 0.3149 / 0.3161-0.3191 / 0.389, 2^23 0.468 / 0.475 /
+ * 0.4707 / 0.609, 2^24 0.810-0.812 / 0.804 / 0.782-0.783 / 1.02-1.05, 2^28 11.30 / 10.49 / 10.00 /
+ * 14.0-14.3. So: keys 8 below 2^19, 16 below 2^20, 32 below SORT_LARGE, 36 from it; pairs 12 below
+ * 2^20, 16 below SORT_PAIRS_LARGE, 28 from it.
  * Inputs of at most one 24-key tile keep it (sorted by one workgroup).
  */
 function sortKeysFor(n: number, pairs: boolean): number {
   const k = radixSortTuning.keysPerThread;
   if (n <= radixSortTuning.workgroupSize * k) return k;
   if (pairs) return n < 1 << 20 ? 12 : n < SORT_PAIRS_LARGE ? 16 : 28;
-  return n < 1 << 19 ? 8 : n < SORT_LARGE ? 16 : k;
+  return n < 1 << 19 ? 8 : n < 1 << 20 ? 16 : n < SORT_LARGE ? 32 : 36;
 }
 
 /**
@@ -103,7 +131,10 @@ export function radixSortTuningFor(device: GpuDevice, n = Number.POSITIVE_INFINI
   // Tile ids (ticketTileIds): sort u32 0.831-0.837 / 10.83 -> 0.797-0.802 / 10.57-10.58 ms at 2^24 /
   // 2^28 from the workgroup index on the H100 (docs/benchmarks/h100-2026-11-24f.md).
   const atomicTileIds = ticketTileIds(device);
+  const staticKeyMode = device.info.kind !== 'software-gpu';
   // Within the device's threads per workgroup; workgroup memory is fitted per call (index.ts,
   // fitRadixTuning), once the overrides are known.
-  return { ...fitThreads(device, { ...t, atomicTileIds }, ['workgroupSize', 'histogramWorkgroupSize']) };
+  return {
+    ...fitThreads(device, { ...t, atomicTileIds, staticKeyMode }, ['workgroupSize', 'histogramWorkgroupSize']),
+  };
 }
