@@ -13,31 +13,20 @@ import { fragment, mangle, type WgslFragment } from '@webdpl/core';
 /** Key element types the radix sort handles. */
 export type RadixKeyType = 'u32' | 'i32' | 'f32';
 
-/** Body of `fn(k: u32) -> u32` for ascending bits of `type`. */
-function ascendingBody(type: RadixKeyType): string {
-  switch (type) {
-    case 'u32':
-      return 'return k;';
-    case 'i32':
-      return 'return k ^ 0x80000000u;';
-    case 'f32':
-      return `if ((k & 0x7fffffffu) > 0x7f800000u) { return 0xffffffffu; }
-  return select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u);`;
-  }
-}
-
 /**
  * `fn NAME(k: u32) -> u32`: the order-preserving bits of a key given as its raw u32 bits.
- * Needs nothing; a handful of ALU operations per key.
+ * Needs nothing; a handful of ALU operations per key, without branches: the f32 NaN test as an
+ * early return made the H100's 36-key digit pass (the key mode compiled in) 40% slower than for
+ * i32 keys (2^28: 10.28 vs 7.37 ms, docs/benchmarks/h100-2026-11-25b.md).
  */
 export function keyBitsFragment(type: RadixKeyType, descending: boolean): WgslFragment {
   const name = mangle('rs_key_bits', type, descending ? 'desc' : 'asc');
   let body: string;
-  if (!descending) body = ascendingBody(type);
-  else if (type === 'f32') {
-    body = `if ((k & 0x7fffffffu) > 0x7f800000u) { return 0xffffffffu; }
-  return ~select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u);`;
-  } else body = type === 'u32' ? 'return ~k;' : 'return k ^ 0x7fffffffu;';
+  if (type === 'f32') {
+    const flip = 'select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u)';
+    body = `return select(${descending ? `~${flip}` : flip}, 0xffffffffu, (k & 0x7fffffffu) > 0x7f800000u);`;
+  } else if (type === 'u32') body = descending ? 'return ~k;' : 'return k;';
+  else body = descending ? 'return k ^ 0x7fffffffu;' : 'return k ^ 0x80000000u;';
   return fragment({ name, code: `fn ${name}(k: u32) -> u32 {\n  ${body}\n}` });
 }
 
@@ -49,22 +38,18 @@ export function keyMode(type: RadixKeyType, descending: boolean): number {
 /**
  * `fn rs_key_bits_rt(k: u32, mode: u32) -> u32`: keyBitsFragment's mapping with the key type and
  * order chosen at run time (keyMode), so one pipeline serves every key type and order. A few
- * selects per key; it keeps the number of pipelines (and their compile time, seconds each on
- * lavapipe) down.
+ * selects per key, no branches; it keeps the number of pipelines (and their compile time, seconds
+ * each on lavapipe) down.
  */
 export function runtimeKeyBitsFragment(): WgslFragment {
   const name = 'rs_key_bits_rt';
   return fragment({
     name,
     code: `fn ${name}(k: u32, mode: u32) -> u32 {
-  var b = k;
-  if (mode >= 4u) {
-    if ((k & 0x7fffffffu) > 0x7f800000u) { return 0xffffffffu; }
-    b = select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u);
-  } else if (mode >= 2u) {
-    b = k ^ 0x80000000u;
-  }
-  return select(b, ~b, (mode & 1u) != 0u);
+  let f = select(k ^ 0x80000000u, ~k, (k & 0x80000000u) != 0u);
+  let a = select(select(k, k ^ 0x80000000u, mode >= 2u), f, mode >= 4u);
+  let b = select(a, ~a, (mode & 1u) != 0u);
+  return select(b, 0xffffffffu, mode >= 4u && (k & 0x7fffffffu) > 0x7f800000u);
 }`,
   });
 }
