@@ -220,21 +220,19 @@ export async function cpuTopK(
     n >= RADIX_SELECT_MIN &&
     k < n &&
     (!shared || isShared(input) || !plainMemoryBoundSeq(backend, n, [input], SELECT_PLAIN_MIN));
-  const x = shared
-    ? new Ctor(borrow(n * 4, true), 0, n)
-    : direct
-      ? new Ctor(new ArrayBuffer(n * 4), 0, n)
-      : (input.slice() as KeyArray);
+  // The copy is borrowed scratch (shared under par), kept between calls: a fresh 4n-byte buffer per
+  // call cost seq its page faults and a scavenge each time.
+  const x = new Ctor(borrow(n * 4, shared), 0, n);
   try {
     if (direct) {
       await cpuRadixSelect(backend, input, k - 1, type, comp.descending, x);
       await cpuSort(backend, x.subarray(0, k - 1) as KeyArray, undefined, type, comp);
     } else {
-      if (shared) x.set(input as never);
+      x.set(input as never);
       await cpuPartialSort(backend, x, k, type, comp);
     }
     out.set(x.subarray(0, k) as never);
   } finally {
-    if (shared) giveBack(x);
+    giveBack(x);
   }
 }

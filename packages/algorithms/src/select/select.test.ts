@@ -364,6 +364,34 @@ describe('nthElement, partialSort, topK: arguments', () => {
     }
   });
 
+  it('topK on the CPU reuses its copy: calls in a row with other data, sizes and k stay exact', async () => {
+    // The radix select's copy (k of n above n / 64) and the partial sort's are borrowed scratch: a
+    // call must not read what the one before left there.
+    for (const [n, k, seed] of [
+      [1 << 14, 1 << 12, 1],
+      [1 << 14, 1 << 13, 2],
+      [(1 << 14) - 3, 1000, 3],
+      [5000, 4999, 4],
+      [1 << 14, 1 << 12, 5],
+    ] as const) {
+      for (const type of ['u32', 'f32'] as const) {
+        const keys = makeKeys(type, n, seed, 'random');
+        const out = (type === 'u32' ? new Uint32Array(k) : new Float32Array(k)) as HostArray;
+        for (const largest of [false, true]) {
+          // u32: a comparator function first (its copy then holds the call before's data: other
+          // keys); f32 keys hold NaNs, which `<` leaves unordered.
+          if (type === 'u32') {
+            const byFunction = largest ? (a: number, b: number) => a > b : (a: number, b: number) => a < b;
+            await topK(execution.seq, keys, k, out, { comp: byFunction });
+            same(out, sortReference(keys, largest), 0, k, `topK by a function n=${n} k=${k}`);
+          }
+          await topK(execution.seq, keys, k, out, { largest });
+          same(out, sortReference(keys, largest), 0, k, `topK ${type} n=${n} k=${k} largest=${largest}`);
+        }
+      }
+    }
+  });
+
   it('large random data on the CPU against a full sort (introselect and its heap guard)', async () => {
     const n = 1 << 18;
     const keys = makeKeys('u32', n, 99, 'random');
