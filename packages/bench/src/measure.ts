@@ -1,6 +1,6 @@
 /**
  * One timing with tinybench: a probe call first (it warms caches and pipelines, and its result is
- * checked), then a tinybench task sized from the probe so slow calls (a 2^24 sort) run a couple of
+ * checked), optionally some untimed calls (`warmCalls`), then a tinybench task sized from the probe so slow calls (a 2^24 sort) run a couple of
  * times and fast ones fill the time budget. Device time rides on tinybench too: the task returns the
  * timestamp-query time as `overriddenDuration`, so the same statistics apply to it.
  */
@@ -40,6 +40,12 @@ export interface MeasureSpec<R> {
   readonly deviceTimeNs?: () => number;
   /** Time budget in milliseconds. */
   readonly budgetMs: number;
+  /**
+   * Untimed calls after the probe, up to `calls` of them or `maxMs` of calls, whichever comes
+   * first: for `execution.par`, whose first calls in a process run while V8 optimizes the workers'
+   * copies of a kernel (docs/benchmarks/cpu-par-first-calls-2026-11-25.md). @default none
+   */
+  readonly warmCalls?: { readonly calls: number; readonly maxMs: number };
 }
 
 /** A timing plus the probe's check. */
@@ -64,6 +70,13 @@ export async function measure<R>(spec: MeasureSpec<R>): Promise<Measured> {
   }
   let last: R = probe;
   const check0 = spec.verifyAfter ? undefined : ((await spec.verify?.(probe)) ?? 'ok');
+  if (spec.warmCalls) {
+    const w0 = performance.now();
+    for (let i = 0; i < spec.warmCalls.calls && performance.now() - w0 < spec.warmCalls.maxMs; i++) {
+      await spec.before?.();
+      last = await spec.run();
+    }
+  }
   const budget = spec.budgetMs;
   const deviceNs: number[] = [];
   // A safety net: whatever tinybench decides, a measurement ends after this long.
