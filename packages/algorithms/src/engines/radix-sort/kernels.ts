@@ -597,7 +597,12 @@ ${pad > 0 ? `var<workgroup> rs_pad: array<u32, ${pad}>;` : ''}
 fn main(${entryParams(p.subgroups)}) {
 ${entryPrologue(p.subgroups)}
   ${p.staticKeyMode === undefined ? 'rs_mode = rs_params.key_mode;' : ''}
-  ${pad > 0 ? `if (rs_params.force_fallback == 7u) { rs_pad[ids.lid % ${pad}u] = ids.lid; }` : ''}
+  ${
+    pad > 0
+      ? `// Diagnostics: touched under a condition never true (the flag is 0 or 1), so it stays declared.
+  if (rs_params.force_fallback == 7u) { rs_pad[ids.lid % ${pad}u] = ids.lid; }`
+      : ''
+  }
   let pass_index = rs_params.pass_index;
   ${
     p.atomicTileIds

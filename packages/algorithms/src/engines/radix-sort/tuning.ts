@@ -98,8 +98,9 @@ export const SORT_PAIRS_LARGE = 1 << 24;
  * sweeps in one process), larger tiles fit the registers: keys only 16 / 24 / 32 / 36 / 40 keys at
  * 2^22 0.2511 / 0.2580 / 0.2361-0.2367 / 0.2445 / 0.2825, 2^23 - / 0.3999 / 0.3599 / 0.3645 /
  * 0.4319, 2^24 0.6787 / 0.6793 / 0.5994-0.6010 / 0.5959-0.5969 / 0.716, 2^26 2.386 / 2.334 / 1.997-2.000 /
- * 1.942-1.945 / 2.411, 2^28 9.236 / 8.951 / 7.549-7.552 / 7.264-7.266 / 9.162 (44 and 48 keys slower
- * than 36 everywhere: the register cliff is past 36); at 2^20 32 keys 0.1322 against 16 0.1348.
+ * 1.942-1.945 / 2.411, 2^28 9.236 / 8.951 / 7.549-7.552 / 7.264-7.266 / 9.162 (37-38 keys within
+ * 1.4% of 36, 40-48 slower everywhere: the register cliff is past 38); at 2^20 32 keys 0.1322
+ * against 16 0.1348. Pairs fall off it at 29 keys (1.07 ms at 2^24).
  * Pairs 16 / 24 / 28 / 30-32 keys: 2^22 0.3001 / 0.3149 / 0.3161-0.3191 / 0.389, 2^23 0.468 / 0.475 /
  * 0.4707 / 0.609, 2^24 0.810-0.812 / 0.804 / 0.782-0.783 / 1.02-1.05, 2^28 11.30 / 10.49 / 10.00 /
  * 14.0-14.3. So: keys 8 below 2^19, 16 below 2^20, 32 below SORT_LARGE, 36 from it; pairs 12 below
