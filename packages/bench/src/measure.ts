@@ -1,7 +1,7 @@
 /**
  * One timing with tinybench: a probe call first (it warms caches and pipelines, and its result is
- * checked), optionally some untimed calls (`warmCalls`), then a tinybench task sized from the probe so slow calls (a 2^24 sort) run a couple of
- * times and fast ones fill the time budget. Device time rides on tinybench too: the task returns the
+ * checked), optionally some untimed calls (`warmCalls`), then a tinybench task sized from the probe
+ * so slow calls (a 2^24 sort) run a couple of times and fast ones fill the time budget. Device time rides on tinybench too: the task returns the
  * timestamp-query time as `overriddenDuration`, so the same statistics apply to it.
  */
 import { Bench } from 'tinybench';

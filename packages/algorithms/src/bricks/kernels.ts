@@ -28,9 +28,10 @@
  *   at each store (scans): |result - exact| <= 2^-24 * |exact| + n * 2^-53 * sum |x_i|, i.e. within
  *   one f32 rounding of the exact sum for n up to 2^28 or so (0.5 ulp + 2^-25 * sum |x_i|);
  * - any other f32 operator (lambdas, multiplies) is folded blockwise ('blocked'): sequentially
- *   within blocks of `SUM_BLOCK` elements (a reduce's full block as `reduceChains` contiguous parts
- *   side by side, then the parts in order: shorter chains, the same bound), then the block results pairwise (a binary counter of
- *   partial results, combined in order, so non-commutative associative operators stay exact). For
+ *   within blocks of `SUM_BLOCK` elements (a reduce's full block as `reduceChains` contiguous
+ *   parts side by side, then the parts in order: shorter chains, the same bound), then the block
+ *   results pairwise (a binary counter of partial results, combined in order, so non-commutative
+ *   associative operators stay exact). For
  *   a sum-like operator the error is at most (SUM_BLOCK + 2 * ceil(log2 n) + 2) * 2^-24 * sum |x_i|
  *   (about 1.1e-5 of the sum of magnitudes at n = 2^24), scans bound each prefix the same way;
  * - min / max and the logical built-ins are exact in any order and run the plain loop.
@@ -262,8 +263,8 @@ function reduceBody(spec: KernelSpec, v: (i: string) => string): string {
     ${UNROLLED_SUM(v, 'e')}
     return (a0 + a1) + (a2 + a3);`;
     case 'blocked': {
-      // A full block folds as REDUCE_CHAINS contiguous parts side by side (each in order, then the
-      // parts in order: associativity only), so the operator's latency chains overlap.
+      // A full block folds as `reduceChains(spec)` contiguous parts side by side (each in order,
+      // then the parts in order: associativity only), so the operator's latency chains overlap.
       const c = reduceChains(spec);
       const part = SUM_BLOCK / c;
       const ids = Array.from({ length: c }, (_, q) => q);
