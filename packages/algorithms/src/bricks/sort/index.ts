@@ -61,7 +61,7 @@ export async function cpuSort(
   const usePool = backend.kind === 'par' && n >= parMin && sharedMemoryAvailable();
   if (comp.kind === 'function') {
     if (usePool && comp.source !== undefined && backend.kind === 'par') {
-      await mergeSortPar(backend.pool, keys, values, comp.before, comp.source, t.minChunk);
+      await mergeSortPar(backend.pool, keys, values, comp.before, comp.source, t.minChunk, t.callerWorks);
       return;
     }
     // On copies: a comparator that throws half way must leave the caller's arrays as they were.

@@ -1,8 +1,9 @@
 /**
- * Parallel stable merge sort on the worker pool for user comparators: chunks sorted in workers,
- * then rounds of pairwise merges, each merge split by merge-path searches (on the calling thread)
- * into pieces of about n / (2 * workers) outputs, so every round keeps all workers busy.
- * log2(chunks) rounds; each moves the data once through shared scratch.
+ * Parallel stable merge sort on the worker pool for user comparators: chunks sorted, then rounds
+ * of pairwise merges, each merge split by merge-path searches (on the calling thread) into pieces
+ * of about n / (2 * pool.size) outputs, so every round keeps every thread busy. Each round's jobs
+ * are claimed by `pool.size - 1` workers and the calling thread (`runClaimed`). log2(chunks)
+ * rounds; each moves the data once through shared scratch.
  */
 import { parallelChunks, type WorkerPool } from '@webdpl/policies';
 import { bitsView } from './key-bits';
@@ -15,8 +16,34 @@ function sharedLike(a: KeyArray): KeyArray {
 }
 
 /**
- * Sorts `keys` stably by the comparator (`before` on this thread, `source` in workers), permuting
- * `values` (any 4-byte typed array) along.
+ * Runs `jobs` on `pool.size - 1` workers (at least one) and the calling thread, which claim them
+ * through a shared counter (a 'claim' job), as the par radix sort's steps do (`callerWorks` false:
+ * on the workers alone, the calling thread waiting). With the workers alone, two of them can share
+ * a core while the calling thread's idles (docs/benchmarks/cpu-par-2026-11-25.md). When the calling
+ * thread throws, the workers are left nothing more to claim and the error follows once they are done.
+ */
+async function runClaimed(pool: WorkerPool, jobs: MergeSortJob[], before: Before, callerWorks: boolean): Promise<void> {
+  if (!callerWorks || jobs.length === 0) {
+    await pool.run(mergeSortTask, jobs);
+    return;
+  }
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  const claim: MergeSortJob = { op: 'claim', keys: (jobs[0] as MergeSortJob).keys, jobs, next };
+  const run = pool.run(mergeSortTask, new Array<MergeSortJob>(Math.max(1, pool.size - 1)).fill(claim));
+  try {
+    mergeSortTask({ ...claim, before });
+  } catch (error) {
+    Atomics.store(next, 0, jobs.length);
+    await run.catch(() => {});
+    throw error;
+  }
+  await run;
+}
+
+/**
+ * Sorts `keys` stably by the comparator (`before` on this thread, `source` in workers and in the
+ * jobs the calling thread claims), permuting `values` (any 4-byte typed array) along.
+ * @param callerWorks whether the calling thread claims jobs too (the `callerWorks` tuning)
  */
 export async function mergeSortPar(
   pool: WorkerPool,
@@ -25,6 +52,7 @@ export async function mergeSortPar(
   before: Before,
   source: string,
   minChunk: number,
+  callerWorks = true,
 ): Promise<void> {
   const n = keys.length;
   let a = sharedLike(keys);
@@ -35,11 +63,13 @@ export async function mergeSortPar(
     const chunks = parallelChunks(pool, n, minChunk);
     const first = a;
     const firstV = va;
-    await pool.run(
-      mergeSortTask,
+    await runClaimed(
+      pool,
       chunks.map(
         (c): MergeSortJob => ({ op: 'sort', keys: first, values: firstV, source, begin: c.begin, end: c.end }),
       ),
+      before,
+      callerWorks,
     );
     let runs = chunks.map((c) => [c.begin, c.end] as [number, number]);
     const target = Math.max(minChunk, Math.ceil(n / (2 * pool.size)));
@@ -73,7 +103,7 @@ export async function mergeSortPar(
           i0 = i1;
         }
       }
-      await pool.run(mergeSortTask, jobs);
+      await runClaimed(pool, jobs, before, callerWorks);
       [a, b] = [b, a];
       [va, vb] = [vb, va];
       runs = next;

@@ -16,8 +16,14 @@ export type Before = (a: number, b: number) => boolean;
 
 /** One job of mergeSortTask. */
 export interface MergeSortJob {
-  /** 'sort': sort keys[begin, end) in place. 'merge': merge src runs [aLo, aHi) and [bLo, bHi) into dst at out. */
-  readonly op: 'sort' | 'merge';
+  /**
+   * 'sort': sort keys[begin, end) in place. 'merge': merge src runs [aLo, aHi) and [bLo, bHi) into
+   * dst at out. 'claim': run `jobs`, each claimed through the shared counter `next` (by every thread
+   * given this job: the workers and the calling thread).
+   */
+  readonly op: 'sort' | 'merge' | 'claim';
+  readonly jobs?: readonly MergeSortJob[];
+  readonly next?: Int32Array;
   readonly keys: KeyArray;
   readonly values?: Uint32Array;
   /** 'merge': the array the b run [bLo, bHi) is read from (and its values), when not `keys`. */
@@ -40,6 +46,20 @@ export interface MergeSortJob {
 
 /** The task (self-contained: shipped to workers as source). */
 export const mergeSortTask = function mergeSortTask(job: MergeSortJob): number {
+  if (job.op === 'claim') {
+    const jobs = job.jobs as readonly MergeSortJob[];
+    const next = job.next as Int32Array;
+    let ran = 0;
+    for (;;) {
+      const i = Atomics.add(next, 0, 1);
+      if (i >= jobs.length) return ran;
+      // On the calling thread the claim carries `before`: the comparator seq calls too, so the
+      // merge loops' call site stays monomorphic (the compiled source beside it made both slower).
+      const j = jobs[i] as MergeSortJob;
+      mergeSortTask(job.before === undefined ? j : { ...j, before: job.before });
+      ran++;
+    }
+  }
   // The comparator: the calling thread's function, or its source compiled once per thread by the
   // shared compile-once cache (policies' compile.ts; one function object keeps call sites monomorphic).
   const fromSource =

@@ -260,31 +260,36 @@ describe('cpuSort with built-in orders', () => {
   });
 });
 
+/** Orders u32 keys by their top 24 bits: many ties, so stability shows. */
+const byHigh: CpuComparator = {
+  kind: 'function',
+  before: (a, b) => a >>> 8 < b >>> 8,
+  source: '(a, b) => a >>> 8 < b >>> 8',
+};
+
+/** Sorts n random u32 keys (index values along) by `byHigh` on `backend`; checks the stable order. */
+async function checkByHigh(backend: CpuBackend, n: number, what: string): Promise<void> {
+  const input = keysOf('u32', n, 'random') as Uint32Array;
+  const keys = input.slice();
+  const values = Uint32Array.from({ length: n }, (_, i) => i);
+  await cpuSort(backend, keys, values, 'u32', byHigh);
+  const idx = Array.from({ length: n }, (_, i) => i).sort(
+    (i, j) => ((input[i] as number) >>> 8) - ((input[j] as number) >>> 8) || i - j,
+  );
+  expect(diff(values, idx), what).toBe('');
+  expect(
+    diff(
+      keys,
+      Uint32Array.from(idx, (i) => input[i] as number),
+    ),
+    what,
+  ).toBe('');
+}
+
 describe('cpuSort with user comparators', () => {
-  const byHigh: CpuComparator = {
-    kind: 'function',
-    before: (a, b) => a >>> 8 < b >>> 8,
-    source: '(a, b) => a >>> 8 < b >>> 8',
-  };
   for (const { name, backend } of BACKENDS) {
     it(`${name}: stable merge sort by a comparator, edge and random sizes`, async () => {
-      for (const n of [...EDGE, 4097, PAR_RADIX_MIN + 3]) {
-        const input = keysOf('u32', n, 'random') as Uint32Array;
-        const keys = input.slice();
-        const values = Uint32Array.from({ length: n }, (_, i) => i);
-        await cpuSort(backend, keys, values, 'u32', byHigh);
-        const idx = Array.from({ length: n }, (_, i) => i).sort(
-          (i, j) => ((input[i] as number) >>> 8) - ((input[j] as number) >>> 8) || i - j,
-        );
-        expect(diff(values, idx), `n=${n}`).toBe('');
-        expect(
-          diff(
-            keys,
-            Uint32Array.from(idx, (i) => input[i] as number),
-          ),
-          `n=${n}`,
-        ).toBe('');
-      }
+      for (const n of [...EDGE, 4097, PAR_RADIX_MIN + 3]) await checkByHigh(backend, n, `n=${n}`);
     });
 
     it(`${name}: a comparator that throws leaves the caller's arrays as they were`, async () => {
@@ -316,6 +321,56 @@ describe('cpuSort with user comparators', () => {
       }
     });
   }
+});
+
+describe('par merge sort (user comparators) on the pool', () => {
+  it('the calling thread claims every round with pool.size - 1 workers (all of it when no worker runs); with callerWorks off the workers get the jobs themselves', async () => {
+    // Workers that never run a job (their runs resolve at once): the calling thread does it all.
+    const idle: WorkerPool = {
+      size: 2,
+      run: async (_task, jobs) => new Array(jobs.length).fill(0),
+      close: async () => {},
+    };
+    /** `pool`, recording the ops of the jobs of each run. */
+    const recording = (): { pool: WorkerPool; runs: string[][] } => {
+      const runs: string[][] = [];
+      return {
+        pool: {
+          size: pool.size,
+          run: (task, jobs) => {
+            runs.push(jobs.map((j) => String((j as { op?: unknown }).op)));
+            return pool.run(task, jobs);
+          },
+          close: async () => {},
+        },
+        runs,
+      };
+    };
+    const tuning = { parallelThreshold: 0, minChunk: 16 };
+    for (const n of [65, 1000, 40_001]) {
+      const on = recording();
+      const off = recording();
+      for (const [p, callerWorks] of [
+        [idle, true],
+        [pool, true],
+        [on.pool, true],
+        [off.pool, false],
+      ] as const) {
+        await checkByHigh(
+          { kind: 'par', pool: p, tuning: { ...tuning, callerWorks } },
+          n,
+          `n=${n} callerWorks ${callerWorks}`,
+        );
+      }
+      // Every round (the chunk sorts, each merge level) hands the pool pool.size - 1 claim jobs.
+      expect(on.runs.length, `n=${n} rounds`).toBeGreaterThan(1);
+      for (const r of on.runs) expect(r, `n=${n}`).toEqual(new Array(pool.size - 1).fill('claim'));
+      // callerWorks off: the jobs themselves (sorts, then merges), none claimed.
+      expect(off.runs.length).toBe(on.runs.length);
+      expect(off.runs[0]?.every((op) => op === 'sort')).toBe(true);
+      expect(off.runs.flat().includes('claim')).toBe(false);
+    }
+  });
 });
 
 describe('cpuSort without SharedArrayBuffer', () => {
