@@ -265,17 +265,22 @@ async function checkResults(
 
 /** The rows as text lines: microseconds per call and the ratio to the floor. */
 export function renderPerCall(rows: readonly PerCallRow[], device: string): string {
+  const texts = rows.map((r) =>
+    PER_CALL_VARIANTS.map((v) => {
+      const us = r.us[v];
+      return v === 'floor' ? `${us.toFixed(0)} us` : `${us.toFixed(0)} us ${r.ratio[v].toFixed(2)}x`;
+    }),
+  );
+  // Columns as wide as their widest cell, two spaces apart (a software GPU's 2^20 copyIf takes
+  // 10,000+ us, which ran into the cell before it at a fixed width).
+  const widths = PER_CALL_VARIANTS.map((v, c) => Math.max(v.length, ...texts.map((t) => (t[c] as string).length)) + 2);
   const lines = [
     `GPU per call on DeviceArrays vs the raw-WebGPU floor (one reduce dispatch + 4-byte readback), ${device}:`,
-    `  ${'size'.padEnd(6)}${PER_CALL_VARIANTS.map((v) => v.padStart(15)).join('')}`,
+    `  ${'size'.padEnd(6)}${PER_CALL_VARIANTS.map((v, c) => v.padStart(widths[c] as number)).join('')}`,
   ];
-  for (const r of rows) {
-    const cells = PER_CALL_VARIANTS.map((v) => {
-      const us = r.us[v];
-      const text = v === 'floor' ? `${us.toFixed(0)} us` : `${us.toFixed(0)} us ${r.ratio[v].toFixed(2)}x`;
-      return text.padStart(15);
-    });
+  rows.forEach((r, i) => {
+    const cells = (texts[i] as string[]).map((t, c) => t.padStart(widths[c] as number));
     lines.push(`  ${`2^${r.log2}`.padEnd(6)}${cells.join('')}${r.check === 'ok' ? '' : `  WRONG: ${r.check}`}`);
-  }
+  });
   return lines.join('\n');
 }
