@@ -4,7 +4,8 @@
  * compute pass), on GPU-made data, checked on the GPU after the timed runs. One JSON line each.
  * Env: PROBE_SIZES (log2 sizes, default 24,28), PROBE_REPS (default 7), PROBE_TUNINGS (a JSON array
  * of tuning objects replacing the default sweep), PROBE_PAIRS=0 to skip pairs, PROBE_PAIR_TUNINGS (a JSON array for the pairs), PROBE_KEY_TYPES (default
- * u32; f32 and i32 also sort through the public `sort` on a device policy: f32 keys are
+ * u32; f32 and i32 also sort through the public `sort` on a device policy (PROBE_TYPE_TUNING: its
+ * radix-sort tuning overrides, JSON): f32 keys are
  * cub_anchor's 'sort f32 keys' data, i32 the u32 hash's bits, checked in TypedArray#sort order on the
  * host up to 2^24).
  * Bundle: node scripts/probe/build.mjs
@@ -112,7 +113,12 @@ async function main() {
         type === 'f32' ? await generateOnDevice(device, 'f32', n, CUB_SEED) : DeviceArray.create(device, 'i32', n);
       if (type === 'i32') await fillOnDevice(device, src, `bitcast<i32>(bench_hash(i, ${CUB_SEED >>> 0}u))`);
       const keys = DeviceArray.create(device, src.type, n);
-      const policy = makeDevicePolicy(device, { fallback: 'error' });
+      // PROBE_TYPE_TUNING: the radix sort's tuning overrides for these public sorts (JSON).
+      const typeTuning = process.env.PROBE_TYPE_TUNING ? JSON.parse(process.env.PROBE_TYPE_TUNING) : undefined;
+      const policy = makeDevicePolicy(device, {
+        fallback: 'error',
+        ...(typeTuning ? { tuning: { 'radix-sort': typeTuning } } : {}),
+      });
       const totals: number[] = [];
       // One untimed sort first: a key type's first sort compiles its pipelines (the key mode is
       // compiled in on hardware GPUs) while the GPU idles. Then warm clocks: the host check of the
