@@ -42,6 +42,25 @@ type Case = {
   closure: () => unknown;
   args: (x: Float32Array, y: Float32Array) => unknown;
 };
+/** The plain scan loops (f32 prefixes rounded at each step), the baseline of both scan cases. */
+const scanLoops: Pick<Case, 'closure' | 'args'> = {
+  closure: () => {
+    let s = 0;
+    for (let i = 0; i < a.length; i++) {
+      s = Math.fround(s + (a[i] as number));
+      out[i] = s;
+    }
+    return out;
+  },
+  args: (x, y) => {
+    let s = 0;
+    for (let i = 0; i < x.length; i++) {
+      s = Math.fround(s + (x[i] as number));
+      y[i] = s;
+    }
+    return y;
+  },
+};
 const cases: Record<string, Case> = {
   countIf: {
     lib: () => countIf(seq, a, (v: number) => v > 0.5),
@@ -95,22 +114,7 @@ const cases: Record<string, Case> = {
   },
   inclusiveScan: {
     lib: () => inclusiveScan(seq, a, out),
-    closure: () => {
-      let s = 0;
-      for (let i = 0; i < a.length; i++) {
-        s = Math.fround(s + (a[i] as number));
-        out[i] = s;
-      }
-      return out;
-    },
-    args: (x, y) => {
-      let s = 0;
-      for (let i = 0; i < x.length; i++) {
-        s = Math.fround(s + (x[i] as number));
-        y[i] = s;
-      }
-      return y;
-    },
+    ...scanLoops,
   },
   transformReduce: {
     lib: () =>
@@ -147,22 +151,7 @@ const cases: Record<string, Case> = {
   },
   scanLambda: {
     lib: () => inclusiveScan(seq, a, out, (p: number, q: number) => p + q),
-    closure: () => {
-      let s = 0;
-      for (let i = 0; i < a.length; i++) {
-        s = Math.fround(s + (a[i] as number));
-        out[i] = s;
-      }
-      return out;
-    },
-    args: (x, y) => {
-      let s = 0;
-      for (let i = 0; i < x.length; i++) {
-        s = Math.fround(s + (x[i] as number));
-        y[i] = s;
-      }
-      return y;
-    },
+    ...scanLoops,
   },
   findIf: {
     // Not found: the whole array is read.

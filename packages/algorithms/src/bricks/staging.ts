@@ -7,7 +7,7 @@ import {
   type HostArray,
   type NumericType,
 } from '@webdpl/core';
-import type { Chunk } from '@webdpl/policies';
+import type { Chunk, WorkerPool } from '@webdpl/policies';
 import { type CpuBackend, cpuTuning, isShared, planParallel } from '@webdpl/policies';
 import { batchJobs, type KernelBatch, type KernelJob, runKernelBatch } from './kernels';
 import { acquireScratch, releaseScratch } from './scratch';
@@ -346,6 +346,40 @@ export function startWorkers<J>(
     return true;
   };
   return { callerWorks, workers, settled, failed: () => failure, returned };
+}
+
+/**
+ * Runs `task(job)` on `pool.size - 1` workers (at least one) and on the calling thread, which claim
+ * the work through a shared counter; resolves once every thread is done (`callerWorks` false: on
+ * `pool.size` workers, the calling thread waiting). When the calling thread throws, `stop()` leaves
+ * the workers nothing more to claim and the error follows once they are done. `callerJob`: the job
+ * as the calling thread runs it (with what cannot be posted to a worker, such as a function).
+ * With the workers alone (the calling thread waiting), the second worker to wake up shared a core with
+ * the first in about a third of the 2^20-key sorts on the 2-core VM: a step then took twice as long
+ * (docs/benchmarks/cpu-par-2026-11-25.md). Used by the par radix sort's steps and the par merge
+ * sort's rounds.
+ */
+export async function withCaller<J>(
+  pool: WorkerPool,
+  task: (job: J) => number,
+  job: J,
+  stop: () => void,
+  callerWorks: boolean,
+  callerJob: J = job,
+): Promise<void> {
+  const run = pool.run(task, new Array<J>(callerWorks ? Math.max(1, pool.size - 1) : pool.size).fill(job));
+  if (!callerWorks) {
+    await run;
+    return;
+  }
+  try {
+    task(callerJob);
+  } catch (error) {
+    stop();
+    await run.catch(() => {});
+    throw error;
+  }
+  await run;
 }
 
 /** The arrays of a split par call (see `runSplit`). */

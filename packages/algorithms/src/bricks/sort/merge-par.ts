@@ -6,6 +6,7 @@
  * rounds; each moves the data once through shared scratch.
  */
 import { parallelChunks, type WorkerPool } from '@webdpl/policies';
+import { withCaller } from '../staging';
 import { bitsView } from './key-bits';
 import { type Before, type KeyArray, type MergeSortJob, mergePath, mergeSortTask } from './merge-sort';
 import { borrow, borrowValues, giveBack } from './scratch';
@@ -16,11 +17,9 @@ function sharedLike(a: KeyArray): KeyArray {
 }
 
 /**
- * Runs `jobs` on `pool.size - 1` workers (at least one) and the calling thread, which claim them
- * through a shared counter (a 'claim' job), as the par radix sort's steps do (`callerWorks` false:
- * on the workers alone, the calling thread waiting). With the workers alone, two of them can share
- * a core while the calling thread's idles (docs/benchmarks/cpu-par-2026-11-25.md). When the calling
- * thread throws, the workers are left nothing more to claim and the error follows once they are done.
+ * Runs `jobs` on `pool.size - 1` workers and the calling thread, which claim them through a shared
+ * counter (a 'claim' job, `withCaller`; the calling thread's with the caller's comparator), or with
+ * `callerWorks` false the jobs themselves on the workers, the calling thread waiting.
  */
 async function runClaimed(pool: WorkerPool, jobs: MergeSortJob[], before: Before, callerWorks: boolean): Promise<void> {
   if (!callerWorks || jobs.length === 0) {
@@ -29,15 +28,7 @@ async function runClaimed(pool: WorkerPool, jobs: MergeSortJob[], before: Before
   }
   const next = new Int32Array(new SharedArrayBuffer(4));
   const claim: MergeSortJob = { op: 'claim', keys: (jobs[0] as MergeSortJob).keys, jobs, next };
-  const run = pool.run(mergeSortTask, new Array<MergeSortJob>(Math.max(1, pool.size - 1)).fill(claim));
-  try {
-    mergeSortTask({ ...claim, before });
-  } catch (error) {
-    Atomics.store(next, 0, jobs.length);
-    await run.catch(() => {});
-    throw error;
-  }
-  await run;
+  await withCaller(pool, mergeSortTask, claim, () => Atomics.store(next, 0, jobs.length), true, { ...claim, before });
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import type { NumericType } from '@webdpl/core';
 import { isShared, type WorkerPool } from '@webdpl/policies';
+import { withCaller } from '../staging';
 import { bitsView } from './key-bits';
 import {
   HIST_WORDS,
@@ -34,37 +35,6 @@ type Numeric4 = Uint32Array | Int32Array | Float32Array;
 
 function sharedI32(n: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(Math.max(4, n * 4)));
-}
-
-/**
- * Runs `task(job)` on `pool.size - 1` workers (at least one) and on the calling thread, which claim
- * the work through a shared counter; resolves once every thread is done (`callerWorks` false: on
- * `pool.size` workers, the calling thread waiting). When the calling thread throws, `stop()` leaves
- * the workers nothing more to claim and the error follows once they are done.
- * With the workers alone (the calling thread waiting), the second worker to wake up shared a core with
- * the first in about a third of the 2^20-key sorts on the 2-core VM: a step then took twice as long
- * (docs/benchmarks/cpu-par-2026-11-25.md).
- */
-async function withCaller<J>(
-  pool: WorkerPool,
-  task: (job: J) => number,
-  job: J,
-  stop: () => void,
-  callerWorks: boolean,
-): Promise<void> {
-  const run = pool.run(task, new Array<J>(callerWorks ? Math.max(1, pool.size - 1) : pool.size).fill(job));
-  if (!callerWorks) {
-    await run;
-    return;
-  }
-  try {
-    task(job);
-  } catch (error) {
-    stop();
-    await run.catch(() => {});
-    throw error;
-  }
-  await run;
 }
 
 /** Hist or scatter jobs, one per chunk, claimed by the workers and the calling thread (`withCaller`). */
